@@ -1,0 +1,194 @@
+package convo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// EventType names an agent event. The public ones are the NDJSON events of DESIGN.md
+// section 2; Status is internal (TUI only) and never written as NDJSON.
+type EventType string
+
+const (
+	EventThread     EventType = "thread"
+	EventToken      EventType = "token"
+	EventReasoning  EventType = "reasoning"
+	EventToolStart  EventType = "tool_start"
+	EventToolResult EventType = "tool_result"
+	EventProposal   EventType = "proposal"
+	EventUsage      EventType = "usage"
+	EventComplete   EventType = "complete"
+	EventError      EventType = "error"
+
+	// EventStatus reports what the agent is doing (State): for status bars only.
+	EventStatus EventType = "status"
+)
+
+// State is what a run is doing, carried by EventStatus.
+type State string
+
+const (
+	StateRetrieving State = "retrieving"
+	StateWaiting    State = "waiting" // waiting for the first token of an LLM call
+	StateStreaming  State = "streaming"
+	StateTool       State = "tool"
+	StateRetrying   State = "retrying"
+)
+
+// Event is one thing that happened during a run. Which fields are set depends on Type.
+type Event struct {
+	Type EventType
+
+	ThreadID string // thread, complete
+	Graph    string // thread
+	Text     string // token, reasoning, complete
+
+	ToolCall ToolCall      // tool_start, tool_result (ID, Name, Arguments)
+	Result   string        // tool_result
+	ToolErr  string        // tool_result: empty when the tool succeeded
+	Duration time.Duration // tool_result
+
+	Proposal *Proposal // proposal
+
+	Usage Usage // usage
+
+	Err *Error // error
+
+	State State // status
+}
+
+// Public reports whether the event belongs to the NDJSON contract.
+func (e Event) Public() bool { return e.Type != EventStatus && e.Type != "" }
+
+// MarshalJSON writes the NDJSON form of DESIGN.md section 2, field for field.
+func (e Event) MarshalJSON() ([]byte, error) {
+	switch e.Type {
+	case EventThread:
+		return json.Marshal(struct {
+			Type     EventType `json:"type"`
+			ThreadID string    `json:"thread_id"`
+			Graph    string    `json:"graph"`
+		}{e.Type, e.ThreadID, e.Graph})
+	case EventToken, EventReasoning:
+		return json.Marshal(struct {
+			Type EventType `json:"type"`
+			Text string    `json:"text"`
+		}{e.Type, e.Text})
+	case EventToolStart:
+		return json.Marshal(struct {
+			Type EventType       `json:"type"`
+			ID   string          `json:"id"`
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		}{e.Type, e.ToolCall.ID, e.ToolCall.Name, argsJSON(e.ToolCall.Arguments)})
+	case EventToolResult:
+		return json.Marshal(struct {
+			Type   EventType `json:"type"`
+			ID     string    `json:"id"`
+			Name   string    `json:"name"`
+			Result string    `json:"result"`
+			Error  string    `json:"error"`
+		}{e.Type, e.ToolCall.ID, e.ToolCall.Name, e.Result, e.ToolErr})
+	case EventProposal:
+		p := e.Proposal
+		if p == nil {
+			return nil, errors.New("proposal event without a proposal")
+		}
+		return json.Marshal(struct {
+			Type   EventType `json:"type"`
+			ID     string    `json:"id"`
+			Tool   string    `json:"tool"`
+			Action any       `json:"action"`
+			Reason string    `json:"reason"`
+		}{e.Type, p.ID, p.Tool, p.Action, p.Reason})
+	case EventUsage:
+		return json.Marshal(struct {
+			Type             EventType `json:"type"`
+			PromptTokens     int       `json:"prompt_tokens"`
+			CompletionTokens int       `json:"completion_tokens"`
+			CachedTokens     int       `json:"cached_tokens"`
+			CostUSD          float64   `json:"cost_usd"`
+		}{e.Type, e.Usage.PromptTokens, e.Usage.CompletionTokens, e.Usage.CachedTokens, e.Usage.CostUSD})
+	case EventComplete:
+		return json.Marshal(struct {
+			Type     EventType `json:"type"`
+			ThreadID string    `json:"thread_id"`
+			Text     string    `json:"text"`
+		}{e.Type, e.ThreadID, e.Text})
+	case EventError:
+		er := e.Err
+		if er == nil {
+			er = &Error{Code: CodeInternal, Message: "unknown error"}
+		}
+		return json.Marshal(struct {
+			Type      EventType `json:"type"`
+			Code      ErrorCode `json:"code"`
+			Message   string    `json:"message"`
+			Retryable bool      `json:"retryable"`
+		}{e.Type, er.Code, er.Message, er.Retryable})
+	case EventStatus:
+		return json.Marshal(struct {
+			Type  EventType `json:"type"`
+			State State     `json:"state"`
+		}{e.Type, e.State})
+	}
+	return nil, fmt.Errorf("unknown event type %q", e.Type)
+}
+
+// argsJSON returns the arguments as JSON when they parse, else as a JSON string.
+func argsJSON(args string) json.RawMessage {
+	if args == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(args)) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
+
+// ErrorCode classifies a failure (DESIGN.md section 3).
+type ErrorCode string
+
+const (
+	CodeRateLimit      ErrorCode = "rate_limit"
+	CodeServerError    ErrorCode = "server_error"
+	CodeAuth           ErrorCode = "auth_error"
+	CodeTimeout        ErrorCode = "timeout"
+	CodeNetwork        ErrorCode = "network"
+	CodeContentFilter  ErrorCode = "content_filter"
+	CodeContextLength  ErrorCode = "context_length"
+	CodeBudgetExceeded ErrorCode = "budget_exceeded"
+	CodeInvalidRequest ErrorCode = "invalid_request"
+	CodeInternal       ErrorCode = "internal"
+	// CodeInterrupted is a run stopped by the user (Esc, Ctrl-C).
+	CodeInterrupted ErrorCode = "interrupted"
+	// CodeConfig is a missing or bad configuration (exit code 2).
+	CodeConfig ErrorCode = "config_error"
+)
+
+// Error is a classified failure: Message is one clear sentence that says what to do.
+// It is built once, where the failure is understood (provider, store, config), and
+// only printed at the edge.
+type Error struct {
+	Code       ErrorCode
+	Message    string
+	Retryable  bool
+	RetryAfter time.Duration // from a Retry-After header, when the provider sent one
+	Status     int           // HTTP status, when there was one
+	Err        error         // the underlying error, for logs (never shown raw)
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+// AsError finds a *Error in err's chain.
+func AsError(err error) (*Error, bool) {
+	var ce *Error
+	if errors.As(err, &ce) {
+		return ce, true
+	}
+	return nil, false
+}

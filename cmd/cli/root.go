@@ -1,0 +1,168 @@
+// Package cli holds nodius-ai's commands. Each command gets a *Factory that resolves
+// configuration, the data source, the thread store and the provider lazily, so that
+// `version` or `inspect toon` never need an API key or a database.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+)
+
+// Exit codes of DESIGN.md section 2.
+const (
+	ExitOK          = 0
+	ExitRuntime     = 1
+	ExitUsage       = 2
+	ExitProposal    = 3
+	ExitInterrupted = 130
+)
+
+// ExitError ends a command with a given exit code. A nil Err prints nothing.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit %d", e.Code)
+	}
+	return e.Err.Error()
+}
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageError marks a bad flag or argument (exit 2).
+func usageError(format string, args ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
+}
+
+// globalFlags are the persistent flags every command shares (DESIGN.md section 2).
+var globalFlags = []struct{ name, usage string }{
+	{"config", "config file (default $XDG_CONFIG_HOME/nodius-ai/config.toml)"},
+	{"provider", "LLM provider name (deepseek, openai, anthropic, ollama, ...)"},
+	{"model", "model name"},
+	{"base-url", "base URL of an OpenAI-compatible endpoint"},
+	{"api-key", "API key (prefer the provider's environment variable)"},
+	{"embedding-model", "embedding model for vector search"},
+	{"source", "data source: demo, file:PATH, arango://..., server:URL"},
+	{"fallback", "arango:// URL for graphs a server: source does not hold in memory"},
+	{"token", "bearer token (JWT) for a server: source"},
+	{"workspace", "workspace of the graphs (default \"default\")"},
+	{"db", "threads database (default $XDG_DATA_HOME/nodius-ai/threads.db)"},
+	{"sync", "arango:// URL to sync threads with"},
+	{"role", "viewer, editor or admin (a viewer is offered no write tools)"},
+}
+
+// NewRootCmd builds the command tree around one Factory.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "nodius-ai",
+		Short: "Ask questions about Nodius workflow graphs from the terminal",
+		Long: `nodius-ai is a terminal client for the Nodius AI assistant.
+
+Ask about a graph, watch the answer stream, see which tools the assistant used,
+approve or reject the edits it proposes, and look through past conversations.`,
+		Example: `  nodius-ai chat --graph demo
+  echo "what does fetch-api do?" | nodius-ai ask --graph demo
+  nodius-ai inspect context --graph demo "fetch api"`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: err}
+	})
+	pf := root.PersistentFlags()
+	for _, g := range globalFlags {
+		pf.String(g.name, "", g.usage)
+	}
+	pf.Bool("debug", false, "write debug logs to stderr (or set NODIUS_AI_DEBUG=1)")
+	f.flags = pf
+
+	root.AddCommand(
+		newVersionCmd(f),
+		newInspectCmd(f),
+		newAskCmd(f),
+		newApproveCmd(f, true),
+		newApproveCmd(f, false),
+		newChatCmd(f),
+		newThreadsCmd(f),
+		newEmbedCmd(f),
+	)
+	return root
+}
+
+// Execute runs the command line and returns the process exit code. Errors are
+// printed here, once, as one sentence on stderr.
+func Execute(ctx context.Context, io *IOStreams, args []string) int {
+	f := NewFactory(io)
+	defer f.Close()
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		return code // the command already said what happened
+	}
+	msg := err.Error()
+	if ce, ok := convo.AsError(err); ok {
+		msg = ce.Error()
+	}
+	fmt.Fprintln(io.ErrOut, "nodius-ai: "+strings.TrimSpace(msg))
+	if code == ExitUsage && isCobraUsage(err) {
+		fmt.Fprintln(io.ErrOut, "Run 'nodius-ai --help' for usage.")
+	}
+	return code
+}
+
+// exitCode classifies an error once, at the edge.
+func exitCode(err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	if ce, ok := convo.AsError(err); ok {
+		switch ce.Code {
+		case convo.CodeConfig:
+			return ExitUsage
+		case convo.CodeInterrupted:
+			return ExitInterrupted
+		}
+		return ExitRuntime
+	}
+	if isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitRuntime
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command, wrong arg count).
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument", "flag needs an argument", "required flag"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// setFlags returns the flags the user set, by name (for config.Load).
+func setFlags(fs *pflag.FlagSet) map[string]string {
+	m := map[string]string{}
+	fs.Visit(func(fl *pflag.Flag) { m[fl.Name] = fl.Value.String() })
+	return m
+}

@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// openSource turns the --source spec into a data source.
+func openSource(ctx context.Context, cfg *config.Config) (datasource.Source, error) {
+	spec := cfg.Source
+	switch {
+	case spec == "" || spec == "demo":
+		return openDemo()
+	case strings.HasPrefix(spec, "file:"):
+		return openFile(ctx, strings.TrimPrefix(spec, "file:"))
+	case strings.HasPrefix(spec, "arango://"), strings.HasPrefix(spec, "arangos://"):
+		return openArango(ctx, cfg, spec)
+	case strings.HasPrefix(spec, "server:"):
+		return openServer(ctx, cfg, strings.TrimPrefix(spec, "server:"))
+	}
+	return nil, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+		"unknown data source %q — use demo, file:PATH, arango://USER:PASS@HOST:PORT/DB?workspace=W or server:URL", spec)}
+}
