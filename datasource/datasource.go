@@ -145,3 +145,10 @@ type ActionApplier interface {
 type Describer interface {
 	Describe() string
 }
+
+// VectorSearcher is implemented by sources that rank nodes by embedding similarity
+// on their side (ArangoDB's COSINE_SIMILARITY). Retrieval falls back to in-memory
+// similarity, then to text ranking, when it is absent or fails.
+type VectorSearcher interface {
+	VectorSearch(ctx context.Context, graphKey string, queryEmbedding []float32, limit int) ([]ScoredNode, error)
+}
