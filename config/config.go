@@ -5,7 +5,12 @@
 package config
 
 import (
+	"fmt"
+	"log/slog"
+	"strings"
 	"time"
+
+	"github.com/nodius/nodius-ai/agent/convo"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -70,6 +75,10 @@ type Config struct {
 	APIKeySource     string // where the key came from, for messages: "DEEPSEEK_API_KEY", "--api-key", ...
 	EmbeddingModel   string
 	EmbeddingBaseURL string
+	// EmbeddingProvider is the registry name serving embeddings ("" when none): the
+	// chat provider when it has embeddings, else the first one whose key is set.
+	EmbeddingProvider string
+	EmbeddingAPIKey   string // never printed, logged or stored
 
 	// Data.
 	Source    string // "demo", "file:PATH", "arango://...", "server:URL"
@@ -95,4 +104,101 @@ type LoadOptions struct {
 	Flags      map[string]string
 	Getenv     func(string) string
 	ConfigPath string // --config; "" means the default path (missing file is fine)
+}
+
+// RequireLLM says, as a config_error, what to set when no usable provider is
+// configured. Load does not fail on this so that offline commands still run.
+func (c *Config) RequireLLM() error {
+	if c == nil || c.Provider == "" {
+		return &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, " +
+			"or pass --base-url for an OpenAI-compatible server (ollama needs no key: --provider ollama)"}
+	}
+	if c.APIKey == "" && c.Entry.APIKeyEnv != "" {
+		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("no API key for %s — set %s or pass --api-key", c.Provider, c.Entry.APIKeyEnv)}
+	}
+	if c.BaseURL == "" && c.Entry.Type != Anthropic {
+		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("provider %s has no base URL — pass --base-url or set base_url in [providers.%s]", c.Provider, c.Provider)}
+	}
+	return nil
+}
+
+// KeyHint names what the user should set when the provider rejects the key
+// ("DEEPSEEK_API_KEY", or "--api-key" when the key came from the flag).
+func (c *Config) KeyHint() string {
+	switch {
+	case c.APIKeySource != "" && c.APIKeySource != "the config file":
+		return c.APIKeySource
+	case c.Entry.APIKeyEnv != "":
+		return c.Entry.APIKeyEnv
+	}
+	return "NODIUS_AI_API_KEY"
+}
+
+// String describes the configuration without secrets (the API key, the token and
+// passwords in URLs never appear). fmt's %v and %+v use it too.
+func (c *Config) String() string {
+	if c == nil {
+		return "<nil config>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "provider=%s model=%s base_url=%s api_key=%s", orNone(c.Provider), orNone(c.Model), orNone(redactURL(c.BaseURL)), keyState(c.APIKey, c.APIKeySource))
+	if c.EmbeddingBaseURL != "" {
+		fmt.Fprintf(&b, " embedding=%s@%s", orNone(c.EmbeddingModel), redactURL(c.EmbeddingBaseURL))
+	}
+	fmt.Fprintf(&b, " source=%s workspace=%s db=%s role=%s max_tool_rounds=%d", redactURL(c.Source), c.Workspace, c.DB, c.Role, c.MaxToolRounds)
+	if c.Sync != "" {
+		fmt.Fprintf(&b, " sync=%s", redactURL(c.Sync))
+	}
+	if c.Token != "" {
+		b.WriteString(" token=set")
+	}
+	if c.File != "" {
+		fmt.Fprintf(&b, " file=%s", c.File)
+	}
+	return b.String()
+}
+
+// GoString keeps %#v from dumping the key.
+func (c *Config) GoString() string { return "config.Config{" + c.String() + "}" }
+
+// LogValue keeps slog from dumping the key.
+func (c *Config) LogValue() slog.Value {
+	if c == nil {
+		return slog.StringValue("<nil>")
+	}
+	return slog.GroupValue(
+		slog.String("provider", c.Provider), slog.String("model", c.Model),
+		slog.String("base_url", redactURL(c.BaseURL)), slog.String("api_key", keyState(c.APIKey, c.APIKeySource)),
+		slog.String("source", redactURL(c.Source)), slog.String("role", c.Role), slog.String("file", c.File))
+}
+
+func keyState(key, from string) string {
+	if key == "" {
+		return "unset"
+	}
+	if from != "" {
+		return "set (" + from + ")"
+	}
+	return "set"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// redactURL hides the password of USER:PASS@ URLs (arango://, server:).
+func redactURL(s string) string {
+	at := strings.LastIndex(s, "@")
+	scheme := strings.Index(s, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return s
+	}
+	cred := s[scheme+3 : at]
+	if i := strings.Index(cred, ":"); i >= 0 {
+		return s[:scheme+3] + cred[:i] + ":***" + s[at:]
+	}
+	return s
 }

@@ -1,8 +1,431 @@
 package config
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
-// Load resolves the configuration. TODO(config): registry, TOML file, precedence.
+	"github.com/BurntSushi/toml"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// Defaults of DESIGN.md sections 2 to 4.
+const (
+	DefaultSource        = "demo"
+	DefaultRole          = "editor"
+	DefaultWorkspace     = "default"
+	DefaultMaxToolRounds = 5
+	DefaultCacheTTL      = 2 * time.Minute
+	// CustomProvider names the provider behind a bare --base-url.
+	CustomProvider = "custom"
+)
+
+// Roles a user may have; a viewer is offered no write tools.
+var validRoles = []string{"viewer", "editor", "admin"}
+
+// fileProvider is a [providers.NAME] table. Embeddings is a pointer so that a file can
+// turn a built-in provider's embeddings off.
+type fileProvider struct {
+	Type           ProviderType `toml:"type"`
+	BaseURL        string       `toml:"base_url"`
+	DefaultModel   string       `toml:"default_model"`
+	APIKeyEnv      string       `toml:"api_key_env"`
+	Embeddings     *bool        `toml:"embeddings"`
+	EmbeddingModel string       `toml:"embedding_model"`
+	Pricing        Pricing      `toml:"pricing"`
+	ContextWindow  int          `toml:"context_window"`
+}
+
+// fileConfig is the TOML file. Pointers tell "not set" from a zero value.
+type fileConfig struct {
+	Provider         string                  `toml:"provider"`
+	Model            string                  `toml:"model"`
+	BaseURL          string                  `toml:"base_url"`
+	APIKey           string                  `toml:"api_key"`
+	EmbeddingModel   string                  `toml:"embedding_model"`
+	EmbeddingBaseURL string                  `toml:"embedding_base_url"`
+	Source           string                  `toml:"source"`
+	Fallback         string                  `toml:"fallback"`
+	Token            string                  `toml:"token"`
+	Workspace        string                  `toml:"workspace"`
+	DB               string                  `toml:"db"`
+	Sync             string                  `toml:"sync"`
+	Role             string                  `toml:"role"`
+	Debug            *bool                   `toml:"debug"`
+	MaxToolRounds    *int                    `toml:"max_tool_rounds"`
+	CacheTTL         any                     `toml:"cache_ttl"` // "2m" or seconds
+	Policy           map[string]string       `toml:"policy"`
+	Limits           Limits                  `toml:"limits"`
+	Providers        map[string]fileProvider `toml:"providers"`
+}
+
+// configError is the one way this package fails: exit code 2, one clear sentence.
+func configError(err error, format string, args ...any) *convo.Error {
+	return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// Load resolves the configuration: flags > environment > config file > defaults.
+// A missing provider is not an error here (inspect and threads work offline); the
+// commands that talk to a model call RequireLLM.
 func Load(opts LoadOptions) (*Config, error) {
-	return nil, errors.New("config: not built yet")
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	flags := opts.Flags
+	if flags == nil {
+		flags = map[string]string{}
+	}
+	path := opts.ConfigPath
+	if path == "" {
+		path = flags["config"]
+	}
+	fc, file, err := readFile(path, getenv)
+	if err != nil {
+		return nil, err
+	}
+
+	cfg := &Config{File: file}
+	// pick returns the first non-empty value of flag, env, file, default.
+	pick := func(flag, env, fileVal, def string) string {
+		if v, ok := flags[flag]; ok && v != "" {
+			return v
+		}
+		if env != "" {
+			if v := getenv(env); v != "" {
+				return v
+			}
+		}
+		if fileVal != "" {
+			return fileVal
+		}
+		return def
+	}
+
+	// Registry: built-ins, then the file's additions and overrides.
+	cfg.Providers = Builtin()
+	var extra []string
+	for name, fp := range fc.Providers {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" || name == CustomProvider {
+			return nil, configError(nil, "%s: [providers.%s] is not a valid provider name", file, name)
+		}
+		if fp.Type != "" && fp.Type != OpenAICompatible && fp.Type != Anthropic {
+			return nil, configError(nil, "%s: [providers.%s] type %q is not one of %q or %q", file, name, fp.Type, OpenAICompatible, Anthropic)
+		}
+		e, known := cfg.Providers[name]
+		if !known {
+			if fp.BaseURL == "" {
+				return nil, configError(nil, "%s: [providers.%s] needs a base_url", file, name)
+			}
+			e.Type = OpenAICompatible
+			extra = append(extra, name)
+		}
+		e = e.merge(ProviderEntry{Type: fp.Type, BaseURL: fp.BaseURL, DefaultModel: fp.DefaultModel, APIKeyEnv: fp.APIKeyEnv,
+			EmbeddingModel: fp.EmbeddingModel, Pricing: fp.Pricing, ContextWindow: fp.ContextWindow})
+		if fp.Embeddings != nil {
+			e.Embeddings = *fp.Embeddings
+		}
+		cfg.Providers[name] = e
+	}
+	sort.Strings(extra)
+	for name, e := range cfg.Providers {
+		e.Name = name
+		cfg.Providers[name] = e
+	}
+	order := append(slices.Clone(builtinOrder), extra...)
+
+	if err := resolveLLM(cfg, flags, getenv, fc, order); err != nil {
+		return nil, err
+	}
+	resolveEmbeddings(cfg, pick, getenv, fc, order)
+
+	cfg.Source = pick("source", "NODIUS_AI_SOURCE", fc.Source, DefaultSource)
+	cfg.Fallback = pick("fallback", "NODIUS_AI_FALLBACK", fc.Fallback, "")
+	cfg.Token = pick("token", "NODIUS_AI_TOKEN", fc.Token, "")
+	cfg.Workspace = pick("workspace", "NODIUS_AI_WORKSPACE", fc.Workspace, DefaultWorkspace)
+	cfg.DB = pick("db", "NODIUS_AI_DB", fc.DB, "")
+	if cfg.DB == "" {
+		cfg.DB = DefaultDBPath(getenv)
+	}
+	cfg.DB = expandHome(cfg.DB, getenv)
+	cfg.Sync = pick("sync", "NODIUS_AI_SYNC", fc.Sync, "")
+	cfg.Role = strings.ToLower(pick("role", "NODIUS_AI_ROLE", fc.Role, DefaultRole))
+	if !slices.Contains(validRoles, cfg.Role) {
+		return nil, configError(nil, "role %q is not one of viewer, editor, admin", cfg.Role)
+	}
+
+	debug := fc.Debug != nil && *fc.Debug
+	if v := getenv("NODIUS_AI_DEBUG"); v != "" {
+		debug = truthy(v)
+	}
+	if v, ok := flags["debug"]; ok {
+		debug = truthy(v)
+	}
+	cfg.Debug = debug
+
+	cfg.MaxToolRounds = DefaultMaxToolRounds
+	if fc.MaxToolRounds != nil {
+		if *fc.MaxToolRounds < 1 {
+			return nil, configError(nil, "%s: max_tool_rounds must be at least 1, not %d", file, *fc.MaxToolRounds)
+		}
+		cfg.MaxToolRounds = *fc.MaxToolRounds
+	}
+	cfg.CacheTTL, err = cacheTTL(fc.CacheTTL, file)
+	if err != nil {
+		return nil, err
+	}
+
+	cfg.Policy = make(map[datasource.ActionType]Policy, len(datasource.ActionTypes))
+	for _, t := range datasource.ActionTypes {
+		cfg.Policy[t] = PolicyAsk
+	}
+	for k, v := range fc.Policy {
+		t := datasource.ActionType(k)
+		if !slices.Contains(datasource.ActionTypes, t) {
+			names := make([]string, len(datasource.ActionTypes))
+			for i, a := range datasource.ActionTypes {
+				names[i] = string(a)
+			}
+			return nil, configError(nil, "%s: [policy] %q is not an action type (known: %s)", file, k, strings.Join(names, ", "))
+		}
+		p := Policy(strings.ToLower(v))
+		if p != PolicyAsk && p != PolicyAuto && p != PolicyDeny {
+			return nil, configError(nil, "%s: [policy] %s = %q must be \"ask\", \"auto\" or \"deny\"", file, k, v)
+		}
+		cfg.Policy[t] = p
+	}
+
+	if fc.Limits.MaxTokensPerCall < 0 || fc.Limits.MaxTokensPerThread < 0 || fc.Limits.MaxCostUSD < 0 {
+		return nil, configError(nil, "%s: [limits] values cannot be negative", file)
+	}
+	cfg.Limits = fc.Limits
+	return cfg, nil
+}
+
+// resolveLLM picks the provider, model, base URL and key. A base URL set at a higher
+// layer than any provider name means a custom OpenAI-compatible server (so that
+// `--base-url http://localhost:8080/v1` is never sent a DeepSeek key from the file).
+func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string, fc fileConfig, order []string) error {
+	type layered struct {
+		val   string
+		layer int // 3 flag, 2 env, 1 file, 0 unset
+		from  string
+	}
+	get := func(flag, env, fileVal string) layered {
+		if v := strings.TrimSpace(flags[flag]); v != "" {
+			return layered{v, 3, "--" + flag}
+		}
+		if v := strings.TrimSpace(getenv(env)); v != "" {
+			return layered{v, 2, env}
+		}
+		if v := strings.TrimSpace(fileVal); v != "" {
+			return layered{v, 1, "the config file"}
+		}
+		return layered{}
+	}
+	prov := get("provider", "NODIUS_AI_PROVIDER", fc.Provider)
+	base := get("base-url", "NODIUS_AI_BASE_URL", fc.BaseURL)
+	model := get("model", "NODIUS_AI_MODEL", fc.Model)
+	key := get("api-key", "NODIUS_AI_API_KEY", fc.APIKey)
+
+	name := strings.ToLower(prov.val)
+	switch {
+	case base.layer > prov.layer:
+		name = CustomProvider
+	case name == "":
+		for _, n := range order {
+			e := cfg.Providers[n]
+			if e.APIKeyEnv != "" && getenv(e.APIKeyEnv) != "" && (n != "openai-mini") {
+				name = n
+				break
+			}
+		}
+		if name == "" && key.val != "" {
+			// A key with no provider: the detection order's first provider that takes keys.
+			name = order[0]
+		}
+	}
+	if name == "" {
+		return nil // nothing configured: RequireLLM explains what to set
+	}
+
+	var entry ProviderEntry
+	if name == CustomProvider {
+		entry = ProviderEntry{Name: CustomProvider, Type: OpenAICompatible, BaseURL: base.val}
+	} else {
+		e, ok := cfg.Providers[name]
+		if !ok {
+			return configError(nil, "unknown provider %q (known: %s; or pass --base-url for an OpenAI-compatible server)", prov.val, strings.Join(order, ", "))
+		}
+		entry = e
+	}
+	cfg.Provider = name
+	cfg.Entry = entry
+	cfg.BaseURL = entry.BaseURL
+	if base.val != "" {
+		cfg.BaseURL = base.val
+	}
+	cfg.Model = entry.DefaultModel
+	if model.val != "" {
+		cfg.Model = model.val
+	}
+	// An explicit key set at a lower layer than the provider name (a file's api_key
+	// under --provider openai) belonged to another provider: the provider's own
+	// variable wins over it.
+	envKey := ""
+	if entry.APIKeyEnv != "" {
+		envKey = getenv(entry.APIKeyEnv)
+	}
+	switch {
+	case key.val != "" && (key.layer >= prov.layer || envKey == ""):
+		cfg.APIKey, cfg.APIKeySource = key.val, key.from
+	case envKey != "":
+		cfg.APIKey, cfg.APIKeySource = envKey, entry.APIKeyEnv
+	}
+	if cfg.BaseURL != "" && !strings.Contains(cfg.BaseURL, "://") {
+		return configError(nil, "base URL %q must start with http:// or https://", cfg.BaseURL)
+	}
+	return nil
+}
+
+// resolveEmbeddings picks the embedding endpoint: explicit settings first, then the
+// chat provider when it has embeddings, else the first registry provider with
+// embeddings whose key is set (DeepSeek has none: OpenAI's key then serves, as in seed 001).
+func resolveEmbeddings(cfg *Config, pick func(flag, env, fileVal, def string) string, getenv func(string) string, fc fileConfig, order []string) {
+	model := pick("embedding-model", "NODIUS_AI_EMBEDDING_MODEL", fc.EmbeddingModel, "")
+	base := pick("", "NODIUS_AI_EMBEDDING_BASE_URL", fc.EmbeddingBaseURL, "")
+	switch {
+	case base != "":
+		cfg.EmbeddingProvider = cfg.Provider
+		if cfg.EmbeddingProvider == "" {
+			cfg.EmbeddingProvider = CustomProvider
+		}
+		cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey = base, cfg.APIKey
+		if model == "" {
+			model = cfg.Entry.EmbeddingModel
+		}
+	case cfg.Provider != "" && cfg.Entry.Embeddings:
+		cfg.EmbeddingProvider = cfg.Provider
+		cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey = cfg.BaseURL, cfg.APIKey
+		if model == "" {
+			model = cfg.Entry.EmbeddingModel
+		}
+	case cfg.Provider == CustomProvider && model != "":
+		// A custom server with an explicit embedding model: assume it serves /embeddings.
+		cfg.EmbeddingProvider = CustomProvider
+		cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey = cfg.BaseURL, cfg.APIKey
+	default:
+		for _, n := range order {
+			e := cfg.Providers[n]
+			if e.Embeddings && e.APIKeyEnv != "" && getenv(e.APIKeyEnv) != "" {
+				cfg.EmbeddingProvider = n
+				cfg.EmbeddingBaseURL, cfg.EmbeddingAPIKey = e.BaseURL, getenv(e.APIKeyEnv)
+				if model == "" {
+					model = e.EmbeddingModel
+				}
+				break
+			}
+		}
+	}
+	if cfg.EmbeddingBaseURL == "" {
+		cfg.EmbeddingProvider = ""
+	}
+	cfg.EmbeddingModel = model
+}
+
+// readFile decodes the TOML file. An explicit path must exist; the default path may not.
+func readFile(path string, getenv func(string) string) (fileConfig, string, error) {
+	var fc fileConfig
+	explicit := path != ""
+	if !explicit {
+		path = DefaultConfigPath(getenv)
+		if path == "" {
+			return fc, "", nil
+		}
+	}
+	path = expandHome(path, getenv)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if !explicit && errors.Is(err, fs.ErrNotExist) {
+			return fc, "", nil
+		}
+		return fc, "", configError(err, "cannot read config file %s: %v", path, unwrapPathError(err))
+	}
+	md, err := toml.Decode(string(data), &fc)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return fc, "", configError(err, "config file %s line %d: %s", path, pe.Position.Line, pe.Message)
+		}
+		return fc, "", configError(err, "config file %s: %v", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, 0, len(und))
+		for _, k := range und {
+			keys = append(keys, k.String())
+		}
+		return fc, "", configError(nil, "config file %s: unknown setting %s", path, strings.Join(keys, ", "))
+	}
+	return fc, path, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// cacheTTL reads cache_ttl: a duration string ("2m", "0s") or a number of seconds.
+func cacheTTL(v any, file string) (time.Duration, error) {
+	switch t := v.(type) {
+	case nil:
+		return DefaultCacheTTL, nil
+	case string:
+		d, err := time.ParseDuration(t)
+		if err != nil || d < 0 {
+			return 0, configError(err, "%s: cache_ttl %q is not a duration like \"2m\" or \"30s\"", file, t)
+		}
+		return d, nil
+	case int64:
+		if t < 0 {
+			return 0, configError(nil, "%s: cache_ttl cannot be negative", file)
+		}
+		return time.Duration(t) * time.Second, nil
+	case float64:
+		if t < 0 {
+			return 0, configError(nil, "%s: cache_ttl cannot be negative", file)
+		}
+		return time.Duration(t * float64(time.Second)), nil
+	}
+	return 0, configError(nil, "%s: cache_ttl must be a duration like \"2m\" or a number of seconds", file)
+}
+
+func truthy(v string) bool {
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	if err != nil {
+		return strings.EqualFold(strings.TrimSpace(v), "yes") || strings.EqualFold(strings.TrimSpace(v), "on")
+	}
+	return b
+}
+
+// expandHome turns a leading ~/ into $HOME/.
+func expandHome(p string, getenv func(string) string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if h := home(getenv); h != "" {
+			return filepath.Join(h, strings.TrimPrefix(p, "~"))
+		}
+	}
+	return p
 }

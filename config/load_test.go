@@ -1,0 +1,370 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// env builds a getenv over a map, with HOME and XDG dirs pointing into dir so that no
+// test ever reads the developer's real config file.
+func env(dir string, kv map[string]string) func(string) string {
+	m := map[string]string{"HOME": dir, "XDG_CONFIG_HOME": filepath.Join(dir, "cfg")}
+	for k, v := range kv {
+		m[k] = v
+	}
+	return func(k string) string { return m[k] }
+}
+
+func writeConfig(t *testing.T, dir, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, "cfg", "nodius-ai", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoadProvider(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		flags     map[string]string
+		env       map[string]string
+		file      string
+		provider  string
+		model     string
+		baseURL   string
+		key       string
+		keySource string
+		embModel  string
+		embURL    string
+	}{
+		{name: "nothing set", provider: ""},
+		{name: "deepseek detected first",
+			env:      map[string]string{"DEEPSEEK_API_KEY": "sk-ds", "OPENAI_API_KEY": "sk-oa", "ANTHROPIC_API_KEY": "sk-an"},
+			provider: "deepseek", model: "deepseek-chat", baseURL: "https://api.deepseek.com", key: "sk-ds", keySource: "DEEPSEEK_API_KEY",
+			// DeepSeek has no embeddings: OpenAI's key serves them.
+			embModel: "text-embedding-3-small", embURL: "https://api.openai.com/v1"},
+		{name: "openai before anthropic",
+			env:      map[string]string{"OPENAI_API_KEY": "sk-oa", "ANTHROPIC_API_KEY": "sk-an"},
+			provider: "openai", model: "gpt-4o", baseURL: "https://api.openai.com/v1", key: "sk-oa", keySource: "OPENAI_API_KEY",
+			embModel: "text-embedding-3-small", embURL: "https://api.openai.com/v1"},
+		{name: "anthropic alone",
+			env:      map[string]string{"ANTHROPIC_API_KEY": "sk-an"},
+			provider: "anthropic", model: "claude-sonnet-4-20250514", baseURL: "https://api.anthropic.com", key: "sk-an", keySource: "ANTHROPIC_API_KEY"},
+		{name: "others in registry order",
+			env:      map[string]string{"MISTRAL_API_KEY": "m", "GROQ_API_KEY": "g"},
+			provider: "groq", model: "llama-3.3-70b-versatile", baseURL: "https://api.groq.com/openai/v1", key: "g", keySource: "GROQ_API_KEY",
+			embModel: "mistral-embed", embURL: "https://api.mistral.ai/v1"},
+		{name: "ollama by name needs no key",
+			flags:    map[string]string{"provider": "ollama"},
+			provider: "ollama", model: "llama3.1", baseURL: "http://localhost:11434/v1",
+			embModel: "nomic-embed-text", embURL: "http://localhost:11434/v1"},
+		{name: "bare base url is custom",
+			flags:    map[string]string{"base-url": "http://127.0.0.1:9/v1", "model": "m1"},
+			env:      map[string]string{"DEEPSEEK_API_KEY": "sk-ds"},
+			provider: "custom", model: "m1", baseURL: "http://127.0.0.1:9/v1"},
+		{name: "env base url beats file provider",
+			env:      map[string]string{"NODIUS_AI_BASE_URL": "http://127.0.0.1:9/v1"},
+			file:     `provider = "deepseek"`,
+			provider: "custom", baseURL: "http://127.0.0.1:9/v1"},
+		{name: "provider and base url together",
+			flags:    map[string]string{"provider": "ollama", "base-url": "http://gpu:11434/v1"},
+			provider: "ollama", model: "llama3.1", baseURL: "http://gpu:11434/v1",
+			embModel: "nomic-embed-text", embURL: "http://gpu:11434/v1"},
+		{name: "flag beats env beats file",
+			flags:    map[string]string{"model": "flag-model"},
+			env:      map[string]string{"NODIUS_AI_PROVIDER": "openai-mini", "NODIUS_AI_MODEL": "env-model", "OPENAI_API_KEY": "sk-oa"},
+			file:     "provider = \"deepseek\"\nmodel = \"file-model\"",
+			provider: "openai-mini", model: "flag-model", baseURL: "https://api.openai.com/v1", key: "sk-oa", keySource: "OPENAI_API_KEY",
+			embModel: "text-embedding-3-small", embURL: "https://api.openai.com/v1"},
+		{name: "env model beats file model",
+			env:      map[string]string{"NODIUS_AI_MODEL": "env-model", "DEEPSEEK_API_KEY": "k"},
+			file:     "model = \"file-model\"",
+			provider: "deepseek", model: "env-model", baseURL: "https://api.deepseek.com", key: "k", keySource: "DEEPSEEK_API_KEY"},
+		{name: "api key flag",
+			flags:    map[string]string{"provider": "deepseek", "api-key": "sk-flag"},
+			env:      map[string]string{"DEEPSEEK_API_KEY": "sk-env"},
+			provider: "deepseek", model: "deepseek-chat", baseURL: "https://api.deepseek.com", key: "sk-flag", keySource: "--api-key"},
+		{name: "file key does not follow a flag provider",
+			flags:    map[string]string{"provider": "openai"},
+			env:      map[string]string{"OPENAI_API_KEY": "sk-oa"},
+			file:     `api_key = "sk-file-deepseek"`,
+			provider: "openai", model: "gpt-4o", baseURL: "https://api.openai.com/v1", key: "sk-oa", keySource: "OPENAI_API_KEY",
+			embModel: "text-embedding-3-small", embURL: "https://api.openai.com/v1"},
+		{name: "file adds a provider",
+			flags: map[string]string{"provider": "local"},
+			env:   map[string]string{"LOCAL_KEY": "lk"},
+			file: `[providers.local]
+base_url = "http://127.0.0.1:8000/v1"
+default_model = "qwen3"
+api_key_env = "LOCAL_KEY"
+embedding_model = "bge"
+`,
+			provider: "local", model: "qwen3", baseURL: "http://127.0.0.1:8000/v1", key: "lk", keySource: "LOCAL_KEY",
+			embModel: "bge", embURL: "http://127.0.0.1:8000/v1"},
+		{name: "file overrides a built-in",
+			env:      map[string]string{"DEEPSEEK_API_KEY": "k"},
+			file:     "[providers.deepseek]\ndefault_model = \"deepseek-reasoner\"",
+			provider: "deepseek", model: "deepseek-reasoner", baseURL: "https://api.deepseek.com", key: "k", keySource: "DEEPSEEK_API_KEY"},
+		{name: "explicit embedding settings",
+			flags:    map[string]string{"embedding-model": "e5"},
+			env:      map[string]string{"DEEPSEEK_API_KEY": "k", "NODIUS_AI_EMBEDDING_BASE_URL": "http://127.0.0.1:7/v1"},
+			provider: "deepseek", model: "deepseek-chat", baseURL: "https://api.deepseek.com", key: "k", keySource: "DEEPSEEK_API_KEY",
+			embModel: "e5", embURL: "http://127.0.0.1:7/v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tt.file != "" {
+				writeConfig(t, dir, tt.file)
+			}
+			cfg, err := Load(LoadOptions{Flags: tt.flags, Getenv: env(dir, tt.env)})
+			if err != nil {
+				t.Fatalf("Load: %v", err)
+			}
+			got := []string{cfg.Provider, cfg.Model, cfg.BaseURL, cfg.APIKey, cfg.APIKeySource, cfg.EmbeddingModel, cfg.EmbeddingBaseURL}
+			want := []string{tt.provider, tt.model, tt.baseURL, tt.key, tt.keySource, tt.embModel, tt.embURL}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("got  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+func TestLoadSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeConfig(t, dir, `
+source = "file:/tmp/g.json"
+role = "admin"
+workspace = "team"
+db = "~/threads.db"
+debug = true
+max_tool_rounds = 8
+cache_ttl = "30s"
+
+[policy]
+create_node = "auto"
+delete_node = "deny"
+
+[limits]
+max_tokens_per_call = 1000
+max_cost_usd = 0.5
+`)
+	cfg, err := Load(LoadOptions{Getenv: env(dir, map[string]string{"NODIUS_AI_ROLE": "viewer"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"source", cfg.Source, "file:/tmp/g.json"},
+		{"role env beats file", cfg.Role, "viewer"},
+		{"workspace", cfg.Workspace, "team"},
+		{"db home expanded", cfg.DB, filepath.Join(dir, "threads.db")},
+		{"debug", cfg.Debug, true},
+		{"rounds", cfg.MaxToolRounds, 8},
+		{"ttl", cfg.CacheTTL, 30 * time.Second},
+		{"policy auto", cfg.Policy[datasource.CreateNodeAction], PolicyAuto},
+		{"policy deny", cfg.Policy[datasource.DeleteNodeAction], PolicyDeny},
+		{"policy default", cfg.Policy[datasource.CreateEdgeAction], PolicyAsk},
+		{"limits", cfg.Limits, Limits{MaxTokensPerCall: 1000, MaxCostUSD: 0.5}},
+		{"file", cfg.File, filepath.Join(dir, "cfg", "nodius-ai", "config.toml")},
+	}
+	for _, c := range checks {
+		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, err := Load(LoadOptions{Getenv: env(dir, map[string]string{"XDG_DATA_HOME": filepath.Join(dir, "data")})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Source != "demo" || cfg.Role != "editor" || cfg.Workspace != "default" || cfg.MaxToolRounds != 5 || cfg.CacheTTL != 2*time.Minute || cfg.Debug {
+		t.Errorf("defaults: %+v", cfg)
+	}
+	if want := filepath.Join(dir, "data", "nodius-ai", "threads.db"); cfg.DB != want {
+		t.Errorf("db %q, want %q", cfg.DB, want)
+	}
+	if cfg.File != "" {
+		t.Errorf("file %q, want none", cfg.File)
+	}
+	for _, a := range datasource.ActionTypes {
+		if cfg.Policy[a] != PolicyAsk {
+			t.Errorf("policy %s = %s", a, cfg.Policy[a])
+		}
+	}
+	err = cfg.RequireLLM()
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeConfig || !strings.Contains(ce.Message, "DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY") {
+		t.Errorf("RequireLLM: %v", err)
+	}
+}
+
+func TestLoadDebugFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		flags map[string]string
+		env   string
+		want  bool
+	}{
+		{nil, "1", true},
+		{nil, "true", true},
+		{nil, "0", false},
+		{map[string]string{"debug": "true"}, "", true},
+		{map[string]string{"debug": "false"}, "1", false},
+	}
+	for i, tt := range tests {
+		dir := t.TempDir()
+		cfg, err := Load(LoadOptions{Flags: tt.flags, Getenv: env(dir, map[string]string{"NODIUS_AI_DEBUG": tt.env})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Debug != tt.want {
+			t.Errorf("%d: debug %v, want %v", i, cfg.Debug, tt.want)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		flags  map[string]string
+		env    map[string]string
+		file   string
+		path   string // explicit --config
+		inMsgs []string
+	}{
+		{name: "unknown provider", flags: map[string]string{"provider": "nope"},
+			inMsgs: []string{`unknown provider "nope"`, "deepseek, openai, anthropic", "ollama"}},
+		{name: "bad role", flags: map[string]string{"role": "god"}, inMsgs: []string{`role "god"`, "viewer, editor, admin"}},
+		{name: "bad policy value", file: "[policy]\ncreate_node = \"maybe\"", inMsgs: []string{"create_node", `"maybe"`, `"ask", "auto" or "deny"`}},
+		{name: "bad policy key", file: "[policy]\nexplode = \"auto\"", inMsgs: []string{`"explode"`, "create_node"}},
+		{name: "malformed toml", file: "provider = \"deepseek\"\nmodel = = 3\n", inMsgs: []string{"config.toml line 2"}},
+		{name: "unknown key", file: "providr = \"x\"", inMsgs: []string{"unknown setting providr"}},
+		{name: "missing explicit file", path: "/nonexistent/nodius.toml", inMsgs: []string{"/nonexistent/nodius.toml"}},
+		{name: "bad rounds", file: "max_tool_rounds = 0", inMsgs: []string{"max_tool_rounds"}},
+		{name: "bad ttl", file: `cache_ttl = "soon"`, inMsgs: []string{"cache_ttl"}},
+		{name: "new provider without url", file: "[providers.x]\ndefault_model = \"m\"", inMsgs: []string{"[providers.x] needs a base_url"}},
+		{name: "bad base url", flags: map[string]string{"base-url": "localhost:8080"}, inMsgs: []string{"http://"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if tt.file != "" {
+				writeConfig(t, dir, tt.file)
+			}
+			_, err := Load(LoadOptions{Flags: tt.flags, Getenv: env(dir, tt.env), ConfigPath: tt.path})
+			var ce *convo.Error
+			if !errors.As(err, &ce) || ce.Code != convo.CodeConfig {
+				t.Fatalf("want config_error, got %v", err)
+			}
+			for _, m := range tt.inMsgs {
+				if !strings.Contains(ce.Message, m) {
+					t.Errorf("message %q lacks %q", ce.Message, m)
+				}
+			}
+		})
+	}
+}
+
+func TestRequireLLMAndSecrets(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const secret = "sk-very-secret-123"
+	cfg, err := Load(LoadOptions{Flags: map[string]string{"provider": "deepseek"}, Getenv: env(dir, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.RequireLLM(); err == nil || !strings.Contains(err.Error(), "set DEEPSEEK_API_KEY") {
+		t.Errorf("RequireLLM without key: %v", err)
+	}
+	cfg, err = Load(LoadOptions{Getenv: env(dir, map[string]string{"DEEPSEEK_API_KEY": secret, "NODIUS_AI_SOURCE": "arango://root:hunter2@db:8529/nodius"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.RequireLLM(); err != nil {
+		t.Errorf("RequireLLM: %v", err)
+	}
+	if cfg.KeyHint() != "DEEPSEEK_API_KEY" {
+		t.Errorf("KeyHint %q", cfg.KeyHint())
+	}
+	for _, s := range []string{cfg.String(), fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), cfg.LogValue().String()} {
+		if strings.Contains(s, secret) || strings.Contains(s, "hunter2") {
+			t.Errorf("secret leaked: %s", s)
+		}
+	}
+	if !strings.Contains(cfg.String(), "api_key=set (DEEPSEEK_API_KEY)") {
+		t.Errorf("String: %s", cfg.String())
+	}
+	_, err = Load(LoadOptions{Flags: map[string]string{"provider": "nope", "api-key": secret}, Getenv: env(dir, nil)})
+	if err == nil || strings.Contains(err.Error(), secret) {
+		t.Errorf("error leaks or missing: %v", err)
+	}
+}
+
+func TestPricingCost(t *testing.T) {
+	t.Parallel()
+	ds := Builtin()["deepseek"].Pricing
+	tests := []struct {
+		name string
+		p    Pricing
+		u    convo.Usage
+		want float64
+	}{
+		{"no cache", ds, convo.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000}, 0.28 + 0.42},
+		{"cached priced apart", ds, convo.Usage{PromptTokens: 1_000_000, CachedTokens: 500_000}, 0.14 + 0.014},
+		{"cached without cache price", Pricing{InputPerMillion: 1, OutputPerMillion: 2}, convo.Usage{PromptTokens: 1000, CachedTokens: 1000}, 0.001},
+		{"free local", Pricing{}, convo.Usage{PromptTokens: 5000, CompletionTokens: 5000}, 0},
+		{"cached above prompt clamps", ds, convo.Usage{PromptTokens: 100, CachedTokens: 1000}, 100 * 0.028 / 1e6},
+	}
+	for _, tt := range tests {
+		if got := tt.p.Cost(tt.u); fmt.Sprintf("%.9f", got) != fmt.Sprintf("%.9f", tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestPaths(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		env                 map[string]string
+		db, state, cfgPath string
+	}{
+		{map[string]string{"HOME": "/h"}, "/h/.local/share/nodius-ai/threads.db", "/h/.local/state/nodius-ai", "/h/.config/nodius-ai/config.toml"},
+		{map[string]string{"HOME": "/h", "XDG_DATA_HOME": "/d", "XDG_STATE_HOME": "/s", "XDG_CONFIG_HOME": "/c"}, "/d/nodius-ai/threads.db", "/s/nodius-ai", "/c/nodius-ai/config.toml"},
+		{map[string]string{"HOME": "/h", "XDG_DATA_HOME": "relative"}, "/h/.local/share/nodius-ai/threads.db", "/h/.local/state/nodius-ai", "/h/.config/nodius-ai/config.toml"},
+	}
+	for _, tt := range tests {
+		g := func(k string) string { return tt.env[k] }
+		if got := DefaultDBPath(g); got != tt.db {
+			t.Errorf("db %q want %q", got, tt.db)
+		}
+		if got := StateDir(g); got != tt.state {
+			t.Errorf("state %q want %q", got, tt.state)
+		}
+		if got := DefaultConfigPath(g); got != tt.cfgPath {
+			t.Errorf("config %q want %q", got, tt.cfgPath)
+		}
+	}
+}
