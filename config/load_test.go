@@ -348,7 +348,7 @@ func TestPricingCost(t *testing.T) {
 func TestPaths(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		env                 map[string]string
+		env                map[string]string
 		db, state, cfgPath string
 	}{
 		{map[string]string{"HOME": "/h"}, "/h/.local/share/nodius-ai/threads.db", "/h/.local/state/nodius-ai", "/h/.config/nodius-ai/config.toml"},
