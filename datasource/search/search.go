@@ -1,56 +1,453 @@
-// Package search ranks a graph's nodes against a free-text query. The index is built
-// once per graph snapshot and queried many times.
+// Package search ranks a graph's nodes against a free-text query with BM25F: one
+// inverted index per graph snapshot, built once, queried many times.
 //
-// TODO(rag): BM25-style scoring with field weights and identifier splitting. This
-// placeholder only counts query words, so that the packages built on it compile.
+// Why BM25F rather than counting words: node keys are short and decisive, code is
+// long and noisy, and a word that appears in every node ("const", "return") says
+// nothing. Field weights, per-field length normalisation and IDF handle exactly
+// that. Identifiers are split (`fetchApi` → fetch api), accents folded, stop words
+// (English, French, and "node"/"nœud" since every item is a node) dropped, words
+// lightly stemmed, French words expanded to the English terms identifiers use, and
+// long words also match as prefixes. A query that names a node key outright ranks
+// that node first.
 package search
 
 import (
+	"container/heap"
+	"encoding/json"
+	"math"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
 
 // Hit is one ranked node: its index in the slice given to New, and its score.
+// KeyMatch is set when the query named the node's key (exactly, or as the
+// identifier's words in order), which callers may treat as a near-certain match.
 type Hit struct {
-	Index int
-	Score float64
+	Index    int
+	Score    float64
+	KeyMatch bool
 }
 
-// Index is an immutable search index over one snapshot's nodes.
-type Index struct {
-	texts []string
-}
+// Fields of a node the index reads, with their weights in fieldWeight.
+const (
+	fieldKey = iota
+	fieldType
+	fieldTypeName
+	fieldProcess
+	fieldData
+	fieldDesc
+	numFields
+)
 
-// New indexes nodes (and the configs that name their types).
-func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
-	ix := &Index{texts: make([]string, len(nodes))}
-	for i, n := range nodes {
-		ix.texts[i] = strings.ToLower(n.Key + " " + n.Type + " " + n.Process)
+// fieldWeight: the key is what people type; the type and its display name say what
+// a node is; code, data and the type's description are long and only support.
+func fieldWeight(f int) float64 {
+	switch f {
+	case fieldKey:
+		return 5
+	case fieldType, fieldTypeName:
+		return 2
+	case fieldProcess:
+		return 1
+	case fieldData:
+		return 0.7
+	default:
+		return 1
 	}
+}
+
+// fieldB is BM25's length normalisation per field: none for the one-or-two-word
+// type fields, full for free text.
+func fieldB(f int) float64 {
+	switch f {
+	case fieldType, fieldTypeName:
+		return 0
+	case fieldKey:
+		return 0.3
+	default:
+		return 0.75
+	}
+}
+
+const (
+	k1             = 1.2
+	synonymWeight  = 0.6  // a French word's English expansion scores below the word itself
+	prefixWeight   = 0.35 // "valid" also matches "validat"...
+	minPrefixLen   = 4    // ...but only for words long enough to be specific
+	maxPrefixTerms = 24   // and through a bounded number of dictionary terms
+	maxKeyNgram    = 8    // longest identifier, in words, recognised inside a query
+	keyPrefixShare = 0.5  // key-prefix bonus as a share of the exact-key bonus
+	maxKeyPrefixes = 32
+)
+
+type posting struct {
+	doc int32
+	w   float32 // saturated BM25F term weight, without IDF
+}
+
+// Index is an immutable search index over one snapshot's nodes; safe for
+// concurrent queries.
+type Index struct {
+	n        int
+	dict     map[string]int32 // term → id
+	terms    []string         // sorted terms, for prefix expansion
+	termIDs  []int32          // termIDs[i] is the id of terms[i]
+	postings [][]posting      // by term id, docs ascending
+	idf      []float32        // by term id
+
+	keys       []string           // lowercase node keys, sorted, for key-prefix matches
+	keyDocs    [][]int32          // docs of keys[i]
+	keyPhrases map[string][]int32 // folded key words joined by " " → docs
+
+	scratch sync.Pool // *[]float32 of length n
+}
+
+type rawPosting struct {
+	doc int32
+	tf  [numFields]uint8
+}
+
+// New indexes nodes (and the configs that name their types: display name,
+// description and category are searched as part of every node of that type).
+func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
+	ix := &Index{
+		n:          len(nodes),
+		dict:       make(map[string]int32),
+		keyPhrases: make(map[string][]int32),
+	}
+	type cfgText struct{ name, desc []string }
+	cfgs := make(map[string]cfgText, len(configs))
+	for _, c := range configs {
+		cfgs[c.Key] = cfgText{name: indexTerms(c.DisplayName, nil), desc: indexTerms(c.Description+" "+c.Category, nil)}
+	}
+	typeTerms := make(map[string][]string)
+
+	var raw [][]rawPosting
+	lens := make([][numFields]uint16, len(nodes))
+	var sumLen [numFields]float64
+	tf := make(map[int32]*[numFields]uint8, 64)
+	var order []int32
+	buf := make([]string, 0, 64)
+	keyIndex := make(map[string][]int32, len(nodes))
+
+	add := func(doc int32, f int, terms []string) {
+		for _, t := range terms {
+			id, ok := ix.dict[t]
+			if !ok {
+				id = int32(len(raw))
+				ix.dict[t] = id
+				raw = append(raw, nil)
+			}
+			c := tf[id]
+			if c == nil {
+				c = new([numFields]uint8)
+				tf[id] = c
+				order = append(order, id)
+			}
+			if c[f] < math.MaxUint8 {
+				c[f]++
+			}
+		}
+		n := len(terms)
+		if n > math.MaxUint16 {
+			n = math.MaxUint16
+		}
+		lens[doc][f] = uint16(n)
+		sumLen[f] += float64(n)
+	}
+
+	for i, nd := range nodes {
+		doc := int32(i)
+		clear(tf)
+		order = order[:0]
+
+		buf = indexTerms(nd.Key, buf[:0])
+		add(doc, fieldKey, buf)
+		tt, ok := typeTerms[nd.Type]
+		if !ok {
+			tt = indexTerms(nd.Type, nil)
+			typeTerms[nd.Type] = tt
+		}
+		add(doc, fieldType, tt)
+		if c, ok := cfgs[nd.Type]; ok {
+			add(doc, fieldTypeName, c.name)
+			add(doc, fieldDesc, c.desc)
+		}
+		buf = indexTerms(nd.Process, buf[:0])
+		add(doc, fieldProcess, buf)
+		if nd.Data != nil {
+			if b, err := json.Marshal(nd.Data); err == nil && string(b) != "null" {
+				buf = indexTerms(string(b), buf[:0])
+				add(doc, fieldData, buf)
+			}
+		}
+		for _, id := range order {
+			raw[id] = append(raw[id], rawPosting{doc: doc, tf: *tf[id]})
+		}
+
+		lk := strings.ToLower(nd.Key)
+		keyIndex[lk] = append(keyIndex[lk], doc)
+		if words := Tokens(nd.Key); len(words) > 0 && len(words) <= maxKeyNgram {
+			p := strings.Join(words, " ")
+			ix.keyPhrases[p] = append(ix.keyPhrases[p], doc)
+		}
+	}
+
+	var avg [numFields]float64
+	for f := range avg {
+		if len(nodes) > 0 {
+			avg[f] = sumLen[f] / float64(len(nodes))
+		}
+		if avg[f] == 0 {
+			avg[f] = 1
+		}
+	}
+	ix.postings = make([][]posting, len(raw))
+	ix.idf = make([]float32, len(raw))
+	N := float64(len(nodes))
+	for id, rp := range raw {
+		ps := make([]posting, len(rp))
+		for j, p := range rp {
+			var tfw float64
+			for f := 0; f < numFields; f++ {
+				if p.tf[f] == 0 {
+					continue
+				}
+				norm := 1 - fieldB(f) + fieldB(f)*float64(lens[p.doc][f])/avg[f]
+				tfw += fieldWeight(f) * float64(p.tf[f]) / norm
+			}
+			ps[j] = posting{doc: p.doc, w: float32(tfw / (k1 + tfw))}
+		}
+		ix.postings[id] = ps
+		df := float64(len(rp))
+		ix.idf[id] = float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
+		raw[id] = nil
+	}
+
+	ix.terms = make([]string, 0, len(ix.dict))
+	for t := range ix.dict {
+		ix.terms = append(ix.terms, t)
+	}
+	sort.Strings(ix.terms)
+	ix.termIDs = make([]int32, len(ix.terms))
+	for i, t := range ix.terms {
+		ix.termIDs[i] = ix.dict[t]
+	}
+
+	ix.keys = make([]string, 0, len(keyIndex))
+	for k := range keyIndex {
+		ix.keys = append(ix.keys, k)
+	}
+	sort.Strings(ix.keys)
+	ix.keyDocs = make([][]int32, len(ix.keys))
+	for i, k := range ix.keys {
+		ix.keyDocs[i] = keyIndex[k]
+	}
+	ix.scratch.New = func() any { s := make([]float32, ix.n); return &s }
 	return ix
 }
 
-// Search returns at most limit hits, best first; nothing when the query has no
-// searchable word.
+// indexTerms appends the searchable terms of s (tokens minus stop words, stemmed).
+func indexTerms(s string, dst []string) []string {
+	forEachToken(s, func(t string) {
+		if !IsStopWord(t) {
+			dst = append(dst, stem(t))
+		}
+	})
+	return dst
+}
+
+// Len is the number of indexed nodes.
+func (ix *Index) Len() int { return ix.n }
+
+// Terms returns the terms a query is searched with (after splitting, folding,
+// stop words and stemming, before synonyms and prefixes); empty means the query
+// has nothing to search and Search returns no hits.
+func Terms(query string) []string { return indexTerms(query, nil) }
+
+// Search returns at most limit hits (all when limit <= 0), best first; ties keep
+// the nodes' order. Nothing when the query has no searchable word. It never panics.
 func (ix *Index) Search(query string, limit int) []Hit {
-	var hits []Hit
-	words := strings.Fields(strings.ToLower(query))
-	for i, t := range ix.texts {
-		s := 0.0
-		for _, w := range words {
-			if strings.Contains(t, w) {
-				s++
+	if ix == nil || ix.n == 0 {
+		return nil
+	}
+	words := Tokens(query)
+	qterms := ix.queryTerms(words)
+
+	scoresp := ix.scratch.Get().(*[]float32)
+	scores := *scoresp
+	defer func() {
+		clear(scores)
+		ix.scratch.Put(scoresp)
+	}()
+	var touched []int32
+	upper := 0.0 // the most BM25 any node can score for this query
+	for id, q := range qterms {
+		wq := float32(q) * ix.idf[id]
+		upper += float64(wq)
+		for _, p := range ix.postings[id] {
+			if scores[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			scores[p.doc] += wq * p.w
+		}
+	}
+	// Key bonuses: naming a node's key beats any amount of word overlap, so the
+	// bonus is the largest score BM25 could give (plus one).
+	keyMatch := make(map[int32]bool)
+	bonus := float32(upper + 1)
+	boost := func(doc int32, b float32, exact bool) {
+		if scores[doc] == 0 {
+			touched = append(touched, doc)
+		}
+		scores[doc] += b
+		if exact {
+			keyMatch[doc] = true
+		}
+	}
+	for _, w := range rawWords(query) {
+		lw := strings.ToLower(w)
+		if IsStopWord(lw) {
+			continue
+		}
+		if i := sort.SearchStrings(ix.keys, lw); i < len(ix.keys) && ix.keys[i] == lw {
+			for _, d := range ix.keyDocs[i] {
+				if !keyMatch[d] {
+					boost(d, bonus, true)
+				}
+			}
+			continue
+		}
+		if len([]rune(lw)) < 3 || !strings.ContainsAny(lw, "-_.") && !hasUpperInside(w) {
+			continue // a plain word is left to BM25; "fetch-a" or "fetchAp" look like a key being typed
+		}
+		for i, n := sort.SearchStrings(ix.keys, lw), 0; i < len(ix.keys) && strings.HasPrefix(ix.keys[i], lw) && n < maxKeyPrefixes; i, n = i+1, n+1 {
+			for _, d := range ix.keyDocs[i] {
+				boost(d, bonus*keyPrefixShare, false)
 			}
 		}
-		if s > 0 {
-			hits = append(hits, Hit{Index: i, Score: s})
+	}
+	for n := 1; n <= maxKeyNgram && n <= len(words); n++ {
+		for s := 0; s+n <= len(words); s++ {
+			if n == 1 && IsStopWord(words[s]) {
+				continue
+			}
+			docs, ok := ix.keyPhrases[strings.Join(words[s:s+n], " ")]
+			if !ok {
+				continue
+			}
+			for _, d := range docs {
+				if !keyMatch[d] {
+					boost(d, bonus, true)
+				}
+			}
 		}
 	}
-	sort.SliceStable(hits, func(a, b int) bool { return hits[a].Score > hits[b].Score })
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
+
+	h := &hitHeap{}
+	for _, d := range touched {
+		s := float64(scores[d])
+		if s <= 0 {
+			continue
+		}
+		hit := Hit{Index: int(d), Score: s, KeyMatch: keyMatch[d]}
+		if limit <= 0 || h.Len() < limit {
+			heap.Push(h, hit)
+		} else if better(hit, (*h)[0]) {
+			(*h)[0] = hit
+			heap.Fix(h, 0)
+		}
 	}
-	return hits
+	if h.Len() == 0 {
+		return nil
+	}
+	out := make([]Hit, h.Len())
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(Hit)
+	}
+	return out
+}
+
+// queryTerms maps a query's words to term ids with their query weights: the word
+// itself (1), its synonyms (synonymWeight) and, for long words, dictionary terms it
+// is a prefix of (prefixWeight). A term reached several ways keeps its best weight.
+func (ix *Index) queryTerms(words []string) map[int32]float64 {
+	q := make(map[int32]float64)
+	put := func(t string, w float64) {
+		if id, ok := ix.dict[t]; ok && q[id] < w {
+			q[id] = w
+		}
+	}
+	for _, w := range words {
+		if IsStopWord(w) {
+			continue
+		}
+		t := stem(w)
+		put(t, 1)
+		for _, s := range synonyms[w] {
+			put(stem(s), synonymWeight)
+		}
+		if len(t) >= minPrefixLen {
+			i := sort.SearchStrings(ix.terms, t)
+			for n := 0; i < len(ix.terms) && n < maxPrefixTerms && strings.HasPrefix(ix.terms[i], t); i, n = i+1, n+1 {
+				if id := ix.termIDs[i]; q[id] < prefixWeight {
+					q[id] = prefixWeight
+				}
+			}
+		}
+	}
+	return q
+}
+
+// rawWords splits a query on white space and the punctuation that surrounds words
+// in prose, keeping the characters identifiers are made of (- _ . and letters).
+func rawWords(q string) []string {
+	f := strings.FieldsFunc(q, func(r rune) bool {
+		switch r {
+		case ' ', '\t', '\n', '\r', '\'', '’', '"', '?', '!', ',', ';', ':', '(', ')', '[', ']', '{', '}', '<', '>', '@', '`', '«', '»', '/', '\\', '|', '*', '=', '+':
+			return true
+		}
+		return false
+	})
+	out := f[:0]
+	for _, w := range f {
+		if w = strings.Trim(w, ".-_"); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func hasUpperInside(w string) bool {
+	for i, r := range w {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// better orders hits: higher score first, then the node that comes first.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.Index < b.Index
+}
+
+// hitHeap is a min-heap on better: its root is the worst hit kept.
+type hitHeap []Hit
+
+func (h hitHeap) Len() int           { return len(h) }
+func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
+func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
+func (h *hitHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
