@@ -6,9 +6,45 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/llm"
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/rag"
 )
+
+// Retriever finds the part of a graph relevant to a question (rag.Retriever).
+type Retriever interface {
+	RetrieveWith(ctx context.Context, graphKey, query string, mentions []string) (*rag.Context, error)
+	Invalidate(graphKey string)
+}
+
+// Options wire an Agent. Provider may be nil: every send then fails with the
+// configuration error in NoProvider (so the TUI can open without a provider).
+type Options struct {
+	Provider   llm.Provider
+	NoProvider error
+	Source     datasource.Source
+	Retriever  Retriever
+	Store      Store
+
+	Role          string // viewer | editor | admin
+	MaxToolRounds int    // default 5
+	Policy        map[datasource.ActionType]config.Policy
+	Limits        config.Limits
+	Pricing       config.Pricing
+	ContextWindow int // tokens; 0 means no trimming
+	MaxTokens     int // completion cap per call; 0 = provider default
+
+	Workspace string
+	UserID    string
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
 
 // SendRequest is one question. An empty ThreadID starts a new thread on GraphKey.
 type SendRequest struct {
@@ -27,16 +63,178 @@ type Result struct {
 	Usage    convo.Usage // this run's tokens and cost
 }
 
-// Agent is the assistant runtime, shared by all threads of a process.
-type Agent struct{}
+// Agent is the assistant runtime, shared by all threads of a process. It holds no
+// per-thread state in memory: everything a run needs is read from the Store, so a
+// thread can be continued by another process (or the web client, after sync).
+type Agent struct {
+	opt Options
+	log *slog.Logger
+}
+
+// New returns an Agent; zero options get their defaults.
+func New(opt Options) *Agent {
+	if opt.MaxToolRounds <= 0 {
+		opt.MaxToolRounds = 5
+	}
+	if opt.Role == "" {
+		opt.Role = "editor"
+	}
+	if opt.Workspace == "" {
+		opt.Workspace = "default"
+	}
+	if opt.UserID == "" {
+		opt.UserID = "cli-user"
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Agent{opt: opt, log: log}
+}
 
 // Send asks a question. emit is called synchronously, in order, for every event
 // (the first is always EventThread).
 func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event)) (Result, error) {
-	return Result{}, errors.New("agent: not built yet")
+	if emit == nil {
+		emit = func(convo.Event) {}
+	}
+	if a.opt.Provider == nil {
+		return Result{}, a.noProvider()
+	}
+	th, err := a.openThread(ctx, req.GraphKey, req.ThreadID)
+	if err != nil {
+		return Result{}, err
+	}
+	r := &run{a: a, ctx: ctx, th: th, emit: emit}
+	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
+
+	if p, err := a.opt.Store.PendingProposal(ctx, th.ID); err != nil {
+		return r.fail(err)
+	} else if p != nil {
+		return r.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s' or 'nodius-ai reject %s' first", th.ID, th.ID, th.ID)})
+	}
+	if err := r.loadHistory(true); err != nil {
+		return r.fail(err)
+	}
+
+	emit(convo.Event{Type: convo.EventStatus, State: convo.StateRetrieving})
+	rc, err := a.opt.Retriever.RetrieveWith(ctx, th.GraphKey, req.Text, req.Mentions)
+	if err != nil {
+		return r.fail(fmt.Errorf("retrieval: %w", err))
+	}
+	if len(r.history) == 0 {
+		sys, err := a.systemPrompt(ctx, th.GraphKey, rc)
+		if err != nil {
+			return r.fail(err)
+		}
+		if err := r.append(&convo.Message{Role: convo.System, Kind: convo.KindPrompt, Content: sys, Status: convo.Complete}); err != nil {
+			return r.fail(err)
+		}
+	}
+	if err := r.append(&convo.Message{Role: convo.System, Kind: convo.KindContext, Content: contextMessage(rc), Status: convo.Complete}); err != nil {
+		return r.fail(err)
+	}
+	if err := r.append(&convo.Message{Role: convo.User, Content: req.Text, Status: convo.Complete}); err != nil {
+		return r.fail(err)
+	}
+	return r.loop()
 }
 
 // Resume decides the thread's pending proposal and continues the conversation.
 func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, emit func(convo.Event)) (Result, error) {
-	return Result{}, errors.New("agent: not built yet")
+	if emit == nil {
+		emit = func(convo.Event) {}
+	}
+	th, err := a.opt.Store.Thread(ctx, threadID)
+	if err != nil {
+		return Result{}, err
+	}
+	r := &run{a: a, ctx: ctx, th: th, emit: emit}
+	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
+	p, err := a.opt.Store.PendingProposal(ctx, th.ID)
+	if err != nil {
+		return r.fail(err)
+	}
+	if p == nil {
+		return r.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf("thread %s has no proposal waiting for a decision", th.ID)})
+	}
+	if d.AlwaysForThread && d.Approved {
+		if err := r.autoApprove(p.Action); err != nil {
+			return r.fail(err)
+		}
+	}
+	if err := r.loadHistory(false); err != nil {
+		return r.fail(err)
+	}
+	// The decision is the tool result of the pending call; the calls after it in the
+	// same batch are processed next, in order.
+	remaining := r.dropPendingBatchResults(p.ToolCallID)
+	if err := r.decide(p, d); err != nil {
+		return r.fail(err)
+	}
+	if stop, err := r.runToolCalls(remaining); err != nil || stop {
+		return r.result, err
+	}
+	if a.opt.Provider == nil {
+		return r.fail(a.noProvider())
+	}
+	return r.loop()
+}
+
+func (a *Agent) noProvider() error {
+	if a.opt.NoProvider != nil {
+		return a.opt.NoProvider
+	}
+	return &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider configured"}
+}
+
+// openThread loads the thread to continue, or creates a new one.
+func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (convo.Thread, error) {
+	if threadID != "" {
+		th, err := a.opt.Store.Thread(ctx, threadID)
+		if err != nil {
+			return convo.Thread{}, err
+		}
+		if graphKey != "" && th.GraphKey != graphKey {
+			return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+				"thread %s belongs to graph %q, not %q", th.ID, th.GraphKey, graphKey)}
+		}
+		return th, nil
+	}
+	if graphKey == "" {
+		return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: "no graph given — pass --graph KEY"}
+	}
+	// Fail early on an unknown graph, before a thread is created for it.
+	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
+		return convo.Thread{}, err
+	}
+	now := a.opt.Now()
+	return a.opt.Store.CreateThread(ctx, convo.Thread{
+		GraphKey: graphKey, Workspace: a.opt.Workspace, UserID: a.opt.UserID,
+		Provider: a.opt.Provider.Name(), Model: a.opt.Provider.Model(),
+		Status: convo.Active, CreatedAt: now, UpdatedAt: now,
+	})
+}
+
+// errInterrupted is what a cancelled run reports.
+func interruptedError(err error) *convo.Error {
+	return &convo.Error{Code: convo.CodeInterrupted, Message: "stopped by the user; the partial answer is kept in the thread", Err: err}
+}
+
+// classify turns any error into a *convo.Error for the error event.
+func classify(ctx context.Context, err error) *convo.Error {
+	if ce, ok := convo.AsError(err); ok {
+		return ce
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return interruptedError(err)
+	}
+	if errors.Is(err, datasource.ErrNotFound) {
+		return &convo.Error{Code: convo.CodeInvalidRequest, Message: err.Error(), Err: err}
+	}
+	return &convo.Error{Code: convo.CodeInternal, Message: err.Error(), Err: err}
 }

@@ -1,15 +1,210 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
 
-func newAskCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "ask", Short: "(not built yet)", Hidden: true}
+	"github.com/spf13/cobra"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
+)
+
+// askOptions are the flags shared by ask, approve, reject (and chat without a terminal).
+type askOptions struct {
+	Graph      string
+	Thread     string
+	Continue   bool
+	Format     string // text | markdown | json
+	OnProposal string // pending | reject | approve
+	Question   string
 }
 
-func newApproveCmd(f *Factory, approve bool) *cobra.Command {
-	use := "reject"
-	if approve {
-		use = "approve"
+func addOutputFlags(cmd *cobra.Command, o *askOptions) {
+	cmd.Flags().StringVar(&o.Format, "format", "text", "output: text (raw answer), markdown (rendered on a terminal) or json (NDJSON events)")
+	cmd.Flags().StringVar(&o.OnProposal, "on-proposal", "pending", "when the assistant proposes a graph edit: pending (keep it, exit 3), reject, or approve")
+}
+
+func addThreadFlags(cmd *cobra.Command, o *askOptions) {
+	cmd.Flags().StringVarP(&o.Graph, "graph", "g", "", "graph key (default: the demo graph with the demo source)")
+	cmd.Flags().StringVarP(&o.Thread, "thread", "t", "", "continue this thread (id or unique prefix)")
+	cmd.Flags().BoolVarP(&o.Continue, "continue", "c", false, "continue the latest thread of the graph")
+}
+
+func (o *askOptions) validate() error {
+	switch o.Format {
+	case "text", "markdown", "json":
+	default:
+		return usageError("--format must be text, markdown or json (got %q)", o.Format)
 	}
-	return &cobra.Command{Use: use, Short: "(not built yet)", Hidden: true}
+	switch o.OnProposal {
+	case "pending", "reject", "approve":
+	default:
+		return usageError("--on-proposal must be pending, reject or approve (got %q)", o.OnProposal)
+	}
+	if o.Thread != "" && o.Continue {
+		return usageError("--thread and --continue cannot be used together")
+	}
+	return nil
+}
+
+func newAskCmd(f *Factory) *cobra.Command {
+	o := &askOptions{}
+	cmd := &cobra.Command{
+		Use:   "ask --graph KEY [QUESTION...]",
+		Short: "Ask one question and print the answer (for scripts and pipes)",
+		Long: `Ask one question about a graph and print the answer as it streams.
+
+The question comes from the arguments, else from standard input. With --format text
+only the answer goes to standard output; json prints one event per line. When the
+assistant proposes a graph edit, the proposal is kept in the thread and the command
+exits 3 (decide it later with 'nodius-ai approve' or 'reject'), unless --on-proposal
+says otherwise.`,
+		Example: `  nodius-ai ask --graph demo "what does fetch-api do?"
+  echo "which node handles errors?" | nodius-ai ask --graph demo --format json
+  nodius-ai ask --continue --graph demo "and what comes after it?"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			q, err := readQuestion(f.IO, args)
+			if err != nil {
+				return err
+			}
+			o.Question = q
+			return runAsk(cmd.Context(), f, *o)
+		},
+	}
+	addThreadFlags(cmd, o)
+	addOutputFlags(cmd, o)
+	return cmd
+}
+
+// readQuestion takes the question from the arguments, else from stdin (not a terminal).
+func readQuestion(ios *IOStreams, args []string) (string, error) {
+	q := strings.TrimSpace(strings.Join(args, " "))
+	if q == "" && !ios.InTTY {
+		b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
+		if err != nil {
+			return "", fmt.Errorf("reading the question from stdin: %w", err)
+		}
+		q = strings.TrimSpace(string(b))
+	}
+	if q == "" {
+		return "", usageError("no question: pass it as arguments or on standard input")
+	}
+	return q, nil
+}
+
+// runAsk sends one question and prints the run (also used by chat without a terminal).
+func runAsk(ctx context.Context, f *Factory, o askOptions) error {
+	rt, err := f.Runtime(ctx)
+	if err != nil {
+		return err
+	}
+	graph, threadID, err := resolveThread(ctx, f, rt, o)
+	if err != nil {
+		return err
+	}
+	out := newPrinter(f.IO, o.Format)
+	res, err := rt.Agent.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
+	return finishRun(ctx, f, rt, out, o, res, err)
+}
+
+// resolveThread picks the graph and the thread to continue (--thread, --continue).
+func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (graph, threadID string, err error) {
+	graph = o.Graph
+	switch {
+	case o.Thread != "":
+		threadID, err = rt.Store.ResolveID(ctx, o.Thread)
+		if err != nil {
+			return "", "", err
+		}
+	case o.Continue:
+		if graph == "" {
+			graph = rt.DefaultGraph
+		}
+		th, err := rt.Store.Latest(ctx, graph)
+		if err != nil {
+			return "", "", err
+		}
+		threadID = th.ID
+	}
+	if graph == "" && threadID == "" {
+		graph = rt.DefaultGraph
+		if graph == "" {
+			return "", "", usageError("no graph given: pass --graph KEY")
+		}
+	}
+	return graph, threadID, nil
+}
+
+// finishRun applies --on-proposal, flushes the printer and maps the outcome to an
+// exit code: 0 answered, 3 proposal pending, 130 interrupted, 1/2 errors.
+func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o askOptions, res agent.Result, err error) error {
+	for i := 0; err == nil && res.Proposal != nil && o.OnProposal != "pending"; i++ {
+		if i >= 20 {
+			err = &convo.Error{Code: convo.CodeInternal, Message: "stopped after 20 proposals in one run"}
+			break
+		}
+		d := convo.Decision{Approved: o.OnProposal == "approve"}
+		out.Decided(res.Proposal, d)
+		res, err = rt.Agent.Resume(ctx, res.ThreadID, d, out.Emit)
+	}
+	out.Close()
+	if err != nil {
+		if ce, ok := convo.AsError(err); ok && ce.Code == convo.CodeInterrupted {
+			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: interrupted — the partial answer is kept in thread "+res.ThreadID)
+			return &ExitError{Code: ExitInterrupted}
+		}
+		if errors.Is(ctx.Err(), context.Canceled) {
+			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: interrupted")
+			return &ExitError{Code: ExitInterrupted}
+		}
+		return err
+	}
+	if res.Proposal != nil {
+		out.Pending(res.Proposal, res.ThreadID)
+		return &ExitError{Code: ExitProposal}
+	}
+	return nil
+}
+
+// newApproveCmd builds approve (approve=true) or reject.
+func newApproveCmd(f *Factory, approve bool) *cobra.Command {
+	o := &askOptions{}
+	var feedback string
+	verb, short := "reject", "Reject the pending proposal of a thread and continue the conversation"
+	if approve {
+		verb, short = "approve", "Approve (apply) the pending proposal of a thread and continue the conversation"
+	}
+	cmd := &cobra.Command{
+		Use:     verb + " THREAD",
+		Short:   short,
+		Args:    cobra.ExactArgs(1),
+		Example: fmt.Sprintf("  nodius-ai %s ai_1732270000000_1 --feedback \"use the sheet data-processing\"", verb),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			rt, err := f.Runtime(ctx)
+			if err != nil {
+				return err
+			}
+			id, err := rt.Store.ResolveID(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			out := newPrinter(f.IO, o.Format)
+			res, err := rt.Agent.Resume(ctx, id, convo.Decision{Approved: approve, Feedback: feedback}, out.Emit)
+			return finishRun(ctx, f, rt, out, *o, res, err)
+		},
+	}
+	cmd.Flags().StringVar(&feedback, "feedback", "", "a word for the assistant with your decision")
+	addOutputFlags(cmd, o)
+	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"log/slog"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -24,6 +25,9 @@ type Factory struct {
 	srcOnce sync.Once
 	src     datasource.Source
 	srcErr  error
+
+	rt     *Runtime
+	logger *slog.Logger
 
 	closers []io.Closer
 }

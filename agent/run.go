@@ -1,0 +1,473 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/llm"
+	"github.com/nodius/nodius-ai/agent/tools"
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// streamSaveEvery bounds how often partial assistant text is written while streaming:
+// a crash loses at most this much of the answer in flight.
+const streamSaveEvery = 250 * time.Millisecond
+
+// run is the state of one Send or Resume: the thread, its history as sent to the
+// model, and what the run has produced so far.
+type run struct {
+	a       *Agent
+	ctx     context.Context
+	th      convo.Thread
+	emit    func(convo.Event)
+	history []convo.Message
+	result  Result
+}
+
+// fail reports err as an error event and returns it.
+func (r *run) fail(err error) (Result, error) {
+	ce := classify(r.ctx, err)
+	r.a.log.Warn("run failed", "thread", r.th.ID, "code", string(ce.Code), "error", err.Error())
+	r.emit(convo.Event{Type: convo.EventError, Err: ce})
+	r.result.ThreadID = r.th.ID
+	return r.result, ce
+}
+
+// loadHistory reads the repaired history. With persistRepairs, the synthetic results
+// the store made up for tool calls left unanswered (a crash, a stop) are written, so
+// the thread stays valid for every provider from now on.
+func (r *run) loadHistory(persistRepairs bool) error {
+	h, err := r.a.opt.Store.History(r.ctx, r.th.ID)
+	if err != nil {
+		return err
+	}
+	if persistRepairs {
+		for i := range h {
+			m := &h[i]
+			if m.Role == convo.Tool && m.ID == 0 {
+				run := convo.ToolRun{ThreadID: r.th.ID, ToolCallID: m.ToolCallID, Name: m.Name, Status: convo.RunError,
+					Result: m.Content, Error: "interrupted", FinishedAt: r.a.opt.Now()}
+				if err := r.a.opt.Store.SaveToolResult(r.ctx, m, run); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	r.history = h
+	return nil
+}
+
+// append persists m (one transaction) and adds it to the history.
+func (r *run) append(m *convo.Message) error {
+	m.ThreadID = r.th.ID
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = r.a.opt.Now()
+	}
+	if err := r.a.opt.Store.SaveMessage(r.ctx, m); err != nil {
+		return err
+	}
+	r.history = append(r.history, *m)
+	return nil
+}
+
+// loop is the tool loop: stream a call; no tool calls ends the run; read tools run at
+// once; a proposal stops it. After MaxToolRounds rounds with tools, one last call is
+// made without tools so the model has to answer.
+func (r *run) loop() (Result, error) {
+	r.result.ThreadID = r.th.ID
+	defs := r.toolDefs()
+	for round := 0; ; round++ {
+		withTools := round < r.a.opt.MaxToolRounds && len(defs) > 0
+		var offered []convo.ToolDef
+		if withTools {
+			offered = defs
+		}
+		msg, err := r.call(offered)
+		if err != nil {
+			return r.fail(err)
+		}
+		if len(msg.ToolCalls) == 0 {
+			r.result.Text = msg.Content
+			r.emit(convo.Event{Type: convo.EventComplete, ThreadID: r.th.ID, Text: msg.Content})
+			return r.result, nil
+		}
+		stop, err := r.runToolCalls(msg.ToolCalls)
+		if err != nil || stop {
+			return r.result, err
+		}
+	}
+}
+
+// call streams one LLM call and commits the assistant message it produced.
+func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
+	if err := r.checkBudget(); err != nil {
+		return nil, err
+	}
+	msgs := fitHistory(r.history, r.a.opt.ContextWindow, tools)
+	req := llm.Request{Messages: msgs, Tools: tools, MaxTokens: r.a.opt.MaxTokens}
+	if lim := r.a.opt.Limits.MaxTokensPerCall; lim > 0 {
+		est := estimateMessages(msgs) + estimateTools(tools)
+		if est >= lim {
+			return nil, &convo.Error{Code: convo.CodeBudgetExceeded, Message: fmt.Sprintf(
+				"this call needs about %d prompt tokens, over the limit of %d tokens per call — raise max_tokens_per_call or start a new thread", est, lim)}
+		}
+		if rest := lim - est; req.MaxTokens == 0 || req.MaxTokens > rest {
+			req.MaxTokens = rest
+		}
+	}
+
+	r.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
+	partial := &convo.Message{ThreadID: r.th.ID, Role: convo.Assistant, Status: convo.Streaming, Model: r.a.opt.Provider.Model()}
+	var text strings.Builder
+	var saveErr error
+	lastSave := time.Time{}
+	streaming := false
+	onDelta := func(d llm.Delta) {
+		switch d.Kind {
+		case llm.DeltaText:
+			if !streaming {
+				streaming = true
+				r.emit(convo.Event{Type: convo.EventStatus, State: convo.StateStreaming})
+			}
+			text.WriteString(d.Text)
+			r.emit(convo.Event{Type: convo.EventToken, Text: d.Text})
+			if now := time.Now(); now.Sub(lastSave) >= streamSaveEvery && saveErr == nil {
+				lastSave = now
+				partial.Content = text.String()
+				if partial.CreatedAt.IsZero() {
+					partial.CreatedAt = r.a.opt.Now()
+				}
+				saveErr = r.a.opt.Store.SaveMessage(r.ctx, partial)
+			}
+		case llm.DeltaReasoning:
+			r.emit(convo.Event{Type: convo.EventReasoning, Text: d.Text})
+		}
+	}
+	start := time.Now()
+	reply, err := r.a.opt.Provider.Stream(r.ctx, req, onDelta)
+	r.a.log.Debug("llm call", "thread", r.th.ID, "provider", r.a.opt.Provider.Name(), "model", r.a.opt.Provider.Model(),
+		"ms", time.Since(start).Milliseconds(), "prompt_tokens", reply.Usage.PromptTokens,
+		"completion_tokens", reply.Usage.CompletionTokens, "tool_calls", len(reply.ToolCalls))
+	if err != nil {
+		// Keep what was shown; tool calls of a broken stream are dropped (incomplete).
+		if text.Len() > 0 || partial.ID != 0 {
+			partial.Content = text.String()
+			partial.Reasoning = reply.Reasoning
+			partial.Status = convo.Interrupted
+			if partial.CreatedAt.IsZero() {
+				partial.CreatedAt = r.a.opt.Now()
+			}
+			// The run's context may be cancelled: the partial answer is still saved.
+			if serr := r.a.opt.Store.SaveMessage(context.WithoutCancel(r.ctx), partial); serr == nil {
+				r.history = append(r.history, *partial)
+			}
+		}
+		return nil, err
+	}
+	if saveErr != nil {
+		return nil, fmt.Errorf("saving the streamed answer: %w", saveErr)
+	}
+
+	usage := reply.Usage
+	usage.CostUSD = r.a.opt.Pricing.Cost(usage)
+	r.emit(convo.Event{Type: convo.EventUsage, Usage: usage})
+	r.result.Usage = r.result.Usage.Add(usage)
+	r.th.Usage = r.th.Usage.Add(usage)
+
+	partial.Content = reply.Content
+	if partial.Content == "" {
+		partial.Content = text.String()
+	}
+	partial.Reasoning = reply.Reasoning
+	partial.ToolCalls = nil
+	if len(tools) > 0 {
+		partial.ToolCalls = uniqueCallIDs(reply.ToolCalls)
+	}
+	partial.Status = convo.Complete
+	partial.Usage = usage
+	if reply.Model != "" {
+		partial.Model = reply.Model
+	}
+	if partial.CreatedAt.IsZero() {
+		partial.CreatedAt = r.a.opt.Now()
+	}
+	if err := r.a.opt.Store.SaveMessage(r.ctx, partial); err != nil {
+		return nil, err
+	}
+	r.history = append(r.history, *partial)
+	return partial, nil
+}
+
+// uniqueCallIDs gives every call an id, unique within the message: providers
+// that omit ids (or repeat them) would otherwise make results ambiguous.
+func uniqueCallIDs(calls []convo.ToolCall) []convo.ToolCall {
+	seen := map[string]bool{}
+	out := make([]convo.ToolCall, len(calls))
+	for i, c := range calls {
+		if c.ID == "" || seen[c.ID] {
+			c.ID = fmt.Sprintf("call_%d_%d", time.Now().UnixNano(), i)
+		}
+		seen[c.ID] = true
+		out[i] = c
+	}
+	return out
+}
+
+// checkBudget stops a run whose thread is over its token or cost limits.
+func (r *run) checkBudget() error {
+	lim := r.a.opt.Limits
+	u := r.th.Usage
+	if lim.MaxTokensPerThread > 0 && u.Total() >= lim.MaxTokensPerThread {
+		return &convo.Error{Code: convo.CodeBudgetExceeded, Message: fmt.Sprintf(
+			"this thread used %d tokens, at its limit of %d — start a new thread or raise max_tokens_per_thread", u.Total(), lim.MaxTokensPerThread)}
+	}
+	if lim.MaxCostUSD > 0 && u.CostUSD >= lim.MaxCostUSD {
+		return &convo.Error{Code: convo.CodeBudgetExceeded, Message: fmt.Sprintf(
+			"this thread cost $%.4f, at its limit of $%.4f — start a new thread or raise max_cost_usd", u.CostUSD, lim.MaxCostUSD)}
+	}
+	return nil
+}
+
+// toolDefs are the tools offered: read tools always; write tools for editors and
+// admins, except the action types whose policy is deny.
+func (r *run) toolDefs() []convo.ToolDef {
+	return tools.ToolDefs(r.a.opt.Role, r.allowed)
+}
+
+func (r *run) allowed(t datasource.ActionType) bool {
+	return r.a.opt.Policy[t] != config.PolicyDeny
+}
+
+// runToolCalls handles the calls of one assistant message in order. It returns
+// stop=true when a proposal now waits for a decision.
+func (r *run) runToolCalls(calls []convo.ToolCall) (stop bool, err error) {
+	exec := tools.NewExecutor(r.a.opt.Source, r.th.GraphKey)
+	for _, tc := range calls {
+		if err := r.ctx.Err(); err != nil {
+			_, ferr := r.fail(err)
+			return true, ferr
+		}
+		if tools.IsWriteTool(tc.Name) {
+			stop, err := r.propose(tc)
+			if err != nil {
+				_, ferr := r.fail(err)
+				return true, ferr
+			}
+			if stop {
+				return true, nil
+			}
+			continue
+		}
+		r.emit(convo.Event{Type: convo.EventStatus, State: convo.StateTool})
+		r.emit(convo.Event{Type: convo.EventToolStart, ToolCall: tc})
+		started := time.Now()
+		result, terr := exec.Run(r.ctx, tc.Name, tc.Arguments)
+		if err := r.toolResult(tc, result, terr, started); err != nil {
+			_, ferr := r.fail(err)
+			return true, ferr
+		}
+	}
+	return false, nil
+}
+
+// toolResult commits and emits the result of one tool call. A tool error is a
+// result the model can correct, not a failure of the run.
+func (r *run) toolResult(tc convo.ToolCall, result string, terr error, started time.Time) error {
+	run := convo.ToolRun{ThreadID: r.th.ID, ToolCallID: tc.ID, Name: tc.Name, Arguments: tc.Arguments,
+		Status: convo.RunCompleted, Result: result, StartedAt: started, FinishedAt: time.Now()}
+	errText := ""
+	if terr != nil {
+		errText = terr.Error()
+		result = errorResult(errText)
+		run.Status, run.Result, run.Error = convo.RunError, result, errText
+		r.a.log.Warn("tool error", "thread", r.th.ID, "tool", tc.Name, "error", errText, "args", truncate(tc.Arguments, 500))
+	}
+	m := &convo.Message{ThreadID: r.th.ID, Role: convo.Tool, ToolCallID: tc.ID, Name: tc.Name, Content: result,
+		Status: convo.Complete, CreatedAt: r.a.opt.Now()}
+	if err := r.a.opt.Store.SaveToolResult(r.ctx, m, run); err != nil {
+		return err
+	}
+	r.history = append(r.history, *m)
+	r.emit(convo.Event{Type: convo.EventToolResult, ToolCall: tc, Result: result, ToolErr: errText, Duration: run.FinishedAt.Sub(started)})
+	return nil
+}
+
+func errorResult(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// propose validates a propose_* call. An invalid one is an error result the model
+// can correct; an auto-approved one is applied at once; otherwise it becomes the
+// thread's pending proposal and the run stops.
+func (r *run) propose(tc convo.ToolCall) (stop bool, err error) {
+	started := time.Now()
+	if r.a.opt.Role == "viewer" {
+		return false, r.toolResult(tc, "", fmt.Errorf("%s is not available: the user's role is viewer (read-only)", tc.Name), started)
+	}
+	action, reason, perr := tools.ParseProposal(r.ctx, r.a.opt.Source, r.th.GraphKey, tc.Name, tc.Arguments)
+	if perr == nil && !r.allowedAll(action) {
+		perr = fmt.Errorf("%s is not allowed by the approval policy", action.Type)
+	}
+	if perr != nil {
+		r.emit(convo.Event{Type: convo.EventToolStart, ToolCall: tc})
+		return false, r.toolResult(tc, "", perr, started)
+	}
+	p := convo.Proposal{ID: tc.ID, ThreadID: r.th.ID, ToolCallID: tc.ID, Tool: tc.Name, Action: action,
+		Reason: reason, Decision: convo.Pending, CreatedAt: r.a.opt.Now()}
+	if r.autoApproved(action) {
+		r.emit(convo.Event{Type: convo.EventToolStart, ToolCall: tc})
+		if err := r.a.opt.Store.SaveProposal(r.ctx, p); err != nil {
+			return false, err
+		}
+		return false, r.decide(&p, convo.Decision{Approved: true, Feedback: "auto-approved by policy"})
+	}
+	if err := r.a.opt.Store.SaveProposal(r.ctx, p); err != nil {
+		return false, err
+	}
+	r.a.log.Info("proposal", "thread", r.th.ID, "tool", tc.Name, "action", string(action.Type))
+	r.result.Proposal = &p
+	r.emit(convo.Event{Type: convo.EventProposal, Proposal: &p})
+	return true, nil
+}
+
+// decide applies (or not) a proposal, records the decision with the tool result that
+// tells the model, and drops the retrieval cache of a changed graph.
+func (r *run) decide(p *convo.Proposal, d convo.Decision) error {
+	tc := convo.ToolCall{ID: p.ToolCallID, Name: p.Tool}
+	started := time.Now()
+	p.Feedback = d.Feedback
+	p.DecidedAt = r.a.opt.Now()
+	out := map[string]any{}
+	errText := ""
+	if d.Approved {
+		p.Decision = convo.Approved
+		res, err := datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, p.Action)
+		if err != nil {
+			errText = "approved, but applying it failed: " + err.Error()
+			out["status"] = "error"
+			out["message"] = errText
+			res = datasource.ApplyResult{Applied: false}
+		} else {
+			out["status"] = "approved"
+			out["message"] = "The user approved the action and it was applied."
+			out["created"] = res.Created
+			if res.Note != "" {
+				out["note"] = res.Note
+			}
+		}
+		p.Result = &res
+		r.a.opt.Retriever.Invalidate(r.th.GraphKey)
+	} else {
+		p.Decision = convo.Rejected
+		out["status"] = "rejected"
+		out["message"] = "The user rejected the action; it was not applied."
+	}
+	if d.Feedback != "" {
+		out["feedback"] = d.Feedback
+	}
+	content, _ := json.Marshal(out)
+	m := &convo.Message{ThreadID: r.th.ID, Role: convo.Tool, ToolCallID: p.ToolCallID, Name: p.Tool,
+		Content: string(content), Status: convo.Complete, CreatedAt: r.a.opt.Now()}
+	if err := r.a.opt.Store.DecideProposal(r.ctx, *p, m); err != nil {
+		return err
+	}
+	r.history = append(r.history, *m)
+	r.emit(convo.Event{Type: convo.EventToolResult, ToolCall: tc, Result: string(content), ToolErr: errText, Duration: time.Since(started)})
+	return nil
+}
+
+// dropPendingBatchResults removes the synthetic results the store added for the
+// pending call and the calls after it in the same assistant message, and returns
+// those later calls: they are processed once the decision is recorded.
+func (r *run) dropPendingBatchResults(pendingID string) []convo.ToolCall {
+	var batch []convo.ToolCall
+	for _, m := range r.history {
+		if m.Role == convo.Assistant && slices.ContainsFunc(m.ToolCalls, func(c convo.ToolCall) bool { return c.ID == pendingID }) {
+			batch = m.ToolCalls
+		}
+	}
+	answered := map[string]bool{}
+	kept := r.history[:0]
+	for _, m := range r.history {
+		if m.Role == convo.Tool && m.ID == 0 {
+			continue // synthetic: not a real answer
+		}
+		if m.Role == convo.Tool {
+			answered[m.ToolCallID] = true
+		}
+		kept = append(kept, m)
+	}
+	r.history = kept
+	var remaining []convo.ToolCall
+	after := false
+	for _, c := range batch {
+		if c.ID == pendingID {
+			after = true
+			continue
+		}
+		if after && !answered[c.ID] {
+			remaining = append(remaining, c)
+		}
+	}
+	return remaining
+}
+
+// actionTypes lists the types an action carries (a batch's steps, recursively).
+func actionTypes(a datasource.Action) []datasource.ActionType {
+	if a.Type != datasource.BatchAction || a.Batch == nil {
+		return []datasource.ActionType{a.Type}
+	}
+	var ts []datasource.ActionType
+	for _, s := range a.Batch.Actions {
+		ts = append(ts, actionTypes(s)...)
+	}
+	return ts
+}
+
+func (r *run) allowedAll(a datasource.Action) bool {
+	for _, t := range actionTypes(a) {
+		if !r.allowed(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// autoApproved: every type in the action is auto, by policy or by a "yes for this
+// thread" answer.
+func (r *run) autoApproved(a datasource.Action) bool {
+	for _, t := range actionTypes(a) {
+		if r.a.opt.Policy[t] != config.PolicyAuto && !slices.Contains(r.th.AutoApprove, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// autoApprove records "yes to this kind for this thread".
+func (r *run) autoApprove(a datasource.Action) error {
+	for _, t := range actionTypes(a) {
+		if !slices.Contains(r.th.AutoApprove, t) {
+			r.th.AutoApprove = append(r.th.AutoApprove, t)
+		}
+	}
+	types := make([]string, len(r.th.AutoApprove))
+	for i, t := range r.th.AutoApprove {
+		types[i] = string(t)
+	}
+	return r.a.opt.Store.SetAutoApprove(r.ctx, r.th.ID, types)
+}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"charm.land/glamour/v2"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/termtext"
+)
+
+// printer is the pipe consumer of the agent's events: text (the raw answer as it
+// streams), markdown (rendered block by block on a terminal) or json (one NDJSON event
+// per line, written as it happens). Tool activity goes to stderr, and only when stderr
+// is a terminal, so stdout carries nothing but the answer in text mode.
+type printer struct {
+	ios    *IOStreams
+	format string
+
+	// text/markdown state
+	answer  strings.Builder // current assistant message
+	pending strings.Builder // markdown not yet rendered
+	strip   *stripStream
+	md      *glamour.TermRenderer
+	enc     *json.Encoder
+	wrote   bool // something of the current answer reached stdout
+	lastNL  bool
+}
+
+func newPrinter(ios *IOStreams, format string) *printer {
+	p := &printer{ios: ios, format: format, lastNL: true}
+	if ios.OutTTY {
+		p.strip = &stripStream{}
+	}
+	switch format {
+	case "json":
+		p.enc = json.NewEncoder(ios.Out)
+		p.enc.SetEscapeHTML(false)
+	case "markdown":
+		if ios.OutTTY {
+			style := "dark"
+			if !ios.ColorEnabled() {
+				style = "notty"
+			}
+			if r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(100)); err == nil {
+				p.md = r
+			}
+		}
+	}
+	return p
+}
+
+// Emit consumes one event.
+func (p *printer) Emit(e convo.Event) {
+	if p.enc != nil {
+		if e.Public() {
+			_ = p.enc.Encode(e) // one line, written at once
+		}
+		return
+	}
+	switch e.Type {
+	case convo.EventToken:
+		p.token(e.Text)
+	case convo.EventToolStart:
+		p.endAnswer()
+		p.status("● %s %s", e.ToolCall.Name, oneLineArgs(e.ToolCall.Arguments))
+	case convo.EventToolResult:
+		if e.ToolErr != "" {
+			p.status("× %s %s", e.ToolCall.Name, e.ToolErr)
+		} else {
+			p.status("✓ %s %d ms", e.ToolCall.Name, e.Duration.Milliseconds())
+		}
+	case convo.EventComplete, convo.EventProposal, convo.EventError:
+		p.endAnswer()
+	}
+}
+
+func (p *printer) token(s string) {
+	if p.strip != nil {
+		s = p.strip.Write(s)
+	}
+	if s == "" {
+		return
+	}
+	if p.md != nil {
+		p.pending.WriteString(s)
+		if block, rest, ok := splitStableMarkdown(p.pending.String()); ok {
+			p.renderMarkdown(block)
+			p.pending.Reset()
+			p.pending.WriteString(rest)
+		}
+		return
+	}
+	io.WriteString(p.ios.Out, s)
+	p.wrote = true
+	p.lastNL = strings.HasSuffix(s, "\n")
+}
+
+// endAnswer flushes the current message: the rest of the markdown, or a final newline.
+func (p *printer) endAnswer() {
+	if p.md != nil && p.pending.Len() > 0 {
+		p.renderMarkdown(p.pending.String())
+		p.pending.Reset()
+	}
+	if p.wrote && !p.lastNL {
+		io.WriteString(p.ios.Out, "\n")
+	}
+	p.wrote, p.lastNL = false, true
+}
+
+func (p *printer) renderMarkdown(block string) {
+	out, err := p.md.Render(block)
+	if err != nil {
+		out = block
+	}
+	io.WriteString(p.ios.Out, out)
+	p.wrote = true
+	p.lastNL = strings.HasSuffix(out, "\n")
+}
+
+// status writes a line about tool activity to stderr when it is a terminal.
+func (p *printer) status(format string, args ...any) {
+	if !p.ios.ErrTTY {
+		return
+	}
+	line := termtext.Strip(fmt.Sprintf(format, args...))
+	fmt.Fprintln(p.ios.ErrOut, line)
+}
+
+// Decided notes an automatic decision (--on-proposal approve|reject) on stderr.
+func (p *printer) Decided(pr *convo.Proposal, d convo.Decision) {
+	if p.enc != nil {
+		return
+	}
+	verb := "rejected"
+	if d.Approved {
+		verb = "approved"
+	}
+	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s (%s)\n", verb, pr.Tool, termtext.Strip(pr.Reason))
+}
+
+// Pending tells a person how to decide the proposal the run stopped at.
+func (p *printer) Pending(pr *convo.Proposal, threadID string) {
+	if p.enc != nil {
+		return // the proposal event says it all
+	}
+	w := p.ios.ErrOut
+	if p.format == "markdown" {
+		w = p.ios.Out
+	}
+	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", pr.Tool, termtext.Strip(describeAction(pr)))
+	if pr.Reason != "" {
+		fmt.Fprintf(w, "Reason: %s\n", termtext.Strip(pr.Reason))
+	}
+	fmt.Fprintf(w, "Decide with: nodius-ai approve %s   or   nodius-ai reject %s [--feedback TEXT]\n", threadID, threadID)
+}
+
+// Close ends the output.
+func (p *printer) Close() { p.endAnswer() }
+
+// oneLineArgs shows tool arguments as key=value pairs on one line.
+func oneLineArgs(args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return truncateRunes(args, 80)
+	}
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		v, _ := json.Marshal(m[k])
+		s := string(v)
+		if str, ok := m[k].(string); ok {
+			s = str
+		}
+		parts = append(parts, k+"="+truncateRunes(s, 40))
+	}
+	return strings.Join(parts, " ")
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// splitStableMarkdown cuts text after its last blank line outside a code fence: the
+// part before can be rendered for good, the rest may still change.
+func splitStableMarkdown(s string) (stable, rest string, ok bool) {
+	inFence := false
+	cut := -1
+	pos := 0
+	for _, line := range strings.SplitAfter(s, "\n") {
+		pos += len(line)
+		if !strings.HasSuffix(line, "\n") {
+			break // unfinished last line
+		}
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+			continue
+		}
+		if t == "" && !inFence {
+			cut = pos
+		}
+	}
+	if cut <= 0 {
+		return "", s, false
+	}
+	return s[:cut], s[cut:], true
+}
+
+// describeAction is a one-line summary of a proposed action.
+func describeAction(p *convo.Proposal) string {
+	b, err := json.Marshal(p.Action)
+	if err != nil {
+		return string(p.Action.Type)
+	}
+	return truncateRunes(string(b), 300)
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
