@@ -1,0 +1,839 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// Write tool names.
+const (
+	ProposeCreateNode = "propose_create_node"
+	ProposeUpdateNode = "propose_update_node"
+	ProposeMoveNode   = "propose_move_node"
+	ProposeDeleteNode = "propose_delete_node"
+	ProposeCreateEdge = "propose_create_edge"
+	ProposeDeleteEdge = "propose_delete_edge"
+	ProposeBatch      = "propose_batch"
+)
+
+// Limits on what a proposal may carry. They bound what a person is asked to review and
+// what a misbehaving model can make the client hold.
+const (
+	MaxBatchSteps = 50
+	MaxReasonLen  = 2000
+	MaxProcessLen = 100_000
+	MaxKeyLen     = 64
+	MaxCoordinate = 1_000_000
+)
+
+// keyPattern is what a node key given by the model must look like: Nodius local keys
+// are short identifiers, and a key lands in composite storage keys ({graph}-{key}).
+var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+var reasonParam = param{name: "reason", kind: kString, required: true, maxLen: MaxReasonLen,
+	desc: "Why this change is proposed, in one or two sentences in the user's language. The user reads it before approving or rejecting."}
+
+// handlesSchema is the JSON schema of a node's handles.
+func handlesSchema() map[string]any {
+	pointSchema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"id":     map[string]any{"type": "string", "minLength": 1, "description": "Point id, unique per direction on the node (\"0\", \"1\", ...). Edges name handles by this id."},
+			"type":   map[string]any{"type": "string", "enum": []string{"in", "out"}, "description": "in: edges arrive here; out: edges leave from here."},
+			"accept": map[string]any{"type": "string", "description": "Accepted data type, \"any\" by default."},
+		},
+		"required":             []string{"id", "type"},
+		"additionalProperties": false,
+	}
+	groupSchema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"position": map[string]any{"type": "string", "description": "Layout of the points on the side, \"separate\" by default."},
+			"point":    map[string]any{"type": "array", "items": pointSchema},
+		},
+		"required":             []string{"point"},
+		"additionalProperties": false,
+	}
+	props := map[string]any{}
+	for _, s := range sides {
+		props[s] = groupSchema
+	}
+	return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+}
+
+// writeSpecs is the table of write tools, keyed by the action type each proposes.
+// Every write tool is strict: an argument the schema does not name is rejected, so a
+// hallucinated field never slips into a change a person approves.
+func writeSpecs() []writeSpec {
+	nodeKey := func(desc string) param { return param{name: "nodeKey", kind: kString, required: true, desc: desc} }
+	pos := func(name, desc string) param {
+		return param{name: name, kind: kNumber, required: true, hasRange: true, min: -MaxCoordinate, max: MaxCoordinate, desc: desc}
+	}
+	return []writeSpec{
+		{action: datasource.CreateNodeAction, spec: spec{name: ProposeCreateNode, strict: true,
+			desc: "Propose to add a node to the graph. Nothing changes until the user approves. Use an existing type (list_available_node_types). When the same proposal must also connect the node, use propose_batch and give the node a nodeKey.",
+			params: []param{
+				{name: "nodeKey", kind: kString, maxLen: MaxKeyLen, desc: "Key for the new node (letters, digits, - _ .), unique in the graph. Optional: one is generated when omitted; give one to refer to the node in later steps of a batch."},
+				{name: "typeKey", kind: kString, required: true, desc: "Node type: a built-in (starter, return, html, entryType) or a custom type of the workspace."},
+				{name: "sheet", kind: kString, required: true, desc: "Sheet id (e.g. \"0\") the node goes on."},
+				pos("posX", "Horizontal position on the canvas."),
+				pos("posY", "Vertical position on the canvas."),
+				{name: "process", kind: kString, maxLen: MaxProcessLen, desc: "JavaScript code run by the node; it reads its inputs from `incoming`. Optional."},
+				{name: "handles", kind: kHandles, schema: handlesSchema(), desc: "Connection points by side (L, R, T, B). Optional: the type's default handles are used when omitted."},
+				{name: "data", kind: kObject, desc: "The node's data (free JSON object). Optional."},
+				reasonParam,
+			}}},
+		{action: datasource.UpdateNodeAction, spec: spec{name: ProposeUpdateNode, strict: true,
+			desc: "Propose to change fields of an existing node: its code, type, data, one data entry, or its handles. Nothing changes until the user approves. Read the node first (read_node_detail). To move a node use propose_move_node.",
+			params: []param{
+				nodeKey("Key of the node to change."),
+				{name: "changes", kind: kChanges, schema: map[string]any{"type": "object", "minProperties": 1, "additionalProperties": true},
+					desc: "New values by field path: \"process\" (string, the full new code), \"type\" (string), \"data\" (the whole data object), \"data.<key>\" or \"data.<key>.<key>\" (any JSON value, one entry of data), \"handles\" (same shape as in propose_create_node)."},
+				reasonParam,
+			}}},
+		{action: datasource.MoveNodeAction, spec: spec{name: ProposeMoveNode, strict: true,
+			desc:   "Propose to move a node on the canvas. Nothing changes until the user approves.",
+			params: []param{nodeKey("Key of the node to move."), pos("posX", "New horizontal position."), pos("posY", "New vertical position."), reasonParam}}},
+		{action: datasource.DeleteNodeAction, spec: spec{name: ProposeDeleteNode, strict: true,
+			desc:   "Propose to delete a node; its edges are deleted with it (the user sees which). Nothing changes until the user approves.",
+			params: []param{nodeKey("Key of the node to delete."), reasonParam}}},
+		{action: datasource.CreateEdgeAction, spec: spec{name: ProposeCreateEdge, strict: true,
+			desc: "Propose to connect two nodes of the same sheet: from an output point of the source to an input point of the target. Handles are point ids (see read_node_detail: \"R:0:out\" is point \"0\", an output). Nothing changes until the user approves.",
+			params: []param{
+				{name: "sourceKey", kind: kString, required: true, desc: "Key of the node the edge leaves from."},
+				{name: "sourceHandle", kind: kString, required: true, desc: "Id of an output (out) point of the source node, e.g. \"0\"."},
+				{name: "targetKey", kind: kString, required: true, desc: "Key of the node the edge goes to."},
+				{name: "targetHandle", kind: kString, required: true, desc: "Id of an input (in) point of the target node, e.g. \"0\"."},
+				{name: "sheet", kind: kString, desc: "Sheet id of the two nodes. Optional: the nodes' sheet by default."},
+				{name: "label", kind: kString, maxLen: 200, desc: "Label shown on the edge, e.g. \"success\" or \"error\". Optional."},
+				reasonParam,
+			}}},
+		{action: datasource.DeleteEdgeAction, spec: spec{name: ProposeDeleteEdge, strict: true,
+			desc:   "Propose to delete one edge, by its key (list_node_edges gives edge keys). Nothing changes until the user approves.",
+			params: []param{{name: "edgeKey", kind: kString, required: true, desc: "Key of the edge to delete."}, reasonParam}}},
+	}
+}
+
+// writeSpec ties a write tool to its action type.
+type writeSpec struct {
+	action datasource.ActionType
+	spec   spec
+}
+
+func batchSpec(types []string) spec {
+	step := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"type":    map[string]any{"type": "string", "enum": types, "description": "The kind of step."},
+			"payload": map[string]any{"type": "object", "description": "The arguments of the matching propose_<type> tool, without reason."},
+		},
+		"required":             []string{"type", "payload"},
+		"additionalProperties": false,
+	}
+	return spec{name: ProposeBatch, strict: true,
+		desc: "Propose several changes applied in order as one change the user approves or rejects at once, e.g. add a node and connect it. Each step is {\"type\": \"create_node\", \"payload\": {...}} where payload holds the arguments of propose_create_node (without reason); likewise update_node, move_node, delete_node, create_edge, delete_edge. A node created in an earlier step can be used by later steps through the nodeKey it was given.",
+		params: []param{
+			{name: "actions", kind: kActions, schema: map[string]any{"type": "array", "minItems": 1, "maxItems": MaxBatchSteps, "items": step},
+				desc: fmt.Sprintf("The steps, in order (1 to %d).", MaxBatchSteps)},
+			reasonParam,
+		}}
+}
+
+// WriteToolDefs is the write tools whose action type allowed accepts (nil allows all);
+// propose_batch is offered when any step type is allowed, and lists only those.
+func WriteToolDefs(allowed func(datasource.ActionType) bool) []convo.ToolDef {
+	var out []convo.ToolDef
+	var types []string
+	for _, ws := range writeSpecs() {
+		if allowed != nil && !allowed(ws.action) {
+			continue
+		}
+		out = append(out, ws.spec.def().convo())
+		types = append(types, string(ws.action))
+	}
+	if len(types) > 0 && (allowed == nil || allowed(datasource.BatchAction)) {
+		out = append(out, batchSpec(types).def().convo())
+	}
+	return out
+}
+
+func writeSpecByName(name string) (writeSpec, bool) {
+	for _, ws := range writeSpecs() {
+		if ws.spec.name == name {
+			return ws, true
+		}
+	}
+	return writeSpec{}, false
+}
+
+func writeSpecByAction(t datasource.ActionType) (writeSpec, bool) {
+	for _, ws := range writeSpecs() {
+		if ws.action == t {
+			return ws, true
+		}
+	}
+	return writeSpec{}, false
+}
+
+func writeNames() string {
+	var n []string
+	for _, ws := range writeSpecs() {
+		n = append(n, ws.spec.name)
+	}
+	return joinComma(append(n, ProposeBatch))
+}
+
+// ParseProposal validates a write tool call strictly — arguments against the schema
+// (unknown ones rejected), then against the graph (nodes, types, sheets, handles,
+// edges) — and returns the action it proposes with the model's reason. The action
+// carries what the person approving needs to see: the edges a deleted node takes with
+// it, the old values of updated fields, the edge a delete_edge removes. A create_node
+// without handles gets its type's default handles. An *Error is a mistake the model
+// can correct; other errors come from the source.
+func ParseProposal(ctx context.Context, src datasource.Source, graphKey, name, argsJSON string) (datasource.Action, string, error) {
+	var ws writeSpec
+	isBatch := name == ProposeBatch
+	if !isBatch {
+		var ok bool
+		if ws, ok = writeSpecByName(name); !ok {
+			return datasource.Action{}, "", &Error{Tool: name, Code: CodeUnknownTool,
+				Msg: fmt.Sprintf("unknown write tool %q; the write tools are: %s", name, writeNames())}
+		}
+	}
+	sp := ws.spec
+	if isBatch {
+		sp = batchSpec(nil)
+	}
+	a, err := parseArgs(name, argsJSON, sp.params, true)
+	if err != nil {
+		return datasource.Action{}, "", err
+	}
+	reason := strings.TrimSpace(a.str("reason"))
+	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
+	if err != nil {
+		return datasource.Action{}, "", fmt.Errorf("%s: reading graph %q: %w", name, graphKey, err)
+	}
+	st := newState(snap)
+	var act datasource.Action
+	if isBatch {
+		act, err = st.batch(name, a.raw("actions"))
+	} else {
+		act, err = st.step(name, ws.action, a.m, false)
+	}
+	if err != nil {
+		return datasource.Action{}, "", err
+	}
+	return act, reason, nil
+}
+
+// state is the graph as it would be after the steps validated so far: later steps
+// of a batch are checked against it, so they may use a node created earlier and
+// cannot use one deleted earlier.
+type state struct {
+	g       datasource.Graph
+	nodes   map[string]datasource.Node
+	edges   []datasource.Edge
+	cfgs    []datasource.NodeConfig
+	sheets  map[string]bool
+	created map[string]bool
+}
+
+func newState(s datasource.Snapshot) *state {
+	st := &state{g: s.Graph, nodes: map[string]datasource.Node{}, edges: append([]datasource.Edge(nil), s.Edges...),
+		cfgs: s.Configs, sheets: map[string]bool{}, created: map[string]bool{}}
+	for id := range s.Graph.Sheets {
+		st.sheets[id] = true
+	}
+	for _, n := range s.Nodes {
+		st.nodes[n.Key] = n
+		if len(s.Graph.Sheets) == 0 {
+			st.sheets[n.Sheet] = true
+		}
+	}
+	if len(st.sheets) == 0 {
+		st.sheets["0"] = true
+	}
+	return st
+}
+
+func (st *state) batch(tool string, raw json.RawMessage) (datasource.Action, error) {
+	var steps []json.RawMessage
+	if err := json.Unmarshal(raw, &steps); err != nil {
+		return datasource.Action{}, argErr(tool, "argument \"actions\" must be an array of steps: %v", err)
+	}
+	if len(steps) == 0 {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: "the batch has no step; give at least one in \"actions\""}
+	}
+	if len(steps) > MaxBatchSteps {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+			Msg: fmt.Sprintf("the batch has %d steps, at most %d are allowed; split the change", len(steps), MaxBatchSteps)}
+	}
+	var types []string
+	for _, ws := range writeSpecs() {
+		types = append(types, string(ws.action))
+	}
+	stepParams := []param{
+		{name: "type", kind: kString, required: true, enum: types},
+		{name: "payload", kind: kObject, required: true},
+	}
+	out := make([]datasource.Action, 0, len(steps))
+	for i, s := range steps {
+		where := fmt.Sprintf("actions[%d].", i)
+		m, err := decodeObject(s)
+		if err != nil || firstByte(s) != '{' {
+			return datasource.Action{}, argErr(tool, "step %d must be an object {\"type\": ..., \"payload\": {...}}, got %s", i+1, describeJSON(s))
+		}
+		if t := stepType(m); t == string(datasource.BatchAction) {
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+				Msg: fmt.Sprintf("step %d is a batch: batches cannot be nested, list its steps directly in \"actions\"", i+1)}
+		}
+		if err := checkFields(tool, where, m, stepParams, true); err != nil {
+			return datasource.Action{}, err
+		}
+		t := datasource.ActionType(stepType(m))
+		pm, _ := decodeObject(m["payload"])
+		act, err := st.step(tool, t, pm, true)
+		if err != nil {
+			var te *Error
+			if errors.As(err, &te) {
+				te.Msg = fmt.Sprintf("step %d (%s): %s", i+1, t, te.Msg)
+			}
+			return datasource.Action{}, err
+		}
+		out = append(out, act)
+	}
+	return datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: out}}, nil
+}
+
+func stepType(m map[string]json.RawMessage) string {
+	var t string
+	_ = json.Unmarshal(m["type"], &t)
+	return t
+}
+
+// step validates one action's fields (m, without reason) and applies it to the state.
+func (st *state) step(tool string, t datasource.ActionType, m map[string]json.RawMessage, inBatch bool) (datasource.Action, error) {
+	ws, ok := writeSpecByAction(t)
+	if !ok {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("unknown action type %q", t)}
+	}
+	params := ws.spec.params
+	if inBatch {
+		params = params[:len(params)-1] // every write spec ends with reason
+		if _, ok := m["reason"]; ok {
+			return datasource.Action{}, argErr(tool, "a batch step takes no \"reason\": give one reason for the whole batch")
+		}
+	}
+	where := ""
+	if inBatch {
+		where = "payload."
+	}
+	if err := checkFields(tool, where, m, params, true); err != nil {
+		return datasource.Action{}, err
+	}
+	a := args{tool: tool, m: m}
+	switch t {
+	case datasource.CreateNodeAction:
+		return st.createNode(tool, a, inBatch)
+	case datasource.UpdateNodeAction:
+		return st.updateNode(tool, a, inBatch)
+	case datasource.MoveNodeAction:
+		n, err := st.node(tool, a.str("nodeKey"), inBatch)
+		if err != nil {
+			return datasource.Action{}, err
+		}
+		p := &datasource.MoveNodePayload{NodeKey: n.Key, PosX: a.num("posX", 0), PosY: a.num("posY", 0)}
+		n.PosX, n.PosY = p.PosX, p.PosY
+		st.nodes[n.Key] = n
+		return datasource.Action{Type: t, MoveNode: p}, nil
+	case datasource.DeleteNodeAction:
+		n, err := st.node(tool, a.str("nodeKey"), inBatch)
+		if err != nil {
+			return datasource.Action{}, err
+		}
+		var removed, kept []datasource.Edge
+		for _, e := range st.edges {
+			if e.Source == n.Key || e.Target == n.Key {
+				removed = append(removed, e)
+			} else {
+				kept = append(kept, e)
+			}
+		}
+		st.edges = kept
+		delete(st.nodes, n.Key)
+		return datasource.Action{Type: t, DeleteNode: &datasource.DeleteNodePayload{NodeKey: n.Key, RemovedEdges: removed}}, nil
+	case datasource.CreateEdgeAction:
+		return st.createEdge(tool, a, inBatch)
+	case datasource.DeleteEdgeAction:
+		key := a.str("edgeKey")
+		for i, e := range st.edges {
+			if e.Key == key {
+				st.edges = append(st.edges[:i:i], st.edges[i+1:]...)
+				e := e
+				return datasource.Action{Type: t, DeleteEdge: &datasource.DeleteEdgePayload{EdgeKey: key, Edge: &e}}, nil
+			}
+		}
+		keys := make([]string, len(st.edges))
+		for i, e := range st.edges {
+			keys[i] = e.Key
+		}
+		msg := fmt.Sprintf("edge %q does not exist in this graph", key)
+		if near := closeKeys(key, keys, 3); len(near) > 0 {
+			msg += "; did you mean " + quoteOr(near) + "?"
+		}
+		msg += " Use list_node_edges on one of its nodes to get edge keys."
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeNotFound, Msg: msg}
+	}
+	return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("action type %q cannot be a step", t)}
+}
+
+func (st *state) node(tool, key string, inBatch bool) (datasource.Node, error) {
+	if n, ok := st.nodes[key]; ok {
+		return n, nil
+	}
+	keys := sortedKeys(st.nodes)
+	err := notFoundNode(tool, key, keys)
+	if inBatch {
+		err.(*Error).Msg += " (a node created earlier in the batch can be used only if its create_node step gave it this nodeKey; a node deleted earlier cannot be used)"
+	}
+	return datasource.Node{}, err
+}
+
+func (st *state) knownType(t string) bool {
+	if datasource.IsBuiltinType(t) {
+		return true
+	}
+	for _, c := range st.cfgs {
+		if c.Key == t {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *state) typeErr(tool, t string) error {
+	keys := make([]string, 0, len(st.cfgs))
+	for _, c := range st.cfgs {
+		keys = append(keys, c.Key)
+	}
+	sort.Strings(keys)
+	return unknownType(tool, t, keys)
+}
+
+// sheet resolves a sheet id (or a unique sheet name) to its id.
+func (st *state) sheet(tool, s string) (string, error) {
+	if st.sheets[s] {
+		return s, nil
+	}
+	if id, ok := sheetByName(st.g, s); ok {
+		return id, nil
+	}
+	ids := sortedKeys(st.sheets)
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = fmt.Sprintf("%q (%s)", id, st.g.SheetName(id))
+	}
+	return "", &Error{Tool: tool, Code: CodeNotFound,
+		Msg: fmt.Sprintf("sheet %q does not exist; give a sheet id: %s", s, joinComma(parts))}
+}
+
+func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Action, error) {
+	p := &datasource.CreateNodePayload{TypeKey: a.str("typeKey"), PosX: a.num("posX", 0), PosY: a.num("posY", 0), Process: a.str("process")}
+	if a.has("nodeKey") {
+		k := a.str("nodeKey")
+		if !keyPattern.MatchString(k) {
+			return datasource.Action{}, argErr(tool, "nodeKey %q is not a valid key: use letters, digits, '-', '_' and '.', starting with a letter or digit", k)
+		}
+		if len(k) > MaxKeyLen {
+			return datasource.Action{}, argErr(tool, "nodeKey %q is too long (at most %d characters)", k, MaxKeyLen)
+		}
+		if _, exists := st.nodes[k]; exists {
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+				Msg: fmt.Sprintf("a node with key %q already exists; choose another nodeKey or omit it", k)}
+		}
+		p.NodeKey = k
+	}
+	if !st.knownType(p.TypeKey) {
+		return datasource.Action{}, st.typeErr(tool, p.TypeKey)
+	}
+	sheet, err := st.sheet(tool, a.str("sheet"))
+	if err != nil {
+		return datasource.Action{}, err
+	}
+	p.Sheet = sheet
+	if a.has("handles") {
+		h, err := parseHandles(tool, "handles", a.raw("handles"))
+		if err != nil {
+			return datasource.Action{}, err
+		}
+		p.Handles = h
+	} else {
+		p.Handles = cloneHandles(typeHandles(p.TypeKey, st.cfgs))
+	}
+	if a.has("data") {
+		d, err := decodeAny(a.raw("data"))
+		if err != nil {
+			return datasource.Action{}, argErr(tool, "argument \"data\" is not valid JSON: %v", err)
+		}
+		p.Data = d
+	}
+	if p.NodeKey != "" {
+		n := datasource.NodeFromPayload(*p)
+		st.nodes[n.Key] = n
+		st.created[n.Key] = true
+	}
+	return datasource.Action{Type: datasource.CreateNodeAction, CreateNode: p}, nil
+}
+
+func cloneHandles(h map[string]datasource.HandleGroup) map[string]datasource.HandleGroup {
+	if h == nil {
+		return nil
+	}
+	out := make(map[string]datasource.HandleGroup, len(h))
+	for side, g := range h {
+		g.Point = append([]datasource.HandlePoint(nil), g.Point...)
+		out[side] = g
+	}
+	return out
+}
+
+var (
+	groupParams = []param{
+		{name: "position", kind: kString},
+		{name: "point", kind: kActions, required: true},
+	}
+	pointParams = []param{
+		{name: "id", kind: kString, required: true},
+		{name: "type", kind: kString, required: true, enum: []string{"in", "out"}},
+		{name: "accept", kind: kString},
+	}
+)
+
+// parseHandles reads a handles object strictly: sides L, R, T, B; points with an id
+// and a direction; no two points of the same direction sharing an id (edges name a
+// point by id, so the id must say which one).
+func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasource.HandleGroup, error) {
+	m, err := decodeObject(raw)
+	if err != nil || firstByte(raw) != '{' {
+		return nil, argErr(tool, "%q must be an object of sides (L, R, T, B), got %s", where, describeJSON(raw))
+	}
+	out := map[string]datasource.HandleGroup{}
+	seen := map[string]string{}
+	for _, side := range sortedKeys(m) {
+		if !contains(sides, side) {
+			return nil, argErr(tool, "%q has an unknown side %q: the sides are L (left), R (right), T (top), B (bottom)", where, side)
+		}
+		gw := where + "." + side + "."
+		gm, err := decodeObject(m[side])
+		if err != nil || firstByte(m[side]) != '{' {
+			return nil, argErr(tool, "%q must be an object {\"position\": ..., \"point\": [...]}, got %s", where+"."+side, describeJSON(m[side]))
+		}
+		if err := checkFields(tool, gw, gm, groupParams, true); err != nil {
+			return nil, err
+		}
+		g := datasource.HandleGroup{Position: "separate"}
+		if raw, ok := gm["position"]; ok {
+			_ = json.Unmarshal(raw, &g.Position)
+		}
+		var points []json.RawMessage
+		if err := json.Unmarshal(gm["point"], &points); err != nil {
+			return nil, argErr(tool, "%q must be an array of points", gw+"point")
+		}
+		for i, pr := range points {
+			pw := fmt.Sprintf("%spoint[%d].", gw, i)
+			pm, err := decodeObject(pr)
+			if err != nil || firstByte(pr) != '{' {
+				return nil, argErr(tool, "%q must be an object {\"id\", \"type\"}, got %s", strings.TrimSuffix(pw, "."), describeJSON(pr))
+			}
+			if err := checkFields(tool, pw, pm, pointParams, true); err != nil {
+				return nil, err
+			}
+			a := args{m: pm}
+			pt := datasource.HandlePoint{ID: a.str("id"), Type: a.str("type"), Accept: "any"}
+			if a.has("accept") && a.str("accept") != "" {
+				pt.Accept = a.str("accept")
+			}
+			if prev, dup := seen[pt.Type+"\x00"+pt.ID]; dup {
+				return nil, argErr(tool, "two %s points have the id %q (sides %s and %s): give each a distinct id", pt.Type, pt.ID, prev, side)
+			}
+			seen[pt.Type+"\x00"+pt.ID] = side
+			g.Point = append(g.Point, pt)
+		}
+		out[side] = g
+	}
+	return out, nil
+}
+
+// handlesOf is a node's handles, or its type's defaults when it has none.
+func (st *state) handlesOf(n datasource.Node) map[string]datasource.HandleGroup {
+	if len(n.Handles) > 0 {
+		return n.Handles
+	}
+	return typeHandles(n.Type, st.cfgs)
+}
+
+// findHandle resolves handle on node n for direction dir ("out" for a source, "in"
+// for a target) to its point id. "R:0" and "R-0" (side and id) are accepted too.
+func (st *state) findHandle(tool string, n datasource.Node, handle, dir, role string) (string, error) {
+	h := st.handlesOf(n)
+	var wrongDir bool
+	match := func(side, id string) bool {
+		for _, s := range orderedSides(h) {
+			if side != "" && s != side {
+				continue
+			}
+			for _, p := range h[s].Point {
+				if p.ID == id {
+					if p.Type == dir {
+						return true
+					}
+					wrongDir = true
+				}
+			}
+		}
+		return false
+	}
+	if match("", handle) {
+		return handle, nil
+	}
+	if len(handle) > 2 && contains(sides, handle[:1]) && (handle[1] == ':' || handle[1] == '-') && match(handle[:1], handle[2:]) {
+		return handle[2:], nil
+	}
+	var valid []string
+	for _, s := range orderedSides(h) {
+		for _, p := range h[s].Point {
+			if p.Type == dir {
+				valid = append(valid, fmt.Sprintf("%q (side %s)", p.ID, s))
+			}
+		}
+	}
+	dirName := map[string]string{"out": "output", "in": "input"}[dir]
+	var msg string
+	switch {
+	case len(valid) == 0:
+		msg = fmt.Sprintf("node %q has no %s point, so it cannot be the %s of an edge", n.Key, dirName, role)
+	case wrongDir:
+		msg = fmt.Sprintf("handle %q of node %q is not an %s point; the %s handle must be one of its %ss: %s", handle, n.Key, dirName, role, dirName, joinComma(valid))
+	default:
+		msg = fmt.Sprintf("node %q has no %s handle %q; its %ss are: %s", n.Key, dirName, handle, dirName, joinComma(valid))
+	}
+	return "", &Error{Tool: tool, Code: CodeInvalidAction, Msg: msg}
+}
+
+func (st *state) createEdge(tool string, a args, inBatch bool) (datasource.Action, error) {
+	src, err := st.node(tool, a.str("sourceKey"), inBatch)
+	if err != nil {
+		return datasource.Action{}, err
+	}
+	dst, err := st.node(tool, a.str("targetKey"), inBatch)
+	if err != nil {
+		return datasource.Action{}, err
+	}
+	if src.Key == dst.Key {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("an edge cannot connect node %q to itself", src.Key)}
+	}
+	if src.Sheet != dst.Sheet {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+			Msg: fmt.Sprintf("node %q is on sheet %q and node %q on sheet %q: an edge connects nodes of the same sheet", src.Key, src.Sheet, dst.Key, dst.Sheet)}
+	}
+	sheet := src.Sheet
+	if a.has("sheet") {
+		s, err := st.sheet(tool, a.str("sheet"))
+		if err != nil {
+			return datasource.Action{}, err
+		}
+		if s != sheet {
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+				Msg: fmt.Sprintf("sheet %q does not match: both nodes are on sheet %q", a.str("sheet"), sheet)}
+		}
+	}
+	sh, err := st.findHandle(tool, src, a.str("sourceHandle"), "out", "source")
+	if err != nil {
+		return datasource.Action{}, err
+	}
+	th, err := st.findHandle(tool, dst, a.str("targetHandle"), "in", "target")
+	if err != nil {
+		return datasource.Action{}, err
+	}
+	for _, e := range st.edges {
+		if e.Source == src.Key && e.SourceHandle == sh && e.Target == dst.Key && e.TargetHandle == th {
+			what := "this edge already exists"
+			if e.Key != "" {
+				what += fmt.Sprintf(" (key %q)", e.Key)
+			}
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+				Msg: fmt.Sprintf("%s: %s → %s", what, endpoint(src.Key, sh), endpoint(dst.Key, th))}
+		}
+	}
+	p := &datasource.CreateEdgePayload{SourceKey: src.Key, SourceHandle: sh, TargetKey: dst.Key, TargetHandle: th, Sheet: sheet, Label: a.str("label")}
+	st.edges = append(st.edges, datasource.Edge{Sheet: sheet, Source: src.Key, SourceHandle: sh, Target: dst.Key, TargetHandle: th, Label: p.Label})
+	return datasource.Action{Type: datasource.CreateEdgeAction, CreateEdge: p}, nil
+}
+
+// updatable names the fields propose_update_node may change, for error messages.
+const updatable = "process, type, data, data.<key>[.<key>...], handles"
+
+func (st *state) updateNode(tool string, a args, inBatch bool) (datasource.Action, error) {
+	n, err := st.node(tool, a.str("nodeKey"), inBatch)
+	if err != nil {
+		return datasource.Action{}, err
+	}
+	cm, err := decodeObject(a.raw("changes"))
+	if err != nil {
+		return datasource.Action{}, argErr(tool, "argument \"changes\" %v", err)
+	}
+	if len(cm) == 0 {
+		return datasource.Action{}, argErr(tool, "argument \"changes\" is empty: give at least one field to change (%s)", updatable)
+	}
+	changes := map[string]any{}
+	before := map[string]any{}
+	paths := sortedKeys(cm)
+	unchanged := 0
+	for _, path := range paths {
+		raw := cm[path]
+		var v any
+		switch {
+		case path == "process":
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return datasource.Action{}, argErr(tool, "changes.process must be a string (the full new code), got %s", describeJSON(raw))
+			}
+			if len([]rune(s)) > MaxProcessLen {
+				return datasource.Action{}, argErr(tool, "changes.process is too long (at most %d characters)", MaxProcessLen)
+			}
+			v, before[path] = s, n.Process
+		case path == "type":
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return datasource.Action{}, argErr(tool, "changes.type must be a string, got %s", describeJSON(raw))
+			}
+			if !st.knownType(s) {
+				return datasource.Action{}, st.typeErr(tool, s)
+			}
+			v, before[path] = s, n.Type
+			n.Type = s
+		case path == "data":
+			if v, err = decodeAny(raw); err != nil {
+				return datasource.Action{}, argErr(tool, "changes.data is not valid JSON: %v", err)
+			}
+			before[path] = n.Data
+		case strings.HasPrefix(path, "data."):
+			segs := strings.Split(strings.TrimPrefix(path, "data."), ".")
+			for _, s := range segs {
+				if strings.TrimSpace(s) == "" {
+					return datasource.Action{}, argErr(tool, "change path %q has an empty part; write data.<key> or data.<key>.<key>", path)
+				}
+			}
+			if _, whole := cm["data"]; whole {
+				return datasource.Action{}, argErr(tool, "changes give both \"data\" and %q: change the whole data or single entries, not both", path)
+			}
+			if v, err = decodeAny(raw); err != nil {
+				return datasource.Action{}, argErr(tool, "changes[%q] is not valid JSON: %v", path, err)
+			}
+			before[path] = lookup(n.Data, segs)
+		case path == "handles":
+			h, err := parseHandles(tool, "changes.handles", raw)
+			if err != nil {
+				return datasource.Action{}, err
+			}
+			if err := st.checkEdgesKeepHandles(tool, n, h); err != nil {
+				return datasource.Action{}, err
+			}
+			v, before[path] = plain(h), plain(n.Handles)
+			n.Handles = h
+		case path == "posX" || path == "posY":
+			return datasource.Action{}, argErr(tool, "%q cannot be changed here: use propose_move_node to move a node", path)
+		default:
+			return datasource.Action{}, argErr(tool, "field %q cannot be changed; the fields that can be changed are: %s", path, updatable)
+		}
+		if sameJSON(v, before[path]) {
+			unchanged++
+		}
+		changes[path] = v
+	}
+	if unchanged == len(paths) {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("node %q already has these values: the proposal changes nothing", n.Key)}
+	}
+	st.nodes[n.Key] = n
+	return datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{NodeKey: n.Key, Changes: changes, Before: before}}, nil
+}
+
+// checkEdgesKeepHandles refuses new handles that would leave an edge of n hanging.
+func (st *state) checkEdgesKeepHandles(tool string, n datasource.Node, h map[string]datasource.HandleGroup) error {
+	has := func(id, dir string) bool {
+		for _, g := range h {
+			for _, p := range g.Point {
+				if p.ID == id && p.Type == dir {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, e := range st.edges {
+		if e.Source == n.Key && !has(e.SourceHandle, "out") {
+			return &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("the new handles drop output %q used by edge %q (to %s): keep that point or delete the edge first", e.SourceHandle, e.Key, e.Target)}
+		}
+		if e.Target == n.Key && !has(e.TargetHandle, "in") {
+			return &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("the new handles drop input %q used by edge %q (from %s): keep that point or delete the edge first", e.TargetHandle, e.Key, e.Source)}
+		}
+	}
+	return nil
+}
+
+// lookup follows path through nested objects of data; nil when absent.
+func lookup(data any, path []string) any {
+	cur := data
+	for _, k := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}
+
+func sameJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// plain turns a typed value into plain JSON values (maps, slices, float64), the form a
+// stored action reads back as, so an action means the same before and after storage.
+func plain(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	out, err := decodeAny(b)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// decodeAny reads free JSON with numbers as json.Number, as the graph model does
+// (datasource keeps numbers exactly as written).
+func decodeAny(raw []byte) (any, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("extra data after the value")
+	}
+	return v, nil
+}
