@@ -37,7 +37,7 @@ func normalize(v any, depth int) (out any, changed bool) {
 		if cp != nil {
 			return cp, true
 		}
-		return t, false
+		return v, false // v, not t: boxing t again would allocate
 	case []any:
 		var cp []any
 		for i, e := range t {
@@ -53,7 +53,7 @@ func normalize(v any, depth int) (out any, changed bool) {
 		if cp != nil {
 			return cp, true
 		}
-		return t, false
+		return v, false // v, not t: boxing t again would allocate
 	case map[string]any:
 		keys := make([]string, 0, len(t))
 		for k := range t {

@@ -9,21 +9,23 @@ import (
 	"unicode/utf8"
 )
 
-// appendNumber writes a json.Number the way JavaScript's String(Number(s)) does, which
+// writeNumber writes a json.Number the way JavaScript's String(Number(s)) does, which
 // is what the reference encoder prints: the nearest float64, shortest round-trip
 // digits, plain decimal for 1e-6 <= |n| < 1e21, exponent form outside, -0 as 0 and
 // non-finite values as null. A literal that is not a number at all is written as a
 // string, so a hand-built json.Number can never corrupt the output.
-func appendNumber(b []byte, n json.Number, delim byte) []byte {
+func writeNumber(w *strings.Builder, n json.Number, delim byte) {
 	s := string(n)
 	if isPlainInteger(s) {
-		return append(b, s...)
+		w.WriteString(s)
+		return
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) { // out of range is ±Inf or 0, as in JS
-		return appendString(b, s, delim)
+		writeString(w, s, delim)
+		return
 	}
-	return appendFloat(b, f, 64)
+	writeFloat(w, f, 64)
 }
 
 // isPlainInteger reports a short canonical integer literal ("0", "42", "-7"), which
@@ -48,24 +50,27 @@ func isPlainInteger(s string) bool {
 	return true
 }
 
-// appendFloat formats f as JavaScript's Number.prototype.toString would (bitSize 32
+// writeFloat formats f as JavaScript's Number.prototype.toString would (bitSize 32
 // keeps a float32's own shortest digits instead of its float64 widening).
-func appendFloat(b []byte, f float64, bitSize int) []byte {
+func writeFloat(w *strings.Builder, f float64, bitSize int) {
 	switch {
 	case math.IsNaN(f) || math.IsInf(f, 0):
-		return append(b, "null"...)
+		w.WriteString("null")
+		return
 	case f == 0:
-		return append(b, '0')
+		w.WriteByte('0')
+		return
 	}
+	var tmp [32]byte
 	abs := math.Abs(f)
 	if abs >= 1e-6 && abs < 1e21 {
-		return strconv.AppendFloat(b, f, 'f', -1, bitSize)
+		w.Write(strconv.AppendFloat(tmp[:0], f, 'f', -1, bitSize))
+		return
 	}
 	// Exponent form: Go writes "1e+21" and "1.5e-07"; JavaScript drops the
 	// exponent's leading zeros ("1.5e-7").
-	start := len(b)
-	b = strconv.AppendFloat(b, f, 'e', -1, bitSize)
-	e := start
+	b := strconv.AppendFloat(tmp[:0], f, 'e', -1, bitSize)
+	e := 0
 	for e < len(b) && b[e] != 'e' {
 		e++
 	}
@@ -76,16 +81,17 @@ func appendFloat(b []byte, f float64, bitSize int) []byte {
 		}
 		b = append(b[:e+2], b[j:]...)
 	}
-	return b
+	w.Write(b)
 }
 
-// appendString writes s as a TOON string, quoted only when it would otherwise read
+// writeString writes s as a TOON string, quoted only when it would otherwise read
 // back as something else (see needsQuotes).
-func appendString(b []byte, s string, delim byte) []byte {
+func writeString(w *strings.Builder, s string, delim byte) {
 	if !needsQuotes(s, delim) {
-		return append(b, sanitize(s)...)
+		w.WriteString(sanitize(s))
+		return
 	}
-	return appendQuoted(b, s)
+	writeQuoted(w, s)
 }
 
 // needsQuotes is the spec's unquoted-string test: a string is quoted when it is
@@ -175,28 +181,29 @@ func isPlainKey(k string) bool {
 	return true
 }
 
-func appendKey(b []byte, k string) []byte {
+func writeKey(w *strings.Builder, k string) {
 	if isPlainKey(k) {
-		return append(b, k...)
+		w.WriteString(k)
+		return
 	}
-	return appendQuoted(b, k)
+	writeQuoted(w, k)
 }
 
 const hexDigits = "0123456789abcdef"
 
-// appendQuoted writes s in double quotes with TOON escapes: \\ \" \n \r \t, and
+// writeQuoted writes s in double quotes with TOON escapes: \\ \" \n \r \t, and
 // \u00XX for the other C0 controls. Invalid UTF-8 becomes U+FFFD so the output is
 // always valid text.
-func appendQuoted(b []byte, s string) []byte {
-	b = append(b, '"')
+func writeQuoted(w *strings.Builder, s string) {
+	w.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
-				b = append(b, s[start:i]...)
-				b = append(b, "\uFFFD"...)
+				w.WriteString(s[start:i])
+				w.WriteString("\uFFFD")
 				i++
 				start = i
 				continue
@@ -208,24 +215,27 @@ func appendQuoted(b []byte, s string) []byte {
 			i++
 			continue
 		}
-		b = append(b, s[start:i]...)
+		w.WriteString(s[start:i])
 		switch c {
 		case '"', '\\':
-			b = append(b, '\\', c)
+			w.WriteByte('\\')
+			w.WriteByte(c)
 		case '\n':
-			b = append(b, '\\', 'n')
+			w.WriteString(`\n`)
 		case '\r':
-			b = append(b, '\\', 'r')
+			w.WriteString(`\r`)
 		case '\t':
-			b = append(b, '\\', 't')
+			w.WriteString(`\t`)
 		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			w.WriteString(`\u00`)
+			w.WriteByte(hexDigits[c>>4])
+			w.WriteByte(hexDigits[c&0xf])
 		}
 		i++
 		start = i
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	w.WriteString(s[start:])
+	w.WriteByte('"')
 }
 
 // sanitize replaces invalid UTF-8 in an unquoted string; valid strings (nearly all)

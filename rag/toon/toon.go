@@ -41,15 +41,37 @@ func Encode(v any, opts Options) string {
 		e.indent = opts.Indent
 	}
 	v, _ = normalize(v, 0)
-	e.b = make([]byte, 0, 1024)
+	e.w.Grow(estimate(v, 0))
 	e.root(v)
-	return string(e.b)
+	return e.w.String()
 }
 
-// encoder writes TOON lines into b. After normalize every value is an Object, a
+// estimate guesses the output size of v so the builder is allocated once: the
+// text of strings and keys, plus a little for punctuation, numbers and indentation.
+func estimate(v any, depth int) int {
+	switch t := v.(type) {
+	case string:
+		return len(t) + 3
+	case Object:
+		n := 0
+		for _, f := range t {
+			n += len(f.Key) + 4 + 2*depth + estimate(f.Value, depth+1)
+		}
+		return n
+	case []any:
+		n := 8
+		for _, x := range t {
+			n += 2 + estimate(x, depth+1)
+		}
+		return n
+	}
+	return 6
+}
+
+// encoder writes TOON lines into w. After normalize every value is an Object, a
 // []any or a primitive, which is all the encoder has to tell apart.
 type encoder struct {
-	b       []byte
+	w       strings.Builder
 	delim   byte
 	indent  int
 	started bool
@@ -68,12 +90,12 @@ const spaces = "                                                                
 // line starts a new output line at depth.
 func (e *encoder) line(depth int) {
 	if e.started {
-		e.b = append(e.b, '\n')
+		e.w.WriteByte('\n')
 	}
 	e.started = true
 	for n := depth * e.indent; n > 0; {
 		k := min(n, len(spaces))
-		e.b = append(e.b, spaces[:k]...)
+		e.w.WriteString(spaces[:k])
 		n -= k
 	}
 }
@@ -81,7 +103,17 @@ func (e *encoder) line(depth int) {
 // item starts a new "- " list-item line at depth.
 func (e *encoder) item(depth int) {
 	e.line(depth)
-	e.b = append(e.b, '-', ' ')
+	e.w.WriteString("- ")
+}
+
+func (e *encoder) int(n int64) {
+	var tmp [24]byte
+	e.w.Write(strconv.AppendInt(tmp[:0], n, 10))
+}
+
+func (e *encoder) uint(n uint64) {
+	var tmp [24]byte
+	e.w.Write(strconv.AppendUint(tmp[:0], n, 10))
 }
 
 func isPrimitive(v any) bool {
@@ -95,41 +127,41 @@ func isPrimitive(v any) bool {
 func (e *encoder) primitive(v any) {
 	switch t := v.(type) {
 	case nil:
-		e.b = append(e.b, "null"...)
+		e.w.WriteString("null")
 	case bool:
-		e.b = strconv.AppendBool(e.b, t)
+		e.w.WriteString(strconv.FormatBool(t))
 	case string:
-		e.b = appendString(e.b, t, e.delim)
+		writeString(&e.w, t, e.delim)
 	case json.Number:
-		e.b = appendNumber(e.b, t, e.delim)
+		writeNumber(&e.w, t, e.delim)
 	case int:
-		e.b = strconv.AppendInt(e.b, int64(t), 10)
+		e.int(int64(t))
 	case int8:
-		e.b = strconv.AppendInt(e.b, int64(t), 10)
+		e.int(int64(t))
 	case int16:
-		e.b = strconv.AppendInt(e.b, int64(t), 10)
+		e.int(int64(t))
 	case int32:
-		e.b = strconv.AppendInt(e.b, int64(t), 10)
+		e.int(int64(t))
 	case int64:
-		e.b = strconv.AppendInt(e.b, t, 10)
+		e.int(t)
 	case uint:
-		e.b = strconv.AppendUint(e.b, uint64(t), 10)
+		e.uint(uint64(t))
 	case uint8:
-		e.b = strconv.AppendUint(e.b, uint64(t), 10)
+		e.uint(uint64(t))
 	case uint16:
-		e.b = strconv.AppendUint(e.b, uint64(t), 10)
+		e.uint(uint64(t))
 	case uint32:
-		e.b = strconv.AppendUint(e.b, uint64(t), 10)
+		e.uint(uint64(t))
 	case uint64:
-		e.b = strconv.AppendUint(e.b, t, 10)
+		e.uint(t)
 	case uintptr:
-		e.b = strconv.AppendUint(e.b, uint64(t), 10)
+		e.uint(uint64(t))
 	case float32:
-		e.b = appendFloat(e.b, float64(t), 32)
+		writeFloat(&e.w, float64(t), 32)
 	case float64:
-		e.b = appendFloat(e.b, t, 64)
+		writeFloat(&e.w, t, 64)
 	default:
-		e.b = append(e.b, "null"...) // unreachable after normalize
+		e.w.WriteString("null") // unreachable after normalize
 	}
 }
 
@@ -147,7 +179,7 @@ func (e *encoder) root(v any) {
 		e.line(0)
 		if s, ok := t.(string); ok && strings.HasPrefix(s, "\uFEFF") {
 			// A leading byte-order mark would be eaten by readers of the document.
-			e.b = appendQuoted(e.b, s)
+			writeQuoted(&e.w, s)
 			return
 		}
 		e.primitive(t)
@@ -171,13 +203,13 @@ func (e *encoder) field(key string, v any, depth int) {
 			return
 		}
 		e.line(depth)
-		e.b = appendKey(e.b, key)
-		e.b = append(e.b, ':')
+		writeKey(&e.w, key)
+		e.w.WriteByte(':')
 		e.fields(t, depth+1)
 	default:
 		e.line(depth)
-		e.b = appendKey(e.b, key)
-		e.b = append(e.b, ':', ' ')
+		writeKey(&e.w, key)
+		e.w.WriteString(": ")
 		e.primitive(t)
 	}
 }
@@ -186,35 +218,35 @@ func (e *encoder) field(key string, v any, depth int) {
 // delimiter after N when it is not a comma.
 func (e *encoder) header(key string, hasKey bool, n int, cols []column, keyed bool) {
 	if hasKey {
-		e.b = appendKey(e.b, key)
+		writeKey(&e.w, key)
 	}
-	e.b = append(e.b, '[')
-	e.b = strconv.AppendInt(e.b, int64(n), 10)
+	e.w.WriteByte('[')
+	e.int(int64(n))
 	if keyed {
-		e.b = append(e.b, ':')
+		e.w.WriteByte(':')
 	}
 	if e.delim != ',' {
-		e.b = append(e.b, e.delim)
+		e.w.WriteByte(e.delim)
 	}
-	e.b = append(e.b, ']')
+	e.w.WriteByte(']')
 	if cols != nil {
-		e.b = append(e.b, '{')
+		e.w.WriteByte('{')
 		e.columnNames(cols)
-		e.b = append(e.b, '}')
+		e.w.WriteByte('}')
 	}
-	e.b = append(e.b, ':')
+	e.w.WriteByte(':')
 }
 
 func (e *encoder) columnNames(cols []column) {
 	for i, c := range cols {
 		if i > 0 {
-			e.b = append(e.b, e.delim)
+			e.w.WriteByte(e.delim)
 		}
-		e.b = appendKey(e.b, c.name)
+		writeKey(&e.w, c.name)
 		if c.children != nil {
-			e.b = append(e.b, '{')
+			e.w.WriteByte('{')
 			e.columnNames(c.children)
-			e.b = append(e.b, '}')
+			e.w.WriteByte('}')
 		}
 	}
 }
@@ -224,9 +256,9 @@ func (e *encoder) inline(key string, hasKey bool, arr []any) {
 	e.header(key, hasKey, len(arr), nil, false)
 	for i, v := range arr {
 		if i == 0 {
-			e.b = append(e.b, ' ')
+			e.w.WriteByte(' ')
 		} else {
-			e.b = append(e.b, e.delim)
+			e.w.WriteByte(e.delim)
 		}
 		e.primitive(v)
 	}
@@ -240,10 +272,10 @@ func (e *encoder) array(key string, hasKey bool, arr []any, depth int) {
 	case len(arr) == 0:
 		e.line(depth)
 		if hasKey {
-			e.b = appendKey(e.b, key)
-			e.b = append(e.b, ':', ' ', '[', ']')
+			writeKey(&e.w, key)
+			e.w.WriteString(": []")
 		} else {
-			e.b = append(e.b, '[', ']')
+			e.w.WriteString("[]")
 		}
 		return
 	case allPrimitive(arr):
@@ -293,7 +325,7 @@ func (e *encoder) cells(row Object, cols []column, first *bool) {
 			continue
 		}
 		if !*first {
-			e.b = append(e.b, e.delim)
+			e.w.WriteByte(e.delim)
 		}
 		*first = false
 		e.primitive(v)
@@ -311,8 +343,8 @@ func (e *encoder) keyed(key string, hasKey bool, obj Object, cols []column, dept
 func (e *encoder) entries(obj Object, cols []column, depth int) {
 	for _, f := range obj {
 		e.line(depth)
-		e.b = appendKey(e.b, f.Key)
-		e.b = append(e.b, ':', ' ')
+		writeKey(&e.w, f.Key)
+		e.w.WriteString(": ")
 		first := true
 		e.cells(f.Value.(Object), cols, &first)
 	}
@@ -344,7 +376,7 @@ func (e *encoder) listValue(v any, depth int) {
 func (e *encoder) listObject(obj Object, depth int) {
 	if len(obj) == 0 {
 		e.line(depth)
-		e.b = append(e.b, '-')
+		e.w.WriteByte('-')
 		return
 	}
 	key, first := obj[0].Key, obj[0].Value
@@ -361,8 +393,8 @@ func (e *encoder) listObject(obj Object, depth int) {
 		e.item(depth)
 		switch {
 		case len(t) == 0:
-			e.b = appendKey(e.b, key)
-			e.b = append(e.b, ':', ' ', '[', ']')
+			writeKey(&e.w, key)
+			e.w.WriteString(": []")
 		case allPrimitive(t):
 			e.inline(key, true, t)
 		default:
@@ -379,13 +411,13 @@ func (e *encoder) listObject(obj Object, depth int) {
 			break
 		}
 		e.item(depth)
-		e.b = appendKey(e.b, key)
-		e.b = append(e.b, ':')
+		writeKey(&e.w, key)
+		e.w.WriteByte(':')
 		e.fields(t, depth+2)
 	default:
 		e.item(depth)
-		e.b = appendKey(e.b, key)
-		e.b = append(e.b, ':', ' ')
+		writeKey(&e.w, key)
+		e.w.WriteString(": ")
 		e.primitive(t)
 	}
 	e.fields(obj[1:], depth+1)
