@@ -1,0 +1,837 @@
+package memgraph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// defaultKey makes keys like the Nodius server's AI-created ones: ai_{unix ms}_{random}.
+func defaultKey(string) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 6)
+	for i := range b {
+		b[i] = alphabet[rand.IntN(len(alphabet))]
+	}
+	return "ai_" + strconv.FormatInt(time.Now().UnixMilli(), 10) + "_" + string(b)
+}
+
+// txn is a working copy of one graph: every change of one call (or of one whole
+// action, batch included) is made on it, then it becomes the next view at once.
+type txn struct {
+	s       *Store
+	graph   datasource.Graph
+	nodes   []datasource.Node
+	edges   []datasource.Edge
+	configs []datasource.NodeConfig
+	cfgIdx  map[string]int32
+	nodeIdx map[string]int32
+	edgeIdx map[string]int32
+}
+
+// mutate runs fn on a working copy of the graph and publishes the result as the
+// next version, after the commit hook accepted it. Nothing changes when fn or the
+// hook fails.
+func (s *Store) mutate(ctx context.Context, graphKey string, fn func(tx *txn) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	v, err := s.get(graphKey)
+	if err != nil {
+		s.wmu.Unlock()
+		return err
+	}
+	tx := &txn{
+		s: s, graph: v.graph, configs: v.configs, cfgIdx: v.cfgIdx,
+		nodes: slices.Clone(v.nodes), edges: slices.Clone(v.edges),
+		nodeIdx: maps.Clone(v.nodeIdx), edgeIdx: maps.Clone(v.edgeIdx),
+	}
+	if err := fn(tx); err != nil {
+		s.wmu.Unlock()
+		return err
+	}
+	next := &view{graph: tx.graph, nodes: tx.nodes, edges: tx.edges, configs: tx.configs,
+		nodeIdx: tx.nodeIdx, edgeIdx: tx.edgeIdx, cfgIdx: tx.cfgIdx, version: v.version + 1}
+	next.buildAdjacency()
+	if s.commit != nil {
+		if err := s.commit(ctx, graphKey, next.snapshot()); err != nil {
+			s.wmu.Unlock()
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.graphs[graphKey] = next
+	s.mu.Unlock()
+	s.wmu.Unlock()
+	if s.onChange != nil {
+		s.onChange(graphKey, next.version)
+	}
+	return nil
+}
+
+// CreateNode adds a node. An empty key gets a generated one (ai_{ms}_{random}); the
+// type must be built in or configured; the sheet (id or name, "0" when empty) must
+// exist; a node given no handles gets its type's default handles.
+func (s *Store) CreateNode(ctx context.Context, graphKey string, n datasource.Node) (datasource.Node, error) {
+	var created datasource.Node
+	err := s.mutate(ctx, graphKey, func(tx *txn) error {
+		var err error
+		created, err = tx.createNode(n)
+		return err
+	})
+	return created, err
+}
+
+// UpdateNode changes fields of a node. Paths: process, type, data (whole value),
+// data.a.b (nested set; numeric segments index arrays), handles, sheet, posX, posY,
+// size, size.width, size.height. Any other path is rejected, and so is the whole
+// change when one path fails.
+func (s *Store) UpdateNode(ctx context.Context, graphKey, nodeKey string, changes map[string]any) (datasource.Node, error) {
+	var updated datasource.Node
+	err := s.mutate(ctx, graphKey, func(tx *txn) error {
+		var err error
+		updated, err = tx.updateNode(nodeKey, changes)
+		return err
+	})
+	return updated, err
+}
+
+// MoveNode sets a node's position on the canvas.
+func (s *Store) MoveNode(ctx context.Context, graphKey, nodeKey string, posX, posY float64) error {
+	return s.mutate(ctx, graphKey, func(tx *txn) error { return tx.moveNode(nodeKey, posX, posY) })
+}
+
+// DeleteNode removes a node and the edges attached to it, and returns those edges.
+func (s *Store) DeleteNode(ctx context.Context, graphKey, nodeKey string) ([]datasource.Edge, error) {
+	var removed []datasource.Edge
+	err := s.mutate(ctx, graphKey, func(tx *txn) error {
+		var err error
+		removed, err = tx.deleteNode(nodeKey)
+		return err
+	})
+	return removed, err
+}
+
+// CreateEdge joins an output point of the source node to an input point of the
+// target node. Both nodes must exist on the same sheet; an empty handle is filled in
+// when the node has exactly one point of the needed kind; an empty key is generated.
+func (s *Store) CreateEdge(ctx context.Context, graphKey string, e datasource.Edge) (datasource.Edge, error) {
+	var created datasource.Edge
+	err := s.mutate(ctx, graphKey, func(tx *txn) error {
+		var err error
+		created, err = tx.createEdge(e)
+		return err
+	})
+	return created, err
+}
+
+// DeleteEdge removes one edge.
+func (s *Store) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error {
+	return s.mutate(ctx, graphKey, func(tx *txn) error { return tx.deleteEdge(edgeKey) })
+}
+
+// ApplyAction applies a whole proposed action, batch included, as one change: either
+// every step is applied and published together, or none is.
+func (s *Store) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (datasource.ApplyResult, error) {
+	res := datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: []string{}, Edges: []string{}}, Note: s.applyNote}
+	err := s.mutate(ctx, graphKey, func(tx *txn) error { return tx.apply(a, &res, 0) })
+	if err != nil {
+		return datasource.ApplyResult{}, err
+	}
+	return res, nil
+}
+
+const maxBatchDepth = 8
+
+func (tx *txn) apply(a datasource.Action, res *datasource.ApplyResult, depth int) error {
+	missing := fmt.Errorf("action %s has no payload", a.Type)
+	switch a.Type {
+	case datasource.CreateNodeAction:
+		if a.CreateNode == nil {
+			return missing
+		}
+		n, err := tx.createNode(datasource.NodeFromPayload(*a.CreateNode))
+		if err != nil {
+			return err
+		}
+		res.Created.Nodes = append(res.Created.Nodes, n.Key)
+	case datasource.UpdateNodeAction:
+		if a.UpdateNode == nil {
+			return missing
+		}
+		_, err := tx.updateNode(a.UpdateNode.NodeKey, a.UpdateNode.Changes)
+		return err
+	case datasource.MoveNodeAction:
+		if a.MoveNode == nil {
+			return missing
+		}
+		return tx.moveNode(a.MoveNode.NodeKey, a.MoveNode.PosX, a.MoveNode.PosY)
+	case datasource.DeleteNodeAction:
+		if a.DeleteNode == nil {
+			return missing
+		}
+		_, err := tx.deleteNode(a.DeleteNode.NodeKey)
+		return err
+	case datasource.CreateEdgeAction:
+		p := a.CreateEdge
+		if p == nil {
+			return missing
+		}
+		e, err := tx.createEdge(datasource.Edge{Key: p.EdgeKey, Sheet: p.Sheet, Source: p.SourceKey,
+			SourceHandle: p.SourceHandle, Target: p.TargetKey, TargetHandle: p.TargetHandle, Label: p.Label})
+		if err != nil {
+			return err
+		}
+		res.Created.Edges = append(res.Created.Edges, e.Key)
+	case datasource.DeleteEdgeAction:
+		if a.DeleteEdge == nil {
+			return missing
+		}
+		return tx.deleteEdge(a.DeleteEdge.EdgeKey)
+	case datasource.BatchAction:
+		if a.Batch == nil {
+			return missing
+		}
+		if depth >= maxBatchDepth {
+			return fmt.Errorf("batches nested more than %d deep", maxBatchDepth)
+		}
+		for i, sub := range a.Batch.Actions {
+			if err := tx.apply(sub, res, depth+1); err != nil {
+				return fmt.Errorf("batch step %d (%s): %w", i+1, sub.Type, err)
+			}
+		}
+	default:
+		return fmt.Errorf("unknown action type %q", a.Type)
+	}
+	return nil
+}
+
+func (tx *txn) node(key string) (int32, error) {
+	i, ok := tx.nodeIdx[key]
+	if !ok {
+		return 0, &datasource.NotFoundError{Kind: "node", Key: key}
+	}
+	return i, nil
+}
+
+func (tx *txn) generateKey(kind string) (string, error) {
+	for range 100 {
+		k := tx.s.newKey(kind)
+		if k == "" {
+			continue
+		}
+		_, nodeTaken := tx.nodeIdx[k]
+		_, edgeTaken := tx.edgeIdx[k]
+		if !nodeTaken && !edgeTaken {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("could not generate a free %s key", kind)
+}
+
+// checkKey rejects keys ArangoDB and the Nodius editor would refuse.
+func checkKey(kind, key string) error {
+	if len(key) > 254 {
+		return fmt.Errorf("%s key is too long (%d bytes, at most 254)", kind, len(key))
+	}
+	for _, r := range key {
+		if r == '/' || unicode.IsSpace(r) || unicode.IsControl(r) {
+			return fmt.Errorf("%s key %q may not contain spaces, control characters or '/'", kind, key)
+		}
+	}
+	return nil
+}
+
+// sheet resolves a sheet id or name for a new node or edge ("0" when empty).
+func (tx *txn) sheet(sheet string) (string, error) {
+	if sheet == "" {
+		sheet = "0"
+	}
+	if len(tx.graph.Sheets) == 0 && sheet == "0" {
+		return sheet, nil
+	}
+	id, err := resolveSheet(tx.graph, sheet, nil)
+	if err != nil {
+		return "", fmt.Errorf("sheet %q does not exist in graph %q (sheets: %s): %w", sheet, tx.graph.Key, sheetList(tx.graph), err)
+	}
+	return id, nil
+}
+
+func (tx *txn) checkType(t string) error {
+	if t == "" {
+		return errors.New("node type is empty")
+	}
+	if datasource.IsBuiltinType(t) {
+		return nil
+	}
+	if _, ok := tx.cfgIdx[t]; ok {
+		return nil
+	}
+	known := slices.Clone(datasource.BuiltinTypes)
+	for _, c := range tx.configs {
+		known = append(known, c.Key)
+	}
+	return fmt.Errorf("unknown node type %q (known types: %s): %w", t, strings.Join(known, ", "),
+		&datasource.NotFoundError{Kind: "node type", Key: t})
+}
+
+// defaultHandles are the handles a new node of type t gets when none are given: its
+// config's, or a sensible set for the built-in types.
+func (tx *txn) defaultHandles(t string) map[string]datasource.HandleGroup {
+	if i, ok := tx.cfgIdx[t]; ok && len(tx.configs[i].Handles) > 0 {
+		return cloneHandles(tx.configs[i].Handles)
+	}
+	in := datasource.HandleGroup{Position: "separate", Point: []datasource.HandlePoint{{ID: "0", Type: "in", Accept: "any"}}}
+	out := datasource.HandleGroup{Position: "separate", Point: []datasource.HandlePoint{{ID: "0", Type: "out", Accept: "any"}}}
+	switch t {
+	case "starter", "entryType":
+		return map[string]datasource.HandleGroup{"R": out}
+	case "return":
+		return map[string]datasource.HandleGroup{"L": in}
+	}
+	return map[string]datasource.HandleGroup{"L": in, "R": out}
+}
+
+func cloneHandles(h map[string]datasource.HandleGroup) map[string]datasource.HandleGroup {
+	if h == nil {
+		return nil
+	}
+	out := make(map[string]datasource.HandleGroup, len(h))
+	for side, g := range h {
+		g.Point = slices.Clone(g.Point)
+		out[side] = g
+	}
+	return out
+}
+
+// checkHandles validates and normalises handles: point ids present, types in/out,
+// no id repeated for the same type (an edge names a point by id alone).
+func checkHandles(h map[string]datasource.HandleGroup) (map[string]datasource.HandleGroup, error) {
+	out := make(map[string]datasource.HandleGroup, len(h))
+	seen := map[string]string{}
+	sides := slices.Collect(maps.Keys(h))
+	sort.Strings(sides)
+	for _, side := range sides {
+		g := h[side]
+		if side == "" {
+			return nil, errors.New("handles: a side has an empty name (use L, R, T or B)")
+		}
+		if g.Position == "" {
+			g.Position = "separate"
+		}
+		g.Point = slices.Clone(g.Point)
+		for i := range g.Point {
+			p := &g.Point[i]
+			if p.ID == "" {
+				return nil, fmt.Errorf("handles.%s.point[%d]: id is empty", side, i)
+			}
+			if p.Type != "in" && p.Type != "out" {
+				return nil, fmt.Errorf("handles.%s.point[%d]: type must be \"in\" or \"out\" (got %q)", side, i, p.Type)
+			}
+			if p.Accept == "" {
+				p.Accept = "any"
+			}
+			k := p.Type + "/" + p.ID
+			if prev, dup := seen[k]; dup {
+				return nil, fmt.Errorf("handles.%s.point[%d]: %s point %q is already on side %s", side, i, p.Type, p.ID, prev)
+			}
+			seen[k] = side
+		}
+		out[side] = g
+	}
+	return out, nil
+}
+
+func (tx *txn) createNode(n datasource.Node) (datasource.Node, error) {
+	if n.Key == "" {
+		k, err := tx.generateKey("node")
+		if err != nil {
+			return datasource.Node{}, err
+		}
+		n.Key = k
+	} else {
+		if err := checkKey("node", n.Key); err != nil {
+			return datasource.Node{}, err
+		}
+		if _, dup := tx.nodeIdx[n.Key]; dup {
+			return datasource.Node{}, fmt.Errorf("a node with key %q already exists", n.Key)
+		}
+		if _, dup := tx.edgeIdx[n.Key]; dup {
+			return datasource.Node{}, fmt.Errorf("key %q is already used by an edge", n.Key)
+		}
+	}
+	if err := tx.checkType(n.Type); err != nil {
+		return datasource.Node{}, err
+	}
+	sheet, err := tx.sheet(n.Sheet)
+	if err != nil {
+		return datasource.Node{}, err
+	}
+	n.Sheet = sheet
+	if len(n.Handles) == 0 {
+		n.Handles = tx.defaultHandles(n.Type)
+	} else if n.Handles, err = checkHandles(n.Handles); err != nil {
+		return datasource.Node{}, err
+	}
+	if err := checkPosition(n.PosX, n.PosY); err != nil {
+		return datasource.Node{}, err
+	}
+	if n.Data == nil {
+		n.Data = map[string]any{}
+	}
+	if n.Size.Width <= 0 || n.Size.Height <= 0 || !finite(n.Size.Width) || !finite(n.Size.Height) {
+		n.Size = datasource.Size{Width: 200, Height: 100}
+	}
+	tx.nodeIdx[n.Key] = int32(len(tx.nodes))
+	tx.nodes = append(tx.nodes, n)
+	return n, nil
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+func checkPosition(x, y float64) error {
+	if !finite(x) || !finite(y) {
+		return fmt.Errorf("position must be finite numbers (got %v, %v)", x, y)
+	}
+	return nil
+}
+
+func (tx *txn) moveNode(key string, x, y float64) error {
+	i, err := tx.node(key)
+	if err != nil {
+		return err
+	}
+	if err := checkPosition(x, y); err != nil {
+		return err
+	}
+	tx.nodes[i].PosX, tx.nodes[i].PosY = x, y
+	return nil
+}
+
+// deleteNode removes the node and its edges; the index maps are rebuilt.
+func (tx *txn) deleteNode(key string) ([]datasource.Edge, error) {
+	i, err := tx.node(key)
+	if err != nil {
+		return nil, err
+	}
+	removed := []datasource.Edge{}
+	kept := tx.edges[:0:0]
+	for _, e := range tx.edges {
+		if e.Source == key || e.Target == key {
+			removed = append(removed, e)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	tx.nodes = slices.Delete(tx.nodes, int(i), int(i)+1)
+	tx.edges = kept
+	tx.reindex()
+	return removed, nil
+}
+
+func (tx *txn) reindex() {
+	tx.nodeIdx = make(map[string]int32, len(tx.nodes))
+	for i, n := range tx.nodes {
+		tx.nodeIdx[n.Key] = int32(i)
+	}
+	tx.edgeIdx = make(map[string]int32, len(tx.edges))
+	for i, e := range tx.edges {
+		tx.edgeIdx[e.Key] = int32(i)
+	}
+}
+
+func (tx *txn) deleteEdge(key string) error {
+	i, ok := tx.edgeIdx[key]
+	if !ok {
+		return &datasource.NotFoundError{Kind: "edge", Key: key}
+	}
+	tx.edges = slices.Delete(tx.edges, int(i), int(i)+1)
+	delete(tx.edgeIdx, key)
+	for j := int(i); j < len(tx.edges); j++ {
+		tx.edgeIdx[tx.edges[j].Key] = int32(j)
+	}
+	return nil
+}
+
+// points lists a node's points of one type as "id (side)" for error messages.
+func points(n datasource.Node, typ string) []string {
+	var out []string
+	sides := slices.Collect(maps.Keys(n.Handles))
+	sort.Strings(sides)
+	for _, side := range sides {
+		for _, p := range n.Handles[side].Point {
+			if p.Type == typ {
+				out = append(out, fmt.Sprintf("%s (%s)", p.ID, side))
+			}
+		}
+	}
+	return out
+}
+
+func pointIDs(n datasource.Node, typ string) []string {
+	var out []string
+	sides := slices.Collect(maps.Keys(n.Handles))
+	sort.Strings(sides)
+	for _, side := range sides {
+		for _, p := range n.Handles[side].Point {
+			if p.Type == typ {
+				out = append(out, p.ID)
+			}
+		}
+	}
+	return out
+}
+
+// resolveHandle checks that node n has a point id of type typ ("out" for the source
+// end of an edge, "in" for the target end), or picks the only one when id is empty.
+func resolveHandle(n datasource.Node, id, typ, end string) (string, error) {
+	kind := map[string]string{"in": "input", "out": "output"}[typ]
+	ids := pointIDs(n, typ)
+	if id == "" {
+		if len(ids) == 1 {
+			return ids[0], nil
+		}
+		if len(ids) == 0 {
+			return "", fmt.Errorf("%s node %q has no %s point (type %q), so it cannot be the %s of an edge", end, n.Key, kind, typ, end)
+		}
+		return "", fmt.Errorf("%s handle is empty and node %q has several %s points: %s; name one", end, n.Key, kind, strings.Join(points(n, typ), ", "))
+	}
+	if slices.Contains(ids, id) {
+		return id, nil
+	}
+	other := "in"
+	if typ == "in" {
+		other = "out"
+	}
+	list := strings.Join(points(n, typ), ", ")
+	if list == "" {
+		list = "none"
+	}
+	if slices.Contains(pointIDs(n, other), id) {
+		return "", fmt.Errorf("%s handle %q of node %q is an %s point, but the %s of an edge must be an %s point (type %q); %s points: %s",
+			end, id, n.Key, map[string]string{"in": "input", "out": "output"}[other], end, kind, typ, kind, list)
+	}
+	return "", fmt.Errorf("%s handle %q does not exist on node %q; its %s points (type %q) are: %s", end, id, n.Key, kind, typ, list)
+}
+
+func (tx *txn) createEdge(e datasource.Edge) (datasource.Edge, error) {
+	si, err := tx.node(e.Source)
+	if err != nil {
+		return datasource.Edge{}, fmt.Errorf("source: %w", err)
+	}
+	ti, err := tx.node(e.Target)
+	if err != nil {
+		return datasource.Edge{}, fmt.Errorf("target: %w", err)
+	}
+	src, dst := tx.nodes[si], tx.nodes[ti]
+	if src.Sheet != dst.Sheet {
+		return datasource.Edge{}, fmt.Errorf("nodes %q (sheet %s) and %q (sheet %s) are on different sheets; an edge joins nodes of one sheet",
+			src.Key, src.Sheet, dst.Key, dst.Sheet)
+	}
+	if e.Sheet == "" {
+		e.Sheet = src.Sheet
+	} else {
+		id, err := tx.sheet(e.Sheet)
+		if err != nil {
+			return datasource.Edge{}, err
+		}
+		if id != src.Sheet {
+			return datasource.Edge{}, fmt.Errorf("edge sheet %s differs from the sheet of its nodes (%s)", id, src.Sheet)
+		}
+		e.Sheet = id
+	}
+	if e.SourceHandle, err = resolveHandle(src, e.SourceHandle, "out", "source"); err != nil {
+		return datasource.Edge{}, err
+	}
+	if e.TargetHandle, err = resolveHandle(dst, e.TargetHandle, "in", "target"); err != nil {
+		return datasource.Edge{}, err
+	}
+	for _, old := range tx.edges {
+		if old.Source == e.Source && old.SourceHandle == e.SourceHandle && old.Target == e.Target && old.TargetHandle == e.TargetHandle {
+			return datasource.Edge{}, fmt.Errorf("an edge already joins %s:%s to %s:%s (%s)", e.Source, e.SourceHandle, e.Target, e.TargetHandle, old.Key)
+		}
+	}
+	if e.Key == "" {
+		if e.Key, err = tx.generateKey("edge"); err != nil {
+			return datasource.Edge{}, err
+		}
+	} else {
+		if err := checkKey("edge", e.Key); err != nil {
+			return datasource.Edge{}, err
+		}
+		if _, dup := tx.edgeIdx[e.Key]; dup {
+			return datasource.Edge{}, fmt.Errorf("an edge with key %q already exists", e.Key)
+		}
+		if _, dup := tx.nodeIdx[e.Key]; dup {
+			return datasource.Edge{}, fmt.Errorf("key %q is already used by a node", e.Key)
+		}
+	}
+	tx.edgeIdx[e.Key] = int32(len(tx.edges))
+	tx.edges = append(tx.edges, e)
+	return e, nil
+}
+
+// updatePaths lists the accepted UpdateNode paths, for the error message.
+const updatePaths = "process, type, data, data.<path>, handles, sheet, posX, posY, size, size.width, size.height"
+
+func (tx *txn) updateNode(key string, changes map[string]any) (datasource.Node, error) {
+	i, err := tx.node(key)
+	if err != nil {
+		return datasource.Node{}, err
+	}
+	if len(changes) == 0 {
+		return datasource.Node{}, errors.New("no changes given")
+	}
+	n := tx.nodes[i]
+	paths := slices.Collect(maps.Keys(changes))
+	sort.Strings(paths) // "data" before "data.x": a whole value first, then nested sets into it
+	dataCopied := false
+	for _, path := range paths {
+		val := changes[path]
+		fail := func(format string, args ...any) (datasource.Node, error) {
+			return datasource.Node{}, fmt.Errorf("change %q: %s", path, fmt.Sprintf(format, args...))
+		}
+		switch {
+		case path == "process":
+			s, ok := val.(string)
+			if !ok {
+				return fail("expected a string, got %s", describe(val))
+			}
+			n.Process = s
+		case path == "type":
+			s, ok := val.(string)
+			if !ok {
+				return fail("expected a string, got %s", describe(val))
+			}
+			if err := tx.checkType(s); err != nil {
+				return datasource.Node{}, fmt.Errorf("change %q: %w", path, err)
+			}
+			n.Type = s
+		case path == "data":
+			n.Data = deepCopy(val)
+			dataCopied = true
+		case strings.HasPrefix(path, "data."):
+			if !dataCopied {
+				n.Data = deepCopy(n.Data)
+				dataCopied = true
+			}
+			nd, err := setPath(n.Data, strings.Split(strings.TrimPrefix(path, "data."), "."), deepCopy(val))
+			if err != nil {
+				return fail("%v", err)
+			}
+			n.Data = nd
+		case path == "handles":
+			h, err := toHandles(val)
+			if err != nil {
+				return fail("%v", err)
+			}
+			if h, err = checkHandles(h); err != nil {
+				return fail("%v", err)
+			}
+			n.Handles = h
+		case path == "sheet":
+			s, ok := val.(string)
+			if !ok {
+				return fail("expected a string, got %s", describe(val))
+			}
+			id, err := tx.sheet(s)
+			if err != nil {
+				return datasource.Node{}, fmt.Errorf("change %q: %w", path, err)
+			}
+			n.Sheet = id
+		case path == "posX", path == "posY", path == "size.width", path == "size.height":
+			f, ok := toFloat(val)
+			if !ok || !finite(f) {
+				return fail("expected a number, got %s", describe(val))
+			}
+			switch path {
+			case "posX":
+				n.PosX = f
+			case "posY":
+				n.PosY = f
+			case "size.width":
+				n.Size.Width = f
+			case "size.height":
+				n.Size.Height = f
+			}
+		case path == "size":
+			m, ok := val.(map[string]any)
+			if !ok {
+				return fail("expected an object {width, height}, got %s", describe(val))
+			}
+			w, okw := toFloat(m["width"])
+			h, okh := toFloat(m["height"])
+			if !okw || !okh || !finite(w) || !finite(h) {
+				return fail("expected numbers width and height")
+			}
+			n.Size = datasource.Size{Width: w, Height: h}
+		case path == "_key", path == "key":
+			return fail("the key of a node cannot be changed; create a new node and delete this one")
+		default:
+			return fail("unknown field path; use one of %s", updatePaths)
+		}
+	}
+	if n.Size.Width <= 0 || n.Size.Height <= 0 {
+		return datasource.Node{}, fmt.Errorf("size must be positive (got %vx%v)", n.Size.Width, n.Size.Height)
+	}
+	// The node's edges must still fit: same sheet, handles still there.
+	old := tx.nodes[i]
+	sheetMoved := old.Sheet != n.Sheet
+	_, handlesChanged := changes["handles"]
+	for _, e := range tx.edges {
+		if (e.Source != key && e.Target != key) || (!sheetMoved && !handlesChanged) {
+			continue
+		}
+		if sheetMoved {
+			return datasource.Node{}, fmt.Errorf("node %q cannot move to sheet %s: edge %s keeps it on sheet %s (delete the edge first)", key, n.Sheet, e.Key, e.Sheet)
+		}
+		if e.Source == key && handlesChanged {
+			if _, err := resolveHandle(n, e.SourceHandle, "out", "source"); err != nil || e.SourceHandle == "" {
+				return datasource.Node{}, fmt.Errorf("the new handles drop output point %q used by edge %s (delete the edge first)", e.SourceHandle, e.Key)
+			}
+		}
+		if e.Target == key && handlesChanged {
+			if _, err := resolveHandle(n, e.TargetHandle, "in", "target"); err != nil || e.TargetHandle == "" {
+				return datasource.Node{}, fmt.Errorf("the new handles drop input point %q used by edge %s (delete the edge first)", e.TargetHandle, e.Key)
+			}
+		}
+	}
+	tx.nodes[i] = n
+	return n, nil
+}
+
+// setPath sets root.seg[0].seg[1]... = val, creating objects on the way, and returns
+// the new root. root has been deep-copied by the caller.
+func setPath(root any, segs []string, val any) (any, error) {
+	if len(segs) == 0 || segs[0] == "" {
+		return nil, errors.New("empty path segment")
+	}
+	seg := segs[0]
+	switch cur := root.(type) {
+	case nil:
+		m := map[string]any{}
+		if len(segs) == 1 {
+			m[seg] = val
+			return m, nil
+		}
+		child, err := setPath(nil, segs[1:], val)
+		if err != nil {
+			return nil, err
+		}
+		m[seg] = child
+		return m, nil
+	case map[string]any:
+		if len(segs) == 1 {
+			cur[seg] = val
+			return cur, nil
+		}
+		child, err := setPath(cur[seg], segs[1:], val)
+		if err != nil {
+			return nil, err
+		}
+		cur[seg] = child
+		return cur, nil
+	case []any:
+		idx, err := strconv.Atoi(seg)
+		if err != nil || idx < 0 || idx >= len(cur) {
+			return nil, fmt.Errorf("%q is not an index of an array of %d items", seg, len(cur))
+		}
+		if len(segs) == 1 {
+			cur[idx] = val
+			return cur, nil
+		}
+		child, err := setPath(cur[idx], segs[1:], val)
+		if err != nil {
+			return nil, err
+		}
+		cur[idx] = child
+		return cur, nil
+	default:
+		return nil, fmt.Errorf("cannot set %q inside %s", seg, describe(root))
+	}
+}
+
+// deepCopy copies free JSON values (maps and slices) so a change never writes into
+// a value a published view or a caller still holds.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = deepCopy(e)
+		}
+		return s
+	}
+	return v
+}
+
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case float32:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func toHandles(v any) (map[string]datasource.HandleGroup, error) {
+	if h, ok := v.(map[string]datasource.HandleGroup); ok {
+		return cloneHandles(h), nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("handles: %w", err)
+	}
+	var h map[string]datasource.HandleGroup
+	if err := json.Unmarshal(raw, &h); err != nil {
+		return nil, fmt.Errorf("handles must be an object of sides {\"L\": {\"position\", \"point\": [{\"id\",\"type\",\"accept\"}]}}: %w", err)
+	}
+	return h, nil
+}
+
+// describe names the JSON kind of a value for error messages.
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, float32, int, int64, json.Number:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	default:
+		return fmt.Sprintf("a %T", x)
+	}
+}
