@@ -1,0 +1,293 @@
+package tui
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// input is the multi-line question editor: Enter sends, Alt+Enter or Ctrl+J adds a
+// line, Up/Down recall earlier questions while it is empty, and `@` opens node-key
+// completion. It uses the terminal's own cursor, so nothing blinks on a timer.
+type input struct {
+	ta      textarea.Model
+	history []string
+	histPos int    // len(history) when not browsing
+	draft   string // what was typed before browsing history
+
+	nodes   []NodeRef
+	menu    []NodeRef // completion candidates, empty when closed
+	menuSel int
+	menuQ   string
+}
+
+const maxInputLines = 6
+
+func newInput(th theme) *input {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "┃ "
+	ta.Placeholder = "Ask about the graph…  (@ to mention a node)"
+	ta.SetVirtualCursor(false)
+	ta.CharLimit = 0
+	ta.MaxHeight = maxInputLines
+	ta.DynamicHeight = true
+	km := textarea.DefaultKeyMap()
+	km.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	km.TransposeCharacterBackward = key.NewBinding(key.WithDisabled()) // Ctrl+T opens threads
+	km.PageUp = key.NewBinding(key.WithDisabled())                     // PgUp/PgDn scroll the transcript
+	km.PageDown = key.NewBinding(key.WithDisabled())
+	km.InputEnd = key.NewBinding(key.WithKeys("alt+>"))
+	ta.KeyMap = km
+	st := textarea.DefaultStyles(th.dark)
+	if th.noColor {
+		st = textarea.Styles{}
+	}
+	st.Focused.CursorLine = st.Focused.Text
+	ta.SetStyles(st)
+	ta.Focus()
+	return &input{ta: ta}
+}
+
+func (in *input) value() string { return in.ta.Value() }
+func (in *input) empty() bool   { return in.ta.Value() == "" }
+
+func (in *input) setWidth(w int) { in.ta.SetWidth(max(10, w)) }
+
+func (in *input) reset() {
+	in.ta.Reset()
+	in.histPos = len(in.history)
+	in.draft = ""
+	in.menu = nil
+}
+
+func (in *input) remember(q string) {
+	if q == "" || (len(in.history) > 0 && in.history[len(in.history)-1] == q) {
+		in.histPos = len(in.history)
+		return
+	}
+	in.history = append(in.history, q)
+	in.histPos = len(in.history)
+}
+
+// recall walks the history: dir -1 older, +1 newer. It only starts from an empty
+// input, and keeps going while the shown text is an unedited history entry.
+func (in *input) recall(dir int) bool {
+	browsing := in.histPos < len(in.history) && in.ta.Value() == in.history[in.histPos]
+	if !in.empty() && !browsing {
+		return false
+	}
+	if !browsing {
+		in.histPos = len(in.history)
+	}
+	pos := in.histPos + dir
+	switch {
+	case pos < 0 || len(in.history) == 0:
+		return true
+	case pos >= len(in.history):
+		in.histPos = len(in.history)
+		in.ta.Reset()
+		return true
+	}
+	in.histPos = pos
+	in.ta.SetValue(in.history[pos])
+	return true
+}
+
+// update feeds a key to the editor (and the completion menu when open). It reports
+// handled=false for keys the model should see instead.
+func (in *input) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	in.ta, cmd = in.ta.Update(msg)
+	in.refreshMenu()
+	return cmd
+}
+
+// menuKey handles keys while the completion menu is open; ok=false lets them through.
+func (in *input) menuKey(k tea.KeyPressMsg) bool {
+	if len(in.menu) == 0 {
+		return false
+	}
+	switch k.String() {
+	case "up", "ctrl+p":
+		in.menuSel = (in.menuSel + len(in.menu) - 1) % len(in.menu)
+	case "down", "ctrl+n":
+		in.menuSel = (in.menuSel + 1) % len(in.menu)
+	case "tab", "enter":
+		in.accept(in.menu[in.menuSel])
+	case "esc":
+		in.menu = nil
+	default:
+		return false
+	}
+	return true
+}
+
+// currentMention returns the `@word` being typed just before the cursor.
+func (in *input) currentMention() (string, bool) {
+	lines := strings.Split(in.ta.Value(), "\n")
+	row := in.ta.Line()
+	if row >= len(lines) {
+		return "", false
+	}
+	r := []rune(lines[row])
+	col := min(in.ta.Column(), len(r))
+	start := col
+	for start > 0 && isKeyRune(r[start-1]) {
+		start--
+	}
+	if start == 0 || r[start-1] != '@' {
+		return "", false
+	}
+	if start >= 2 && !isSpaceRune(r[start-2]) {
+		return "", false // an e-mail address, not a mention
+	}
+	return string(r[start:col]), true
+}
+
+func (in *input) refreshMenu() {
+	q, ok := in.currentMention()
+	if !ok || len(in.nodes) == 0 {
+		in.menu = nil
+		return
+	}
+	if q == in.menuQ && in.menu != nil {
+		return
+	}
+	in.menuQ = q
+	in.menu = fuzzyNodes(in.nodes, q, 6)
+	in.menuSel = 0
+}
+
+// accept replaces the `@partial` before the cursor with `@key `.
+func (in *input) accept(n NodeRef) {
+	q, _ := in.currentMention()
+	for range utf8.RuneCountInString(q) {
+		in.ta, _ = in.ta.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	in.ta.InsertString(n.Key + " ")
+	in.menu = nil
+}
+
+// mentions returns the known node keys named with @ in text, in order, once each.
+func (in *input) mentions(text string) []string {
+	known := map[string]bool{}
+	for _, n := range in.nodes {
+		known[n.Key] = true
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
+		k := strings.TrimRight(m[1], ".")
+		if seen[k] || (len(known) > 0 && !known[k]) {
+			continue
+		}
+		seen[k] = true
+		out = append(out, k)
+	}
+	return out
+}
+
+var mentionRE = regexp.MustCompile(`(?:^|\s)@([A-Za-z0-9_.:-]+)`)
+
+func isKeyRune(r rune) bool {
+	return r == '-' || r == '_' || r == '.' || r == ':' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+}
+
+func isSpaceRune(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
+
+// fuzzyNodes ranks nodes whose key (or type) contains q as a subsequence: prefix
+// matches first, then contiguous, then by how tightly the letters cluster.
+func fuzzyNodes(nodes []NodeRef, q string, limit int) []NodeRef {
+	type scored struct {
+		n NodeRef
+		s int
+	}
+	q = strings.ToLower(q)
+	var hits []scored
+	for _, n := range nodes {
+		s, ok := fuzzyScore(strings.ToLower(n.Key), q)
+		if !ok {
+			s2, ok2 := fuzzyScore(strings.ToLower(n.Type), q)
+			if !ok2 {
+				continue
+			}
+			s = s2 - 50
+		}
+		hits = append(hits, scored{n, s})
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		if hits[i].s != hits[j].s {
+			return hits[i].s > hits[j].s
+		}
+		return hits[i].n.Key < hits[j].n.Key
+	})
+	out := make([]NodeRef, 0, min(limit, len(hits)))
+	for i := 0; i < len(hits) && i < limit; i++ {
+		out = append(out, hits[i].n)
+	}
+	return out
+}
+
+func fuzzyScore(s, q string) (int, bool) {
+	if q == "" {
+		return 0, true
+	}
+	if strings.HasPrefix(s, q) {
+		return 1000 - len(s), true
+	}
+	if strings.Contains(s, q) {
+		return 500 - len(s), true
+	}
+	score, si, last := 0, 0, -1
+	for _, qr := range q {
+		found := false
+		for si < len(s) {
+			r, n := utf8.DecodeRuneInString(s[si:])
+			si += n
+			if r == qr {
+				if last >= 0 && si-n == last {
+					score += 5
+				}
+				last = si
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	}
+	return score - len(s), true
+}
+
+// Render draws the completion menu (when open) above the editor.
+func (in *input) Render(width int, th theme) string {
+	in.setWidth(width)
+	view := in.ta.View()
+	if len(in.menu) == 0 {
+		return view
+	}
+	var b strings.Builder
+	for i, n := range in.menu {
+		line := "  @" + strip(n.Key)
+		if n.Type != "" {
+			line += "  " + th.dim.Render(strip(n.Type))
+		}
+		line = ansi.Truncate(line, width, "…")
+		if i == in.menuSel {
+			line = th.selected.Render(ansi.Strip(line))
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String() + view
+}
+
+// menuHeight is how many lines the menu adds above the editor.
+func (in *input) menuHeight() int { return len(in.menu) }

@@ -1,0 +1,864 @@
+// Package tui is the interactive chat of `nodius-ai chat`: a Bubble Tea v2 program
+// that drives the agent through its event stream. The model is thin: components
+// (header, transcript items, input, status bar, dialogs) keep their own state and
+// render themselves; Update only routes messages, and every store or agent call runs
+// in a tea.Cmd.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
+)
+
+// frameInterval is how often the streaming message and spinners refresh (~30 fps).
+// The tick runs only while a run is in flight: an idle TUI never wakes up.
+const frameInterval = 33 * time.Millisecond
+
+type frameMsg struct{}
+
+// nodesLoadedMsg carries the node keys for @ completion.
+type nodesLoadedMsg struct {
+	nodes []NodeRef
+	err   error
+}
+
+// threadOpenedMsg carries a thread loaded from the store.
+type threadOpenedMsg struct {
+	thread   convo.Thread
+	msgs     []convo.Message
+	proposal *convo.Proposal
+	err      error
+	none     bool // --continue found no thread
+}
+
+// Model is the chat. Build it with New; run it with tea.NewProgram.
+type Model struct {
+	opts Options
+	lk   *look
+	km   keyMap
+
+	width, height int
+
+	hdr *header
+	tr  *transcript
+	in  *input
+	st  *statusBar
+	dlg dialog
+
+	threadID string
+	run      *run
+	runSeq   int
+	cur      *entry // the answer being streamed
+	badges   map[string]*entry
+
+	pending   *convo.Proposal
+	lastReq   *agent.SendRequest
+	lastErr   *convo.Error
+	sawProp   bool
+	sawErr    bool
+	stopping  bool
+	ticking   bool
+	quitArmed bool
+	quitting  bool
+
+	sheets map[string]string
+}
+
+// New builds the chat model.
+func New(opts Options) *Model {
+	th := newTheme(opts.Dark, opts.NoColor)
+	lk := &look{th: th, md: newMarkdown(opts.Dark, opts.NoColor)}
+	model := opts.Model
+	if opts.Provider != "" {
+		model = opts.Provider + "/" + opts.Model
+	}
+	if opts.Runner == nil {
+		model = "no provider"
+	}
+	graph := opts.GraphName
+	if graph == "" {
+		graph = opts.GraphKey
+	}
+	m := &Model{
+		opts:   opts,
+		lk:     lk,
+		km:     newKeyMap(),
+		width:  80,
+		height: 24,
+		hdr:    &header{lk: lk, graph: graph, source: opts.Source, model: model},
+		tr:     newTranscript(),
+		in:     newInput(th),
+		st:     &statusBar{lk: lk, state: "idle", window: opts.ContextWindow},
+		badges: map[string]*entry{},
+	}
+	if opts.Runner == nil {
+		m.st.state = "no provider"
+	}
+	return m
+}
+
+// Sheets sets the graph's sheet names (id → name) shown by the proposal dialog.
+func (m *Model) Sheets(s map[string]string) { m.sheets = s }
+
+// Init asks the terminal for its background, loads node keys, and opens the
+// requested thread (or shows the welcome).
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if m.opts.Nodes != nil {
+		nl, g := m.opts.Nodes, m.opts.GraphKey
+		cmds = append(cmds, func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+			defer cancel()
+			n, err := nl.NodeRefs(ctx, g)
+			return nodesLoadedMsg{nodes: n, err: err}
+		})
+	}
+	switch {
+	case m.opts.ThreadID != "" && m.opts.Threads != nil:
+		cmds = append(cmds, m.openThread(m.opts.ThreadID, false))
+	case m.opts.Continue && m.opts.Threads != nil:
+		cmds = append(cmds, m.openThread("", true))
+	default:
+		m.welcome()
+	}
+	return tea.Batch(cmds...)
+}
+
+// openThread loads a thread (by id or unique prefix; latest when latest is set).
+func (m *Model) openThread(id string, latest bool) tea.Cmd {
+	ts, graph := m.opts.Threads, m.opts.GraphKey
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		list, err := ts.List(ctx, graph)
+		if err != nil {
+			return threadOpenedMsg{err: err}
+		}
+		var t convo.Thread
+		found := false
+		if latest {
+			sort.SliceStable(list, func(i, j int) bool { return list[i].UpdatedAt.After(list[j].UpdatedAt) })
+			if len(list) == 0 {
+				return threadOpenedMsg{none: true}
+			}
+			t, found = list[0], true
+		} else {
+			var matches []convo.Thread
+			for _, x := range list {
+				if x.ID == id {
+					matches = []convo.Thread{x}
+					break
+				}
+				if len(id) >= 4 && strings.HasPrefix(x.ID, id) {
+					matches = append(matches, x)
+				}
+			}
+			switch len(matches) {
+			case 0:
+				t = convo.Thread{ID: id} // may belong to another graph listing; try anyway
+			case 1:
+				t, found = matches[0], true
+			default:
+				return threadOpenedMsg{err: fmt.Errorf("thread id %q matches %d threads; type more of it", id, len(matches))}
+			}
+		}
+		_ = found
+		msgs, err := ts.History(ctx, t.ID)
+		if err != nil {
+			return threadOpenedMsg{err: err}
+		}
+		p, err := ts.PendingProposal(ctx, t.ID)
+		if err != nil {
+			return threadOpenedMsg{err: err}
+		}
+		return threadOpenedMsg{thread: t, msgs: msgs, proposal: p}
+	}
+}
+
+func (m *Model) welcome() {
+	name := m.hdr.graph
+	text := fmt.Sprintf("New conversation about %q. Ask anything about the graph, for example:\n"+
+		"  • What does this workflow do, step by step?\n"+
+		"  • Which nodes call external APIs, and what happens when they fail?\n"+
+		"  • Add a node that logs the result before it is returned.\n"+
+		"Type @ to mention a node · ctrl+t lists earlier threads · ? shows every key.", name)
+	m.tr.add(&noticeItem{lk: m.lk, kind: nWelcome, text: text})
+	if m.opts.Runner == nil {
+		msg := "No LLM provider is configured, so questions cannot be sent yet (threads can still be browsed)."
+		if m.opts.ConfigHelp != "" {
+			msg += "\n" + m.opts.ConfigHelp
+		} else if m.opts.ConfigErr != nil {
+			msg += "\n" + m.opts.ConfigErr.Message
+		}
+		m.tr.add(&noticeItem{lk: m.lk, kind: nError, text: msg})
+	}
+}
+
+func (m *Model) now() time.Time { return m.opts.now() }
+
+// Update routes one message. It never blocks and never does I/O.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = max(msg.Width, 1), max(msg.Height, 1)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		m.setDark(msg.IsDark())
+		return m, nil
+	case runBatchMsg:
+		return m, m.onBatch(msg)
+	case frameMsg:
+		return m, m.onFrame()
+	case nodesLoadedMsg:
+		if msg.err == nil {
+			m.in.nodes = msg.nodes
+		}
+		return m, nil
+	case threadOpenedMsg:
+		m.onThreadOpened(msg)
+		return m, nil
+	case decisionMsg:
+		return m, m.decide(msg.d)
+	case dismissProposalMsg:
+		m.dlg = nil
+		return m, nil
+	case openThreadMsg:
+		return m, m.switchThread(msg.id)
+	case threadOpMsg:
+		if msg.deleted != "" && msg.deleted == m.threadID && msg.err == nil {
+			m.newThread()
+		}
+	case tea.MouseWheelMsg:
+		if m.dlg == nil {
+			switch msg.Button {
+			case tea.MouseWheelUp:
+				m.tr.scroll(3)
+			case tea.MouseWheelDown:
+				m.tr.scroll(-3)
+			}
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		if msg.String() == "ctrl+c" {
+			return m, m.ctrlC()
+		}
+		m.quitArmed, m.st.note = false, ""
+		if m.dlg == nil {
+			return m, m.key(msg)
+		}
+	}
+	if m.dlg != nil {
+		closed, cmd := m.dlg.Update(msg, m.now())
+		if closed {
+			m.dlg = nil
+		}
+		return m, cmd
+	}
+	if _, ok := msg.(tea.KeyPressMsg); !ok {
+		if _, isPaste := msg.(tea.PasteMsg); isPaste {
+			return m, m.in.update(msg)
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) setDark(dark bool) {
+	if m.opts.NoColor || dark == m.lk.th.dark {
+		return
+	}
+	m.lk.th = newTheme(dark, false)
+	m.lk.md = newMarkdown(dark, false)
+	for _, e := range m.tr.entries {
+		e.width = 0 // re-rendered lazily, as they come into view
+	}
+	m.hdr.cacheW = 0
+}
+
+func (m *Model) ctrlC() tea.Cmd {
+	if m.run != nil && !m.quitArmed {
+		m.quitArmed = true
+		m.st.note = "a reply is streaming: ctrl+c again quits"
+		return nil
+	}
+	if m.run != nil {
+		m.run.cancel()
+	}
+	m.quitting = true
+	return tea.Quit
+}
+
+// key handles a key press when no dialog is open.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if m.in.menuKey(k) {
+		return nil
+	}
+	switch s {
+	case "esc":
+		if m.run != nil {
+			m.stop()
+			return nil
+		}
+		m.tr.unfocus()
+		return nil
+	case "enter":
+		return m.send()
+	case "ctrl+r":
+		return m.retry()
+	case "ctrl+t":
+		p, cmd := newPicker(m.lk, m.opts.Threads, m.opts.GraphKey, m.threadID)
+		m.dlg = p
+		return cmd
+	case "pgup":
+		m.tr.scroll(max(1, m.transcriptHeight()-2))
+		return nil
+	case "pgdown":
+		m.tr.scroll(-max(1, m.transcriptHeight()-2))
+		return nil
+	case "ctrl+end":
+		m.tr.toBottom()
+		return nil
+	case "tab":
+		m.tr.focusBadge(-1)
+		return nil
+	case "shift+tab":
+		m.tr.focusBadge(1)
+		return nil
+	case "up", "down":
+		dir := -1
+		if s == "down" {
+			dir = 1
+		}
+		if m.in.recall(dir) {
+			return nil
+		}
+	}
+	if m.in.empty() {
+		switch s {
+		case "?":
+			m.dlg = &helpDialog{lk: m.lk, km: m.km}
+			return nil
+		case "p":
+			if m.pending != nil {
+				m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.now())
+				return nil
+			}
+		case "end":
+			m.tr.toBottom()
+			return nil
+		}
+	}
+	return m.in.update(k)
+}
+
+func (m *Model) stop() {
+	if m.run == nil || m.stopping {
+		return
+	}
+	m.stopping = true
+	m.st.state = "stopping"
+	m.run.cancel()
+}
+
+// send starts a question from the input.
+func (m *Model) send() tea.Cmd {
+	text := strings.TrimSpace(m.in.value())
+	if text == "" {
+		return nil
+	}
+	if m.run != nil {
+		m.st.note = "wait for the answer, or esc to stop it"
+		return nil
+	}
+	if m.pending != nil {
+		m.st.note = "a proposal is waiting: p to decide it first"
+		return nil
+	}
+	req := agent.SendRequest{GraphKey: m.opts.GraphKey, ThreadID: m.threadID, Text: text, Mentions: m.in.mentions(text)}
+	m.in.remember(text)
+	m.in.reset()
+	m.tr.add(&userItem{lk: m.lk, text: text})
+	m.tr.toBottom()
+	if m.hdr.title == "" {
+		m.hdr.setTitle(firstLine(text))
+	}
+	if m.opts.Runner == nil {
+		ce := m.opts.ConfigErr
+		if ce == nil {
+			ce = &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider is configured"}
+		}
+		m.showError(ce)
+		return nil
+	}
+	m.lastReq = &req
+	return m.start(false, func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
+		return m.opts.Runner.Send(ctx, req, e)
+	})
+}
+
+func (m *Model) retry() tea.Cmd {
+	if m.run != nil || m.lastErr == nil || m.lastReq == nil || m.opts.Runner == nil {
+		return nil
+	}
+	req := *m.lastReq
+	if req.ThreadID == "" {
+		req.ThreadID = m.threadID
+	}
+	m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "↻ retrying: " + firstLine(req.Text)})
+	m.tr.toBottom()
+	return m.start(false, func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
+		return m.opts.Runner.Send(ctx, req, e)
+	})
+}
+
+func (m *Model) start(resume bool, call func(context.Context, func(convo.Event)) (agent.Result, error)) tea.Cmd {
+	m.runSeq++
+	r, cmd := startRun(m.runSeq, resume, call)
+	m.run = r
+	m.lastErr, m.sawErr, m.sawProp, m.stopping = nil, false, false, false
+	m.st.state, m.st.busy = "retrieving", true
+	return tea.Batch(cmd, m.ensureTick())
+}
+
+func (m *Model) ensureTick() tea.Cmd {
+	if m.ticking {
+		return nil
+	}
+	m.ticking = true
+	return tea.Tick(frameInterval, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
+// onFrame shows the tokens that arrived since the last frame and turns spinners.
+func (m *Model) onFrame() tea.Cmd {
+	m.ticking = false
+	m.flush()
+	m.st.frame++
+	for _, e := range m.badges {
+		if b := e.it.(*badgeItem); b.state == bRunning {
+			b.frame++
+			m.tr.touch(e)
+		}
+	}
+	if m.run != nil {
+		return m.ensureTick()
+	}
+	return nil
+}
+
+func (m *Model) flush() {
+	if m.cur == nil {
+		return
+	}
+	a := m.cur.it.(*assistantItem)
+	if a.shown != a.text.Len() {
+		a.shown = a.text.Len()
+		m.tr.touch(m.cur)
+	}
+}
+
+func (m *Model) onBatch(msg runBatchMsg) tea.Cmd {
+	if m.run == nil || msg.runID != m.run.id {
+		return nil // a stale run (the user switched threads)
+	}
+	var cmds []tea.Cmd
+	for _, it := range msg.items {
+		if it.done {
+			cmds = append(cmds, m.finish(it.res, it.err))
+			return tea.Batch(cmds...)
+		}
+		if c := m.onEvent(it.ev); c != nil {
+			cmds = append(cmds, c)
+		}
+	}
+	cmds = append(cmds, readRun(m.run))
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) assistant() *assistantItem {
+	if m.cur == nil {
+		m.cur = m.tr.add(&assistantItem{lk: m.lk})
+	}
+	return m.cur.it.(*assistantItem)
+}
+
+// closeAnswer ends the streaming answer (dropping it when nothing came).
+func (m *Model) closeAnswer(state assistantState) {
+	if m.cur == nil {
+		return
+	}
+	a := m.cur.it.(*assistantItem)
+	if a.text.Len() == 0 && a.reasoning.Len() == 0 {
+		m.tr.remove(m.cur)
+	} else {
+		a.state = state
+		a.shown = a.text.Len()
+		m.tr.touch(m.cur)
+	}
+	m.cur = nil
+}
+
+func (m *Model) onEvent(ev convo.Event) tea.Cmd {
+	switch ev.Type {
+	case convo.EventThread:
+		if ev.ThreadID != "" {
+			m.threadID = ev.ThreadID
+		}
+	case convo.EventStatus:
+		m.st.state = stateLabel(ev.State)
+	case convo.EventToken:
+		m.assistant().text.WriteString(ev.Text)
+		m.st.state = "streaming"
+	case convo.EventReasoning:
+		m.assistant().reasoning.WriteString(ev.Text)
+		m.st.state = "thinking"
+	case convo.EventToolStart:
+		m.closeAnswer(aDone)
+		e := m.tr.add(&badgeItem{lk: m.lk, call: ev.ToolCall})
+		m.badges[ev.ToolCall.ID] = e
+		m.st.state = "running " + strip(ev.ToolCall.Name)
+	case convo.EventToolResult:
+		e := m.badges[ev.ToolCall.ID]
+		if e == nil {
+			m.closeAnswer(aDone)
+			e = m.tr.add(&badgeItem{lk: m.lk, call: ev.ToolCall})
+			m.badges[ev.ToolCall.ID] = e
+		}
+		b := e.it.(*badgeItem)
+		b.result, b.errText, b.dur = ev.Result, ev.ToolErr, ev.Duration
+		b.state = bOK
+		if ev.ToolErr != "" {
+			b.state = bErr
+		}
+		delete(m.badges, ev.ToolCall.ID) // no longer spins
+		m.tr.touch(e)
+	case convo.EventProposal:
+		m.closeAnswer(aDone)
+		if ev.Proposal != nil {
+			m.sawProp = true
+			m.openProposal(ev.Proposal)
+		}
+	case convo.EventUsage:
+		m.st.usage = m.st.usage.Add(ev.Usage)
+		m.st.lastPrompt = ev.Usage.PromptTokens
+	case convo.EventComplete:
+		m.closeAnswer(aDone)
+		if ev.ThreadID != "" {
+			m.threadID = ev.ThreadID
+		}
+	case convo.EventError:
+		if ev.Err != nil && ev.Err.Code == convo.CodeInterrupted {
+			break
+		}
+		if m.stopping {
+			break
+		}
+		m.closeAnswer(aDone)
+		m.sawErr = true
+		m.showError(ev.Err)
+	}
+	return m.ensureTick()
+}
+
+func (m *Model) openProposal(p *convo.Proposal) {
+	cp := *p
+	m.pending = &cp
+	m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision"})
+	m.dlg = newProposalDialog(m.lk, cp, m.sheets, m.now())
+	m.st.state = "waiting for approval"
+}
+
+func describeAction(p convo.Proposal) string {
+	return strings.ReplaceAll(string(p.Action.Type), "_", " ")
+}
+
+// finish ends a run: the answer is closed, errors and proposals shown.
+func (m *Model) finish(res agent.Result, err error) tea.Cmd {
+	stopped := m.stopping
+	m.run, m.stopping, m.st.busy = nil, false, false
+	if res.ThreadID != "" {
+		m.threadID = res.ThreadID
+	}
+	ce, isCE := convo.AsError(err)
+	interrupted := errors.Is(err, context.Canceled) || (isCE && ce.Code == convo.CodeInterrupted)
+	switch {
+	case stopped || interrupted:
+		m.closeAnswer(aStopped)
+		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "■ stopped — the partial answer is kept"})
+		m.st.state = "idle"
+	case err != nil:
+		m.closeAnswer(aDone)
+		if !isCE {
+			ce = &convo.Error{Code: convo.CodeInternal, Message: strip(err.Error())}
+		}
+		if !m.sawErr {
+			m.showError(ce)
+		} else {
+			m.lastErr = ce
+			m.st.state = "error"
+		}
+	default:
+		m.closeAnswer(aDone)
+		m.st.state = "idle"
+		if res.Proposal != nil && !m.sawProp {
+			m.openProposal(res.Proposal)
+		}
+		if m.pending != nil {
+			m.st.state = "waiting for approval"
+		}
+	}
+	if m.quitting {
+		return tea.Quit
+	}
+	return nil
+}
+
+// showError puts a classified error inline, with what to do next.
+func (m *Model) showError(ce *convo.Error) {
+	if ce == nil {
+		ce = &convo.Error{Code: convo.CodeInternal, Message: "the run failed"}
+	}
+	m.lastErr = ce
+	m.st.state = "error"
+	text := fmt.Sprintf("× %s: %s", ce.Code, strip(ce.Message))
+	if hint := errorHint(ce, m.opts.ConfigHelp); hint != "" {
+		text += "\n" + hint
+	}
+	m.tr.add(&noticeItem{lk: m.lk, kind: nError, text: text})
+	m.tr.toBottom()
+}
+
+func errorHint(ce *convo.Error, cfgHelp string) string {
+	switch ce.Code {
+	case convo.CodeConfig:
+		return cfgHelp
+	case convo.CodeAuth:
+		return "Check the API key (NODIUS_AI_API_KEY or the provider's own variable)."
+	case convo.CodeContextLength:
+		return "The thread is too long for this model: start a new one (ctrl+t, n)."
+	case convo.CodeBudgetExceeded:
+		return "A spending limit was reached: raise it in the config file or start a new thread."
+	}
+	if ce.Retryable {
+		return "ctrl+r retries."
+	}
+	return ""
+}
+
+func stateLabel(s convo.State) string {
+	switch s {
+	case convo.StateRetrieving:
+		return "retrieving"
+	case convo.StateWaiting:
+		return "thinking"
+	case convo.StateStreaming:
+		return "streaming"
+	case convo.StateTool:
+		return "running tool"
+	case convo.StateRetrying:
+		return "retrying"
+	}
+	return string(s)
+}
+
+// decide resumes the agent with the user's decision.
+func (m *Model) decide(d convo.Decision) tea.Cmd {
+	m.dlg = nil
+	if m.pending == nil || m.run != nil {
+		return nil
+	}
+	p := *m.pending
+	m.pending = nil
+	verdict := "✓ approved " + describeAction(p)
+	if d.AlwaysForThread {
+		verdict += " (and every " + describeAction(p) + " in this thread)"
+	}
+	if !d.Approved {
+		verdict = "× rejected " + describeAction(p)
+		if d.Feedback != "" {
+			verdict += ": " + d.Feedback
+		}
+	}
+	m.tr.add(&noticeItem{lk: m.lk, kind: nDecision, text: verdict})
+	m.tr.toBottom()
+	if m.opts.Runner == nil {
+		m.showError(m.opts.ConfigErr)
+		return nil
+	}
+	threadID := m.threadID
+	if threadID == "" {
+		threadID = p.ThreadID
+	}
+	return m.start(true, func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
+		return m.opts.Runner.Resume(ctx, threadID, d, e)
+	})
+}
+
+// switchThread opens another thread ("" starts a new one).
+func (m *Model) switchThread(id string) tea.Cmd {
+	if m.run != nil {
+		m.st.note = "stop the answer (esc) before switching threads"
+		return nil
+	}
+	if id == "" {
+		m.newThread()
+		return nil
+	}
+	if m.opts.Threads == nil {
+		return nil
+	}
+	return m.openThread(id, false)
+}
+
+func (m *Model) newThread() {
+	m.tr.reset()
+	m.threadID, m.pending, m.lastErr, m.lastReq, m.cur = "", nil, nil, nil, nil
+	m.badges = map[string]*entry{}
+	m.st.usage, m.st.lastPrompt = convo.Usage{}, 0
+	if m.opts.Runner != nil {
+		m.st.state = "idle"
+	}
+	m.hdr.setTitle("")
+	m.welcome()
+}
+
+func (m *Model) onThreadOpened(msg threadOpenedMsg) {
+	if msg.none {
+		m.welcome()
+		return
+	}
+	if msg.err != nil {
+		if len(m.tr.entries) == 0 {
+			m.welcome()
+		}
+		m.tr.add(&noticeItem{lk: m.lk, kind: nError, text: "× could not open the thread: " + strip(msg.err.Error())})
+		return
+	}
+	m.tr.reset()
+	m.badges = map[string]*entry{}
+	m.threadID = msg.thread.ID
+	m.hdr.setTitle(msg.thread.Title)
+	m.st.usage = msg.thread.Usage
+	m.st.lastPrompt = 0
+	m.lastErr, m.lastReq, m.cur = nil, nil, nil
+	m.loadHistory(msg.msgs)
+	m.pending = msg.proposal
+	if m.pending != nil {
+		m.st.state = "waiting for approval"
+	} else if m.opts.Runner != nil {
+		m.st.state = "idle"
+	}
+	if len(m.tr.entries) == 0 {
+		m.welcome()
+	}
+}
+
+// loadHistory rebuilds the transcript from stored messages.
+func (m *Model) loadHistory(msgs []convo.Message) {
+	calls := map[string]*entry{}
+	for _, msg := range msgs {
+		switch msg.Role {
+		case convo.User:
+			m.tr.add(&userItem{lk: m.lk, text: msg.Content})
+			if m.hdr.title == "" {
+				m.hdr.setTitle(firstLine(msg.Content))
+			}
+		case convo.Assistant:
+			if strings.TrimSpace(msg.Content) != "" || strings.TrimSpace(msg.Reasoning) != "" {
+				a := &assistantItem{lk: m.lk, state: aDone}
+				if msg.Status == convo.Interrupted {
+					a.state = aInterrupted
+				}
+				a.text.WriteString(msg.Content)
+				a.reasoning.WriteString(msg.Reasoning)
+				a.shown = a.text.Len()
+				m.tr.add(a)
+			}
+			for _, c := range msg.ToolCalls {
+				calls[c.ID] = m.tr.add(&badgeItem{lk: m.lk, call: c})
+			}
+		case convo.Tool:
+			if e := calls[msg.ToolCallID]; e != nil {
+				b := e.it.(*badgeItem)
+				b.state, b.result = bOK, msg.Content
+			}
+		}
+	}
+	// calls left without a result: a pending proposal, or an interrupted run
+	for _, e := range calls {
+		if b := e.it.(*badgeItem); b.state == bRunning {
+			b.state, b.errText = bErr, "no result (interrupted or awaiting a decision)"
+		}
+	}
+}
+
+func (m *Model) transcriptHeight() int {
+	h := m.height - 2 - m.inputHeight()
+	if m.banner() != "" {
+		h--
+	}
+	return max(1, h)
+}
+
+func (m *Model) inputHeight() int { return m.in.ta.Height() + m.in.menuHeight() }
+
+func (m *Model) banner() string {
+	if m.pending != nil && m.dlg == nil {
+		return m.lk.th.banner.Render("⚑ A proposal is waiting for your decision — press p to review it")
+	}
+	return ""
+}
+
+// View draws header, transcript (or the open dialog), banner, input and status.
+func (m *Model) View() tea.View {
+	w := max(m.width, 20)
+	inputView := m.in.Render(w, m.lk.th)
+	th := m.transcriptHeight()
+	var body string
+	if m.dlg != nil {
+		body = lipgloss.Place(w, th, lipgloss.Center, lipgloss.Center, m.dlg.Render(w, th))
+		body = clipHeight(body, th)
+	} else {
+		body = strings.Join(m.tr.window(w, th), "\n")
+	}
+	parts := []string{m.hdr.Render(w), body}
+	if b := m.banner(); b != "" {
+		parts = append(parts, truncateLine(b, w))
+	}
+	parts = append(parts, inputView, m.st.Render(w))
+	v := tea.NewView(strings.Join(parts, "\n"))
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "nodius-ai · " + strip(m.hdr.graph)
+	if m.dlg == nil {
+		if c := m.in.ta.Cursor(); c != nil {
+			c.Position.Y += 1 + th + boolInt(m.banner() != "") + m.in.menuHeight()
+			v.Cursor = c
+		}
+	}
+	return v
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func clipHeight(s string, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	return strings.Join(lines, "\n")
+}

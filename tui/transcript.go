@@ -1,0 +1,502 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+)
+
+// look is what every transcript item renders with. Items share one pointer so a
+// theme change (the terminal reported its background) reaches all of them.
+type look struct {
+	th theme
+	md *markdown
+}
+
+// item is one block of the transcript. Render must be pure for a given state and
+// width: the transcript caches its lines until the item is touched or the width changes.
+type item interface {
+	Render(width int) string
+}
+
+// entry caches an item's rendered lines for one width.
+type entry struct {
+	it    item
+	lines []string
+	width int // 0: not rendered
+}
+
+// transcript is the scrollable conversation. Rendering cost does not grow with its
+// length: an item renders once per width, and only the items that reach the visible
+// window are ever rendered (a resize re-wraps lazily, from the bottom up).
+type transcript struct {
+	entries    []*entry
+	dirty      []*entry
+	scrollBack int // lines between the bottom of the view and the end; 0 follows the end
+	focus      int // index of the focused badge, -1 for none
+}
+
+func newTranscript() *transcript { return &transcript{focus: -1} }
+
+func (t *transcript) add(it item) *entry {
+	e := &entry{it: it}
+	t.entries = append(t.entries, e)
+	if t.scrollBack > 0 {
+		t.dirty = append(t.dirty, e) // counted by refresh so the view stays put
+	}
+	return e
+}
+
+// touch marks an entry for re-rendering.
+func (t *transcript) touch(e *entry) {
+	if e == nil {
+		return
+	}
+	for _, d := range t.dirty {
+		if d == e {
+			return
+		}
+	}
+	t.dirty = append(t.dirty, e)
+}
+
+func (t *transcript) reset() {
+	t.entries, t.dirty, t.scrollBack, t.focus = nil, nil, 0, -1
+}
+
+func (t *transcript) remove(e *entry) {
+	for i, x := range t.entries {
+		if x == e {
+			t.entries = append(t.entries[:i], t.entries[i+1:]...)
+			if t.focus >= i {
+				t.focus = -1
+			}
+			return
+		}
+	}
+}
+
+func (e *entry) render(width int) int {
+	old := len(e.lines)
+	out := e.it.Render(width)
+	e.lines = append(strings.Split(out, "\n"), "") // a blank line after every block
+	e.width = width
+	return len(e.lines) - old
+}
+
+// refresh re-renders touched entries; while the user is scrolled up, the lines they
+// add are added to scrollBack so the text under their eyes does not move.
+func (t *transcript) refresh(width int) {
+	for _, e := range t.dirty {
+		wasRendered := e.width == width
+		delta := e.render(width)
+		if t.scrollBack > 0 && (wasRendered || delta > 0) {
+			t.scrollBack += delta
+		}
+	}
+	t.dirty = t.dirty[:0]
+}
+
+// window returns the height lines to show, walking from the end and rendering only
+// what it reaches.
+func (t *transcript) window(width, height int) []string {
+	if height <= 0 {
+		return nil
+	}
+	t.refresh(width)
+	need := t.scrollBack + height
+	var chunks [][]string
+	total := 0
+	for i := len(t.entries) - 1; i >= 0 && total < need; i-- {
+		e := t.entries[i]
+		if e.width != width {
+			e.render(width)
+		}
+		chunks = append(chunks, e.lines)
+		total += len(e.lines)
+	}
+	if total < need && t.scrollBack > 0 { // reached the top: clamp
+		t.scrollBack = max(0, total-height)
+		need = t.scrollBack + height
+	}
+	all := make([]string, 0, min(total, need))
+	for i := len(chunks) - 1; i >= 0; i-- {
+		all = append(all, chunks[i]...)
+	}
+	// drop the trailing separator of the last block
+	if len(all) > 0 && all[len(all)-1] == "" {
+		all = all[:len(all)-1]
+		total--
+	}
+	end := len(all) - t.scrollBack
+	if end < 0 {
+		end = 0
+	}
+	start := max(0, end-height)
+	out := all[start:end]
+	if len(out) < height { // short transcript: pin to the bottom above the input
+		pad := make([]string, height-len(out), height)
+		out = append(pad, out...)
+	}
+	return out
+}
+
+func (t *transcript) scroll(delta int) { t.scrollBack = max(0, t.scrollBack+delta) }
+func (t *transcript) toBottom()        { t.scrollBack = 0 }
+func (t *transcript) following() bool  { return t.scrollBack == 0 }
+
+// focusBadge moves the badge focus by dir (+1 newer, -1 older), wrapping to none.
+func (t *transcript) focusBadge(dir int) {
+	var badges []int
+	for i, e := range t.entries {
+		if _, ok := e.it.(*badgeItem); ok {
+			badges = append(badges, i)
+		}
+	}
+	if old := t.focused(); old != nil {
+		old.focused = false
+		t.touch(t.entries[t.focus])
+	}
+	if len(badges) == 0 {
+		t.focus = -1
+		return
+	}
+	pos := -1
+	for k, i := range badges {
+		if i == t.focus {
+			pos = k
+		}
+	}
+	switch {
+	case pos < 0 && dir < 0:
+		pos = len(badges) - 1
+	case pos < 0:
+		pos = len(badges) - 1
+	default:
+		pos += dir
+	}
+	if pos < 0 || pos >= len(badges) {
+		t.focus = -1
+		return
+	}
+	t.focus = badges[pos]
+	b := t.entries[t.focus].it.(*badgeItem)
+	b.focused = true
+	t.touch(t.entries[t.focus])
+}
+
+func (t *transcript) unfocus() {
+	if b := t.focused(); b != nil {
+		b.focused = false
+		t.touch(t.entries[t.focus])
+	}
+	t.focus = -1
+}
+
+func (t *transcript) focused() *badgeItem {
+	if t.focus < 0 || t.focus >= len(t.entries) {
+		return nil
+	}
+	b, _ := t.entries[t.focus].it.(*badgeItem)
+	return b
+}
+
+// ---- items ----
+
+// userItem is a question as typed.
+type userItem struct {
+	lk   *look
+	text string
+}
+
+func (u *userItem) Render(width int) string {
+	body := wrapPlain(strip(u.text), width-2)
+	return u.lk.th.userLabel.Render("You") + "\n" + indent(u.lk.th.user.Render(body), 2)
+}
+
+// assistantState is the life of an answer.
+type assistantState int
+
+const (
+	aStreaming assistantState = iota
+	aDone
+	aStopped     // the user pressed Esc
+	aInterrupted // stored as interrupted (a previous process died mid-stream)
+)
+
+// assistantItem is one answer. While streaming, text is only shown up to `shown`
+// (advanced by the frame tick), the stable prefix is rendered in chunks once, and
+// only the tail after it re-renders.
+type assistantItem struct {
+	lk        *look
+	text      strings.Builder
+	reasoning strings.Builder
+	shown     int
+	state     assistantState
+	expanded  bool // reasoning expanded
+
+	chunkW   int
+	chunkEnd int
+	chunks   []string
+}
+
+func (a *assistantItem) label() string {
+	l := a.lk.th.assistantLabel.Render("Nodius")
+	switch a.state {
+	case aStopped:
+		l += a.lk.th.warn.Render(" · stopped")
+	case aInterrupted:
+		l += a.lk.th.warn.Render(" · interrupted")
+	}
+	return l
+}
+
+func (a *assistantItem) Render(width int) string {
+	var b strings.Builder
+	b.WriteString(a.label())
+	if r := a.reasoning.String(); strings.TrimSpace(r) != "" {
+		b.WriteString("\n")
+		if a.expanded {
+			b.WriteString(a.lk.th.reasoning.Render(indent(wrapPlain(strip(r), width-4), 2)))
+		} else {
+			n := len(strings.Fields(r))
+			b.WriteString(a.lk.th.reasoning.Render(fmt.Sprintf("  ▸ thought for %d words", n)))
+		}
+	}
+	text := a.text.String()
+	if a.state == aStreaming {
+		text = text[:a.shown]
+	}
+	body := a.body(text, width)
+	if body != "" {
+		b.WriteString("\n" + body)
+	} else if a.state == aStreaming {
+		b.WriteString("\n" + a.lk.th.dim.Render("  …"))
+	}
+	return b.String()
+}
+
+// body renders the answer: whole once finished; while streaming, the stable prefix
+// chunk by chunk (each chunk once) plus the unfinished tail.
+func (a *assistantItem) body(text string, width int) string {
+	if a.state != aStreaming {
+		a.chunks, a.chunkEnd = nil, 0
+		return a.lk.md.Render(text, width)
+	}
+	if a.chunkW != width {
+		a.chunks, a.chunkEnd, a.chunkW = nil, 0, width
+	}
+	if p := stablePrefix(text); p > a.chunkEnd {
+		if r := a.lk.md.Render(text[a.chunkEnd:p], width); r != "" {
+			a.chunks = append(a.chunks, r)
+		}
+		a.chunkEnd = p
+	}
+	parts := append([]string(nil), a.chunks...)
+	if tail := a.lk.md.Render(text[a.chunkEnd:], width); tail != "" {
+		parts = append(parts, tail)
+	}
+	return strings.Join(parts, "\n\n")
+}
+
+// badgeState is a tool call's life.
+type badgeState int
+
+const (
+	bRunning badgeState = iota
+	bOK
+	bErr
+)
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// badgeItem is one tool call: `● name args` with a spinner, then `✓ … 12 ms` or
+// `× …`; focused, it expands to its arguments and result.
+type badgeItem struct {
+	lk       *look
+	call     convo.ToolCall
+	state    badgeState
+	frame    int
+	dur      time.Duration
+	result   string
+	errText  string
+	focused  bool
+	maxLines int
+}
+
+// expandLines is how many lines of arguments or result an expanded badge shows.
+const expandLines = 10
+
+func (b *badgeItem) Render(width int) string {
+	th := b.lk.th
+	name := strip(b.call.Name)
+	args := argSummary(b.call.Arguments)
+	var head string
+	switch b.state {
+	case bRunning:
+		head = th.badgeRun.Render("● "+name) + " " + th.badgeArg.Render(args) + " " + th.badgeRun.Render(spinnerFrames[b.frame%len(spinnerFrames)])
+	case bOK:
+		head = th.badgeOK.Render("✓ "+name) + " " + th.badgeArg.Render(args) + " " + th.dim.Render(fmtDur(b.dur))
+	case bErr:
+		head = th.badgeErr.Render("× "+name) + " " + th.badgeArg.Render(args) + " " + th.badgeErr.Render(firstLine(strip(b.errText)))
+	}
+	if b.focused {
+		head = th.focus.Render("▶ ") + head
+	} else {
+		head = "  " + head
+	}
+	head = ansi.Truncate(head, width, "…")
+	if !b.focused {
+		return head
+	}
+	var out strings.Builder
+	out.WriteString(head)
+	out.WriteString("\n" + th.dim.Render("    arguments:") + "\n")
+	out.WriteString(clipLines(prettyJSON(strip(b.call.Arguments)), width-4, expandLines, th))
+	res := b.result
+	label := "    result:"
+	if b.state == bErr {
+		res, label = b.errText, "    error:"
+	}
+	if b.state != bRunning {
+		out.WriteString("\n" + th.dim.Render(label) + "\n")
+		out.WriteString(clipLines(prettyJSON(strip(res)), width-4, expandLines, th))
+	}
+	return out.String()
+}
+
+// clipLines wraps text to width, keeps n lines and says how many more there are.
+func clipLines(text string, width, n int, th theme) string {
+	lines := strings.Split(wrapPlain(text, max(10, width)), "\n")
+	more := 0
+	if len(lines) > n {
+		more = len(lines) - n
+		lines = lines[:n]
+	}
+	s := indent(strings.Join(lines, "\n"), 4)
+	if more > 0 {
+		s += "\n" + th.dim.Render(fmt.Sprintf("    … %d more lines", more))
+	}
+	return s
+}
+
+// argSummary turns {"nodeKey":"fetch-api","depth":2} into `nodeKey=fetch-api depth=2`.
+func argSummary(raw string) string {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return firstLine(strip(raw))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		var v string
+		switch x := m[k].(type) {
+		case string:
+			v = x
+		case float64, bool, nil:
+			v = fmt.Sprint(x)
+		default:
+			v = "…"
+		}
+		parts = append(parts, strip(k)+"="+firstLine(strip(v)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func prettyJSON(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return s
+	}
+	return string(b)
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "" // unknown (loaded from history)
+	case d < time.Millisecond:
+		return "<1 ms"
+	case d < 10*time.Second:
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	default:
+		return fmt.Sprintf("%.1f s", d.Seconds())
+	}
+}
+
+// noticeKind styles a notice.
+type noticeKind int
+
+const (
+	nInfo noticeKind = iota
+	nError
+	nWelcome
+	nDecision
+)
+
+// noticeItem is a line or two from the TUI itself: welcome, errors, decisions.
+type noticeItem struct {
+	lk   *look
+	kind noticeKind
+	text string
+}
+
+func (n *noticeItem) Render(width int) string {
+	th := n.lk.th
+	body := wrapPlain(n.text, width-2)
+	switch n.kind {
+	case nError:
+		return indent(th.errText.Render(body), 2)
+	case nWelcome:
+		return indent(body, 2)
+	case nDecision:
+		return indent(th.badgeOK.Render(body), 2)
+	}
+	return indent(th.dim.Render(body), 2)
+}
+
+// ---- text helpers ----
+
+// wrapPlain wraps plain text at width (words first, long words hard).
+func wrapPlain(s string, width int) string {
+	if width < 4 {
+		width = 4
+	}
+	return ansi.Wrap(s, width, "")
+}
+
+func indent(s string, n int) string {
+	pad := strings.Repeat(" ", n)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func stripANSI(s string) string { return ansi.Strip(s) }
+
+func truncateLine(s string, w int) string { return ansi.Truncate(s, w, "…") }
