@@ -1,0 +1,149 @@
+package arango
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/arangodb/go-driver/v2/arangodb"
+)
+
+// harness is one database holding the fixture: the fake server, or a real ArangoDB
+// when NODIUS_AI_TEST_ARANGO holds an arango:// URL (a database of its own is created
+// and dropped).
+type harness struct {
+	src  *Source
+	fake *fakeArango // nil against a real server
+}
+
+const testWS = "ws1"
+
+// fixture: graph g1 (workspace ws1), 5 nodes on two sheets, a chain of edges; graph
+// other (workspace ws2) whose node must never be seen from ws1.
+func fixture() map[string][]map[string]any {
+	node := func(gk, key, typ, sheet, process string, data map[string]any) map[string]any {
+		return map[string]any{
+			"_key": gk + "-" + key, "graphKey": gk, "type": typ, "sheet": sheet, "process": process,
+			"data": data, "posX": 10, "posY": 20, "size": map[string]any{"width": 200, "height": 100},
+			"handles":     map[string]any{"L": map[string]any{"position": "separate", "point": []any{map[string]any{"id": "0", "type": "in", "accept": "any"}}}},
+			"customField": "kept",
+		}
+	}
+	edge := func(gk, key, from, to, sheet string) map[string]any {
+		return map[string]any{
+			"_key": gk + "-" + key, "graphKey": gk, "sheet": sheet,
+			"_from": "nodius_nodes/" + gk + "-" + from, "_to": "nodius_nodes/" + gk + "-" + to,
+			"source": from, "sourceHandle": "0", "target": to, "targetHandle": "0", "label": "",
+		}
+	}
+	return map[string][]map[string]any{
+		collGraphs: {
+			{"_key": "g1", "workspace": "ws1", "name": "NBA", "description": "stats", "sheets": map[string]any{"0": "main", "1": "data"}},
+			{"_key": "other", "workspace": "ws2", "name": "Secret", "sheets": map[string]any{"0": "main"}},
+		},
+		collNodes: {
+			node("g1", "root", "starter", "0", "", nil),
+			node("g1", "fetch-api", "api-call", "0", "const r = await fetch(url)", map[string]any{"url": "https://x", "method": "GET"}),
+			node("g1", "transform", "js", "0", "return data.map(x => x)", nil),
+			node("g1", "out", "return", "0", "", nil),
+			node("g1", "side", "js", "1", "sheet one", nil),
+			node("other", "secret", "js", "0", "classified", nil),
+		},
+		collEdges: {
+			edge("g1", "e1", "root", "fetch-api", "0"),
+			edge("g1", "e2", "fetch-api", "transform", "0"),
+			edge("g1", "e3", "transform", "out", "0"),
+			edge("other", "e1", "secret", "secret", "0"),
+		},
+		collConfigs: {
+			{"_key": "api-call", "workspace": "ws1", "displayName": "API Call", "description": "calls an HTTP API", "category": "network"},
+			{"_key": "hidden", "workspace": "ws2", "displayName": "Hidden"},
+		},
+	}
+}
+
+// newHarness returns the fixture on the fake server (batchSize sets the cursor batch
+// size), or on the real server named by NODIUS_AI_TEST_ARANGO.
+func newHarness(t *testing.T, batchSize int) *harness {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if real := os.Getenv("NODIUS_AI_TEST_ARANGO"); real != "" {
+		return newRealHarness(ctx, t, real, batchSize)
+	}
+	f := newFakeArango(t)
+	for coll, docs := range fixture() {
+		for _, d := range docs {
+			f.insert(coll, d)
+		}
+	}
+	cfg, err := ParseURL(f.url(testWS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.BatchSize = batchSize
+	src, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return &harness{src: src, fake: f}
+}
+
+func newRealHarness(ctx context.Context, t *testing.T, raw string, batchSize int) *harness {
+	t.Helper()
+	base, err := ParseURL(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := base
+	sys.Database = "_system"
+	admin, err := Open(ctx, sys)
+	if err != nil {
+		t.Fatalf("open _system on NODIUS_AI_TEST_ARANGO: %v", err)
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	name := "nodius_ai_test_" + hex.EncodeToString(b[:])
+	db, err := admin.Client().CreateDatabase(ctx, name, nil)
+	if err != nil {
+		t.Fatalf("create test database: %v", err)
+	}
+	t.Cleanup(func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = db.Remove(cctx)
+		_ = admin.Close()
+	})
+	for _, c := range []string{collGraphs, collNodes, collConfigs, collThreads} {
+		if _, err := db.CreateCollectionV2(ctx, c, nil); err != nil {
+			t.Fatalf("create %s: %v", c, err)
+		}
+	}
+	edgeType := arangodb.CollectionTypeEdge
+	if _, err := db.CreateCollectionV2(ctx, collEdges, &arangodb.CreateCollectionPropertiesV2{Type: &edgeType}); err != nil {
+		t.Fatalf("create %s: %v", collEdges, err)
+	}
+	for coll, docs := range fixture() {
+		col, err := db.GetCollection(ctx, coll, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range docs {
+			if _, err := col.CreateDocument(ctx, d); err != nil {
+				t.Fatalf("seed %s: %v", coll, err)
+			}
+		}
+	}
+	cfg := base
+	cfg.Database, cfg.Workspace, cfg.BatchSize = name, testWS, batchSize
+	src, err := Open(ctx, cfg)
+	if err != nil {
+		t.Fatalf("open test database: %v", err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return &harness{src: src}
+}

@@ -1,0 +1,71 @@
+package arango
+
+// Collection names are constants (DESIGN.md section 2, seed 001); they are the only
+// names that ever appear inside a query string. Everything that comes from a user, a
+// model or a graph (keys, workspace, sheet, vectors) travels as a bind variable.
+const (
+	collGraphs  = "nodius_graphs"
+	collNodes   = "nodius_nodes"
+	collEdges   = "nodius_edges"
+	collConfigs = "nodius_node_config"
+	collThreads = "nodius_ai_threads"
+)
+
+// The queries, fixed strings. Tests check that every query sent is one of these.
+const (
+	// Workspace filter first: a graph of another workspace is "not found".
+	qGraph = `FOR g IN nodius_graphs FILTER g._key == @key AND g.workspace == @ws LIMIT 1 RETURN g`
+
+	qNodes      = `FOR n IN nodius_nodes FILTER n.graphKey == @gk RETURN n`
+	qNodesSheet = `FOR n IN nodius_nodes FILTER n.graphKey == @gk AND n.sheet == @sheet RETURN n`
+	qEdges      = `FOR e IN nodius_edges FILTER e.graphKey == @gk RETURN e`
+	qEdgesSheet = `FOR e IN nodius_edges FILTER e.graphKey == @gk AND e.sheet == @sheet RETURN e`
+	qNode       = `FOR n IN nodius_nodes FILTER n._key == @key AND n.graphKey == @gk LIMIT 1 RETURN n`
+	qConfigs    = `FOR c IN nodius_node_config FILTER c.workspace == @ws RETURN c`
+
+	// The traversal direction cannot be a bind variable: three fixed queries.
+	qTraverseAny = `FOR v, e IN 1..@depth ANY @start nodius_edges OPTIONS {order: "bfs", uniqueVertices: "global"} ` +
+		`FILTER v.graphKey == @gk RETURN {node: v, edge: e}`
+	qTraverseIn = `FOR v, e IN 1..@depth INBOUND @start nodius_edges OPTIONS {order: "bfs", uniqueVertices: "global"} ` +
+		`FILTER v.graphKey == @gk RETURN {node: v, edge: e}`
+	qTraverseOut = `FOR v, e IN 1..@depth OUTBOUND @start nodius_edges OPTIONS {order: "bfs", uniqueVertices: "global"} ` +
+		`FILTER v.graphKey == @gk RETURN {node: v, edge: e}`
+
+	qInsertNode = `INSERT @doc INTO nodius_nodes RETURN NEW`
+	// mergeObjects false: a changed top-level field (data) is replaced as a whole; the
+	// caller has already merged nested paths ("data.url") into it.
+	qUpdateNode = `UPDATE {_key: @key} WITH @patch IN nodius_nodes OPTIONS {mergeObjects: false} RETURN NEW`
+	// One query removes the node and its edges, so no edge is left dangling when the
+	// second step would fail.
+	qDeleteNode = `LET removed = (FOR e IN nodius_edges FILTER e._from == @id OR e._to == @id ` +
+		`REMOVE e IN nodius_edges RETURN OLD) ` +
+		`REMOVE {_key: @key} IN nodius_nodes RETURN {removed: removed}`
+	qInsertEdge = `INSERT @doc INTO nodius_edges RETURN NEW`
+	qDeleteEdge = `REMOVE {_key: @key} IN nodius_edges RETURN OLD`
+
+	// Exact similarity over the graph's nodes (ArangoDB 3.9+, no index needed).
+	// LENGTH guards against vectors of another model, which would fail the query.
+	qVectorExact = `FOR n IN nodius_nodes FILTER n.graphKey == @gk AND n.embedding != null AND LENGTH(n.embedding) == @dim ` +
+		`LET score = COSINE_SIMILARITY(n.embedding, @qe) FILTER score > @min ` +
+		`SORT score DESC LIMIT @limit RETURN {node: n, score: score}`
+	// Approximate similarity through a vector index (ArangoDB 3.12.4+). The index
+	// wants SORT+LIMIT right after the score, so candidates of every graph are taken
+	// first and then filtered to this graph.
+	qVectorApprox = `FOR n IN nodius_nodes LET score = APPROX_NEAR_COSINE(n.embedding, @qe) ` +
+		`SORT score DESC LIMIT @candidates ` +
+		`FILTER n.graphKey == @gk AND score > @min LIMIT @limit RETURN {node: n, score: score}`
+
+	// Embeddings of one graph's nodes, stored with the hash of the text they came from.
+	qSetEmbeddings = `FOR u IN @updates UPDATE {_key: u.key} WITH {embedding: u.vector, embeddingHash: u.hash} ` +
+		`IN nodius_nodes OPTIONS {ignoreErrors: true, mergeObjects: false} RETURN {key: NEW._key}`
+)
+
+// Queries lists every query this package sends, for tests and fake servers.
+func Queries() []string {
+	return []string{
+		qGraph, qNodes, qNodesSheet, qEdges, qEdgesSheet, qNode, qConfigs,
+		qTraverseAny, qTraverseIn, qTraverseOut,
+		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
+		qVectorExact, qVectorApprox, qSetEmbeddings,
+	}
+}

@@ -1,0 +1,234 @@
+package arango
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/search"
+)
+
+// MaxDepth bounds traversals: the graph is walked at most this many hops.
+const MaxDepth = 10
+
+// Graph reads a graph's metadata; a graph of another workspace is not found.
+func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	docs, err := queryAll[json.RawMessage](ctx, s, qGraph, map[string]any{"key": graphKey, "ws": s.cfg.Workspace})
+	if err != nil {
+		return datasource.Graph{}, s.classify(err, "read graph "+graphKey)
+	}
+	if len(docs) == 0 {
+		return datasource.Graph{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
+	}
+	return decodeGraph(docs[0])
+}
+
+// Nodes lists a graph's nodes (of one sheet when sheet is not empty).
+func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
+	if _, err := s.Graph(ctx, graphKey); err != nil {
+		return nil, err
+	}
+	return s.nodes(ctx, graphKey, sheet)
+}
+
+// nodes reads nodes without the workspace check (the caller has made it).
+func (s *Source) nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
+	q, bind := qNodes, map[string]any{"gk": graphKey}
+	if sheet != "" {
+		q, bind["sheet"] = qNodesSheet, sheet
+	}
+	out := []datasource.Node{}
+	err := s.query(ctx, q, bind, func(raw json.RawMessage) error {
+		n, err := decodeNode(graphKey, raw)
+		if err != nil {
+			return err
+		}
+		out = append(out, n)
+		return nil
+	})
+	if err != nil {
+		return nil, s.classify(err, "read the nodes of graph "+graphKey)
+	}
+	return out, nil
+}
+
+// Edges lists a graph's edges (of one sheet when sheet is not empty).
+func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
+	if _, err := s.Graph(ctx, graphKey); err != nil {
+		return nil, err
+	}
+	return s.edges(ctx, graphKey, sheet)
+}
+
+func (s *Source) edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
+	q, bind := qEdges, map[string]any{"gk": graphKey}
+	if sheet != "" {
+		q, bind["sheet"] = qEdgesSheet, sheet
+	}
+	out := []datasource.Edge{}
+	err := s.query(ctx, q, bind, func(raw json.RawMessage) error {
+		e, err := decodeEdge(graphKey, raw)
+		if err != nil {
+			return err
+		}
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, s.classify(err, "read the edges of graph "+graphKey)
+	}
+	return out, nil
+}
+
+// Node reads one node by its local key.
+func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
+	if _, err := s.Graph(ctx, graphKey); err != nil {
+		return datasource.Node{}, err
+	}
+	return s.node(ctx, graphKey, nodeKey)
+}
+
+func (s *Source) node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
+	docs, err := queryAll[json.RawMessage](ctx, s, qNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "gk": graphKey})
+	if err != nil {
+		return datasource.Node{}, s.classify(err, "read node "+nodeKey)
+	}
+	if len(docs) == 0 {
+		return datasource.Node{}, &datasource.NotFoundError{Kind: "node", Key: nodeKey}
+	}
+	return decodeNode(graphKey, docs[0])
+}
+
+// Configs lists the custom node types of the graph's workspace.
+func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
+	if _, err := s.Graph(ctx, graphKey); err != nil {
+		return nil, err
+	}
+	return s.configs(ctx)
+}
+
+func (s *Source) configs(ctx context.Context) ([]datasource.NodeConfig, error) {
+	out := []datasource.NodeConfig{}
+	err := s.query(ctx, qConfigs, map[string]any{"ws": s.cfg.Workspace}, func(raw json.RawMessage) error {
+		c, err := decodeConfig(raw)
+		if err != nil {
+			return err
+		}
+		out = append(out, c)
+		return nil
+	})
+	if err != nil {
+		return nil, s.classify(err, "read the node types of workspace "+s.cfg.Workspace)
+	}
+	return out, nil
+}
+
+// Snapshot reads the whole graph: the workspace check once, then nodes, edges and
+// configs.
+func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
+	g, err := s.Graph(ctx, graphKey)
+	if err != nil {
+		return datasource.Snapshot{}, err
+	}
+	nodes, err := s.nodes(ctx, graphKey, "")
+	if err != nil {
+		return datasource.Snapshot{}, err
+	}
+	edges, err := s.edges(ctx, graphKey, "")
+	if err != nil {
+		return datasource.Snapshot{}, err
+	}
+	configs, err := s.configs(ctx)
+	if err != nil {
+		return datasource.Snapshot{}, err
+	}
+	return datasource.Snapshot{Graph: g, Nodes: nodes, Edges: edges, Configs: configs}, nil
+}
+
+// Search ranks nodes: by vector similarity on the server when queryEmbedding is given
+// and the graph has embeddings, else (or on any vector error) by text over the
+// graph's nodes and types.
+func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, queryEmbedding []float32) ([]datasource.ScoredNode, error) {
+	if _, err := s.Graph(ctx, graphKey); err != nil {
+		return nil, err
+	}
+	if len(queryEmbedding) > 0 {
+		if hits, err := s.vectorSearch(ctx, graphKey, queryEmbedding, limit); err == nil && len(hits) > 0 {
+			return hits, nil
+		}
+	}
+	nodes, err := s.nodes(ctx, graphKey, "")
+	if err != nil {
+		return nil, err
+	}
+	configs, err := s.configs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hits := search.New(nodes, configs).Search(query, limit)
+	out := make([]datasource.ScoredNode, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, datasource.ScoredNode{Node: nodes[h.Index], Score: h.Score})
+	}
+	return out, nil
+}
+
+// Neighborhood walks edges from nodeKey, breadth first, up to depth hops (at most
+// MaxDepth) in the given direction. The start node comes first.
+func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, depth int, dir datasource.Direction) (datasource.Neighborhood, error) {
+	start, err := s.Node(ctx, graphKey, nodeKey)
+	if err != nil {
+		return datasource.Neighborhood{}, err
+	}
+	nb := datasource.Neighborhood{Nodes: []datasource.Node{start}, Edges: []datasource.Edge{}}
+	if depth <= 0 {
+		return nb, nil
+	}
+	depth = min(depth, MaxDepth)
+	var q string
+	switch dir {
+	case datasource.Any, "":
+		q = qTraverseAny
+	case datasource.Inbound:
+		q = qTraverseIn
+	case datasource.Outbound:
+		q = qTraverseOut
+	default:
+		return nb, fmt.Errorf("unknown direction %q", dir)
+	}
+	seenNodes := map[string]bool{start.Key: true}
+	seenEdges := map[string]bool{}
+	err = s.query(ctx, q, map[string]any{"depth": depth, "start": nodeID(graphKey, nodeKey), "gk": graphKey}, func(raw json.RawMessage) error {
+		var row struct {
+			Node json.RawMessage `json:"node"`
+			Edge json.RawMessage `json:"edge"`
+		}
+		if err := json.Unmarshal(raw, &row); err != nil {
+			return fmt.Errorf("decode traversal row: %w", err)
+		}
+		n, err := decodeNode(graphKey, row.Node)
+		if err != nil {
+			return err
+		}
+		if !seenNodes[n.Key] {
+			seenNodes[n.Key] = true
+			nb.Nodes = append(nb.Nodes, n)
+		}
+		if len(row.Edge) > 0 && string(row.Edge) != "null" {
+			e, err := decodeEdge(graphKey, row.Edge)
+			if err != nil {
+				return err
+			}
+			if !seenEdges[e.Key] {
+				seenEdges[e.Key] = true
+				nb.Edges = append(nb.Edges, e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return datasource.Neighborhood{}, s.classify(err, "walk the neighbours of node "+nodeKey)
+	}
+	return nb, nil
+}
