@@ -9,6 +9,18 @@ type Context struct {
 	Nodes   []ContextNode   `json:"nodes"`   // seeds first (by rank), then expansion order
 	Edges   []ContextEdge   `json:"edges"`   // edges with both ends in Nodes
 	Configs []ConfigSummary `json:"configs"` // configs of the custom types used by Nodes
+
+	// Retrieval says how the context was built. It is for inspection, logs and
+	// tests, never part of what the model sees.
+	Retrieval RetrievalInfo `json:"-"`
+}
+
+// RetrievalInfo describes one retrieval run.
+type RetrievalInfo struct {
+	CacheHit   bool   // served from the context cache
+	Fallback   bool   // nothing ranked and nothing was mentioned: the first nodes were taken
+	Vector     bool   // embedding similarity took part in the ranking
+	EmbedError string // why the vector half was skipped, when it failed (the question still got an answer)
 }
 
 // GraphInfo is the graph's metadata as the prompt shows it.

@@ -238,7 +238,7 @@ would shall should may might must i me my mine we us our you your yours he him h
 it its they them their this that these those there here what which who whom whose when where
 why how all any some each every no not nor only own same such than too very just also
 please tell show explain describe give list find get me want need know let lets
-node nodes step steps graph graphs thing things one ones
+node nodes step steps graph graphs workflow workflows thing things one ones
 que quoi qui quel quelle quels quelles quelqu fait fais faire font faites le la les l un une
 des du de d et ou est sont etre ce cet cette ces c ca cela ceci dans sur sous pour par avec
 sans au aux a en y il elle ils elles on se s sa son ses leur leurs mon ma mes ton ta tes notre
