@@ -17,7 +17,8 @@ import (
 // in declaration order, then the unknown ones sorted by name.
 //
 // Free JSON (Node.Data, Graph.Metadata) is decoded with json.Number for numbers, so
-// a value such as 12345678901234567890 or 1.10 is written back exactly as it was read.
+// a value such as 12345678901234567890 or 1.10 is written back exactly as it was read
+// (object keys inside it are written sorted, as encoding/json writes maps).
 // Code reading Data must therefore expect json.Number (not float64) for numbers.
 //
 // Decoding errors are *DecodeError values naming the field path and the byte offset
@@ -659,7 +660,20 @@ func (g *Graph) UnmarshalJSON(data []byte) error {
 		r.field("name", &out.Name),
 		r.field("description", &out.Description),
 		r.field("workspace", &out.Workspace),
-		r.field("sheets", &out.Sheets),
+		r.custom("sheets", func(raw []byte) error {
+			if isNull(raw) {
+				return nil
+			}
+			out.Sheets = map[string]string{}
+			return eachMember(raw, func(id string, val []byte) error {
+				var name string
+				if err := json.Unmarshal(val, &name); err != nil {
+					return err
+				}
+				out.Sheets[id] = name
+				return nil
+			})
+		}),
 		r.freeMap("metadata", &out.Metadata),
 	} {
 		if step != nil {
