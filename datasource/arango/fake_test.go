@@ -42,6 +42,8 @@ type fakeArango struct {
 	versions int      // /_api/version requests
 	// fail, when set, may answer a request with an error status instead.
 	fail func(r *http.Request) (status, errorNum int, ok bool)
+	// failQuery, when set, may refuse one query text with an error status.
+	failQuery func(q string) (status, errorNum int, ok bool)
 }
 
 type sentQuery struct {
@@ -196,6 +198,13 @@ func (f *fakeArango) createCursor(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	f.mu.Lock()
+	if f.failQuery != nil {
+		if status, num, ok := f.failQuery(req.Query); ok {
+			f.mu.Unlock()
+			arangoErr(w, status, num, "injected failure")
+			return
+		}
+	}
 	res, status, num, msg := f.exec(req.Query, req.BindVars)
 	f.mu.Unlock()
 	if status != 0 {
