@@ -1,0 +1,118 @@
+package llmtest
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"hash/fnv"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"unicode"
+)
+
+// Vector is the fake embedding of text: a hashed bag of words (identifiers split at
+// case changes, dashes and underscores), L2-normalised, so texts sharing words are
+// close in cosine similarity and identical texts are identical vectors.
+func Vector(text string, dim int) []float32 {
+	if dim <= 0 {
+		dim = 64
+	}
+	v := make([]float64, dim)
+	for _, w := range Words(text) {
+		h := fnv.New64a()
+		_, _ = h.Write([]byte(w))
+		x := h.Sum64()
+		sign := 1.0
+		if x>>63 == 1 {
+			sign = -1
+		}
+		v[x%uint64(dim)] += sign
+	}
+	var norm float64
+	for _, f := range v {
+		norm += f * f
+	}
+	out := make([]float32, dim)
+	if norm == 0 {
+		return out
+	}
+	norm = math.Sqrt(norm)
+	for i, f := range v {
+		out[i] = float32(f / norm)
+	}
+	return out
+}
+
+// Words splits text into lower-case words, breaking identifiers (fetchApi, fetch-api,
+// fetch_api all give "fetch", "api").
+func Words(text string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	var prev rune
+	for _, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if unicode.IsUpper(r) && unicode.IsLower(prev) {
+				flush()
+			}
+			cur = append(cur, r)
+		default:
+			flush()
+		}
+		prev = r
+	}
+	flush()
+	return words
+}
+
+func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model          string          `json:"model"`
+		Input          json.RawMessage `json:"input"`
+		EncodingFormat string          `json:"encoding_format"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, `{"error":{"message":"bad json","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	var inputs []string
+	var one string
+	if json.Unmarshal(req.Input, &one) == nil {
+		inputs = []string{one}
+	} else if err := json.Unmarshal(req.Input, &inputs); err != nil {
+		http.Error(w, `{"error":{"message":"input must be a string or an array of strings","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	s.take(Request{Path: r.URL.Path, Protocol: "embeddings", Auth: authPresent(r), Header: r.Header.Clone(), Body: body, Model: req.Model, Input: inputs})
+	s.mu.Lock()
+	dim := s.script.EmbeddingDim
+	s.mu.Unlock()
+
+	data := make([]map[string]any, len(inputs))
+	tokens := 0
+	for i, in := range inputs {
+		vec := Vector(in, dim)
+		tokens += len(Words(in))
+		var emb any = vec
+		if req.EncodingFormat == "base64" {
+			buf := make([]byte, 4*len(vec))
+			for j, f := range vec {
+				binary.LittleEndian.PutUint32(buf[4*j:], math.Float32bits(f))
+			}
+			emb = base64.StdEncoding.EncodeToString(buf)
+		}
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": emb}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
