@@ -1,0 +1,221 @@
+package prompt
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/rag"
+)
+
+func demoGraph() rag.GraphInfo {
+	return rag.GraphInfo{Key: "demo", Name: "NBA Stats Workflow", Description: "Fetches NBA stats.\nRenders a table.",
+		Sheets: map[string]string{"1": "data-processing", "0": "main", "10": "archive", "2": "draft"}}
+}
+
+func demoConfigs() []datasource.NodeConfig {
+	in := datasource.HandleGroup{Position: "separate", Point: []datasource.HandlePoint{{ID: "0", Type: "in", Accept: "any"}}}
+	out2 := datasource.HandleGroup{Position: "separate", Point: []datasource.HandlePoint{{ID: "0", Type: "out", Accept: "any"}, {ID: "1", Type: "out", Accept: "any"}}}
+	return []datasource.NodeConfig{
+		{Key: "log-node", DisplayName: "Log Node", Category: "utility", Description: "Writes errors to the log.", Handles: map[string]datasource.HandleGroup{"L": in}},
+		{Key: "api-call", DisplayName: "API Call", Category: "network", Description: "Calls an HTTP API.", Handles: map[string]datasource.HandleGroup{"L": in, "R": out2}},
+	}
+}
+
+func TestSystemPromptContents(t *testing.T) {
+	t.Parallel()
+	p := SystemPrompt(demoGraph(), demoConfigs(), "editor")
+	for _, want := range []string{
+		"Nodius AI assistant", "specialised in Nodius workflows",
+		"- Key: demo", "- Name: NBA Stats Workflow", "- Description: Fetches NBA stats. Renders a table.",
+		`"0" (main), "1" (data-processing), "2" (draft), "10" (archive)`,
+		"role: editor", "propose_* tools", "approves or rejects",
+		"- starter —", "- return —", "- html —", "- entryType —", "Handles: L:0:in, R:0:out.",
+		"- api-call (API Call) [network] — Calls an HTTP API. Handles: L:0:in, R:0:out, R:1:out.",
+		"- log-node (Log Node) [utility]",
+		"AQL", "Never invent node keys", "call a tool before answering", "Never say a change is done before",
+		"only on this graph", "`incoming`", "`node.data`", "next(pointId, value)", "L (left), R (right), T (top) and B (bottom)",
+		"Answer in the language of the user's message.",
+	} {
+		if !strings.Contains(p, want) {
+			t.Errorf("system prompt lacks %q", want)
+		}
+	}
+	if strings.Index(p, "- api-call") > strings.Index(p, "- log-node") {
+		t.Error("custom types are not sorted by key")
+	}
+}
+
+func TestSystemPromptRoles(t *testing.T) {
+	t.Parallel()
+	g, c := demoGraph(), demoConfigs()
+	editor := SystemPrompt(g, c, "editor")
+	admin := SystemPrompt(g, c, "admin")
+	tests := []struct {
+		role       string
+		has, lacks []string
+	}{
+		{role: "viewer", has: []string{"role: viewer", "Read-only", "must not propose", "Never claim to have changed the graph"}, lacks: []string{"propose_batch", "propose changes with the propose_*"}},
+		{role: "", has: []string{"role: viewer", "Read-only"}},
+		{role: "guest", has: []string{"Read-only"}, lacks: []string{"propose_batch"}},
+		{role: "editor", has: []string{"propose_batch"}, lacks: []string{"Read-only"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.role, func(t *testing.T) {
+			t.Parallel()
+			p := SystemPrompt(g, c, tc.role)
+			for _, h := range tc.has {
+				if !strings.Contains(p, h) {
+					t.Errorf("lacks %q", h)
+				}
+			}
+			for _, l := range tc.lacks {
+				if strings.Contains(p, l) {
+					t.Errorf("has %q", l)
+				}
+			}
+		})
+	}
+	if SystemPrompt(g, c, "viewer") == editor {
+		t.Error("viewer and editor prompts are the same")
+	}
+	if strings.Replace(admin, "role: admin", "role: editor", 1) != editor {
+		t.Error("admin and editor prompts should differ only by the role name")
+	}
+}
+
+func TestSystemPromptDeterministic(t *testing.T) {
+	t.Parallel()
+	first := SystemPrompt(demoGraph(), demoConfigs(), "editor")
+	for i := 0; i < 20; i++ {
+		cfgs := demoConfigs()
+		if i%2 == 1 {
+			cfgs[0], cfgs[1] = cfgs[1], cfgs[0]
+		}
+		if got := SystemPrompt(demoGraph(), cfgs, "editor"); got != first {
+			t.Fatalf("run %d differs from the first", i)
+		}
+	}
+}
+
+func TestSystemPromptNoConfigs(t *testing.T) {
+	t.Parallel()
+	p := SystemPrompt(rag.GraphInfo{Key: "g"}, nil, "editor")
+	if !strings.Contains(p, "no custom node types") || strings.Contains(p, "- Name:") {
+		t.Errorf("prompt for a bare graph:\n%s", p)
+	}
+}
+
+func sampleContext() *rag.Context {
+	return &rag.Context{
+		Graph: rag.GraphInfo{Key: "demo"},
+		Hits:  []rag.Hit{{Key: "fetch-api", Score: 3.2}, {Key: "error-handler", Score: 1}},
+		Nodes: []rag.ContextNode{
+			{Key: "fetch-api", Type: "api-call", TypeName: "API Call", Sheet: "0", SheetName: "main",
+				Process:     "const response = await fetch(url);\nnext(0, response)",
+				Handles:     []rag.HandleSummary{{Side: "L", Points: []string{"0:in(any)"}}, {Side: "R", Points: []string{"0:out(any)", "1:out(json)"}}},
+				DataSummary: `{"url":"https://x"}`},
+			{Key: "root", Type: "starter", TypeName: "starter", Sheet: "0", SheetName: "main", DataSummary: "{}"},
+			{Key: "error-handler", Type: "log-node", TypeName: "Log Node", Sheet: "0", SheetName: "main", Process: strings.Repeat("x", 900)},
+		},
+		Edges: []rag.ContextEdge{
+			{Key: "e2", Source: "root", SourceHandle: "0", Target: "fetch-api", TargetHandle: "0"},
+			{Key: "e4", Source: "fetch-api", SourceHandle: "1", Target: "error-handler", TargetHandle: "0", Label: "error"},
+		},
+	}
+}
+
+func TestContextMessageTOON(t *testing.T) {
+	t.Parallel()
+	m := ContextMessage(sampleContext())
+	lines := strings.Split(m, "\n")
+	if lines[0] != ContextHeader {
+		t.Fatalf("first line %q, want the header", lines[0])
+	}
+	for _, want := range []string{
+		"bestMatches[2]: fetch-api,error-handler",
+		"nodes[3]{key,type,sheet,handles,data,process}:",
+		`  fetch-api,api-call (API Call),main,"L:0:in, R:0:out, R:1:out(json)","{\"url\":\"https://x\"}","const response = await fetch(url);\nnext(0, response)"`,
+		`  root,starter,main,"","",""`,
+		"edges[2]{from,to,label}:",
+		`  "root:0","fetch-api:0",""`,
+		`  "fetch-api:1","error-handler:0",error`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("context lacks %q:\n%s", want, m)
+		}
+	}
+	if strings.Contains(m, strings.Repeat("x", ContextProcessMax+1)) || !strings.Contains(m, strings.Repeat("x", ContextProcessMax)+"…") {
+		t.Error("process not truncated to ContextProcessMax")
+	}
+	if strings.Contains(m, `"_key"`) || strings.Contains(m, "{\"key\"") {
+		t.Errorf("context looks like JSON, not TOON:\n%s", m)
+	}
+}
+
+func TestContextMessageNoData(t *testing.T) {
+	t.Parallel()
+	c := sampleContext()
+	for i := range c.Nodes {
+		c.Nodes[i].DataSummary = ""
+	}
+	c.Hits, c.Edges = nil, nil
+	m := ContextMessage(c)
+	if !strings.Contains(m, "nodes[3]{key,type,sheet,handles,process}:") || strings.Contains(m, "bestMatches") || !strings.Contains(m, "edges: []") {
+		t.Errorf("context:\n%s", m)
+	}
+}
+
+func TestContextMessageEmpty(t *testing.T) {
+	t.Parallel()
+	for _, c := range []*rag.Context{nil, {}} {
+		m := ContextMessage(c)
+		if !strings.HasPrefix(m, ContextHeader+"\n") || !strings.Contains(m, "search_nodes") {
+			t.Errorf("empty context: %q", m)
+		}
+	}
+}
+
+func TestContextMessageDeterministic(t *testing.T) {
+	t.Parallel()
+	c := sampleContext()
+	first := ContextMessage(c)
+	for i := 0; i < 10; i++ {
+		if ContextMessage(c) != first {
+			t.Fatal("ContextMessage is not deterministic")
+		}
+	}
+}
+
+func context20() *rag.Context {
+	c := &rag.Context{Graph: rag.GraphInfo{Key: "g"}}
+	for i := 0; i < 20; i++ {
+		key := fmt.Sprintf("node-%02d", i)
+		c.Hits = append(c.Hits, rag.Hit{Key: key, Score: float64(20 - i)})
+		c.Nodes = append(c.Nodes, rag.ContextNode{Key: key, Type: "api-call", TypeName: "API Call", Sheet: "0", SheetName: "main",
+			Process:     strings.Repeat("const value = incoming[0].data.map((row) => row.id);\n", 10),
+			Handles:     []rag.HandleSummary{{Side: "L", Points: []string{"0:in(any)"}}, {Side: "R", Points: []string{"0:out(any)"}}},
+			DataSummary: `{"url":"https://api.example.com/v1/items","method":"GET"}`})
+		if i > 0 {
+			c.Edges = append(c.Edges, rag.ContextEdge{Source: fmt.Sprintf("node-%02d", i-1), SourceHandle: "0", Target: key, TargetHandle: "0", Label: "next"})
+		}
+	}
+	return c
+}
+
+func BenchmarkContextMessage20(b *testing.B) {
+	c := context20()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = ContextMessage(c)
+	}
+}
+
+func BenchmarkSystemPrompt(b *testing.B) {
+	g, cfgs := demoGraph(), demoConfigs()
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = SystemPrompt(g, cfgs, "editor")
+	}
+}
