@@ -18,7 +18,7 @@ func newMarkdown(dark, noColor bool) *markdown {
 	style := styles.LightStyle
 	switch {
 	case noColor:
-		style = styles.NoTTYStyle
+		style = styles.AsciiStyle
 	case dark:
 		style = styles.DarkStyle
 	}

@@ -31,6 +31,7 @@ const maxBatch = 1024
 type run struct {
 	id     int
 	ch     chan runItem
+	ctx    context.Context
 	cancel context.CancelFunc
 	resume bool // a Resume (decision) rather than a Send
 	ended  bool
@@ -41,7 +42,7 @@ type run struct {
 // model drains through readRun, so Update never blocks or does I/O.
 func startRun(id int, resume bool, call func(ctx context.Context, emit func(convo.Event)) (agent.Result, error)) (*run, tea.Cmd) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &run{id: id, ch: make(chan runItem, 256), cancel: cancel, resume: resume}
+	r := &run{id: id, ch: make(chan runItem, 256), ctx: ctx, cancel: cancel, resume: resume}
 	ch := r.ch
 	start := func() tea.Msg {
 		go func() {

@@ -373,7 +373,7 @@ func (b *badgeItem) Render(width int) string {
 
 // clipLines wraps text to width, keeps n lines and says how many more there are.
 func clipLines(text string, width, n int, th theme) string {
-	lines := strings.Split(wrapPlain(text, max(10, width)), "\n")
+	lines := strings.Split(wrapPlain(strings.TrimRight(text, "\n"), max(10, width)), "\n")
 	more := 0
 	if len(lines) > n {
 		more = len(lines) - n
