@@ -119,7 +119,9 @@ func (r *recorder) types() []string {
 	return out
 }
 
-func call(id, name, args string) convo.ToolCall { return convo.ToolCall{ID: id, Name: name, Arguments: args} }
+func call(id, name, args string) convo.ToolCall {
+	return convo.ToolCall{ID: id, Name: name, Arguments: args}
+}
 
 func toolNames(defs []convo.ToolDef) []string {
 	var out []string
