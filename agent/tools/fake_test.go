@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/demo"
 )
 
 // fakeSource is a small read-only Source over one snapshot, enough for the tools'
@@ -17,7 +18,18 @@ type fakeSource struct {
 	snap datasource.Snapshot
 }
 
-func loadDemo(t testing.TB) *fakeSource {
+// loadDemo is the demo graph in the real in-memory store, fresh for each caller.
+func loadDemo(t testing.TB) datasource.Source {
+	t.Helper()
+	s, err := demo.New()
+	if err != nil {
+		t.Fatalf("demo.New: %v", err)
+	}
+	return s
+}
+
+// loadFakeDemo is the demo graph behind fakeSource: a Source with no Snapshotter.
+func loadFakeDemo(t testing.TB) *fakeSource {
 	t.Helper()
 	raw, err := os.ReadFile("../../datasource/demo/demo.json")
 	if err != nil {

@@ -176,7 +176,7 @@ func TestParseProposal(t *testing.T) {
 				}
 			}},
 		{name: "update handles drops used point", tool: ProposeUpdateNode,
-			args: `{"nodeKey":"fetch-api","changes":{"handles":{"L":{"point":[{"id":"0","type":"in"}]},"R":{"point":[{"id":"0","type":"out"}]}}},` + why + `}`,
+			args:    `{"nodeKey":"fetch-api","changes":{"handles":{"L":{"point":[{"id":"0","type":"in"}]},"R":{"point":[{"id":"0","type":"out"}]}}},` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `drop output "1" used by edge "e4"`},
 		{name: "update unknown type", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"type":"begin"},` + why + `}`,
 			errCode: CodeNotFound, errHas: `node type "begin" does not exist`},
