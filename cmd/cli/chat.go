@@ -1,7 +1,142 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/threads"
+	"github.com/nodius/nodius-ai/tui"
+)
 
 func newChatCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "chat", Short: "(not built yet)", Hidden: true}
+	o := &askOptions{}
+	cmd := &cobra.Command{
+		Use:   "chat --graph KEY [--thread ID | --continue]",
+		Short: "Chat about a graph in the terminal (interactive TUI)",
+		Long: `Open an interactive chat about a graph: answers stream in as rendered markdown,
+tool calls show as live badges, and proposed graph edits open a dialog to approve or
+reject. Press ? inside for every key.
+
+When standard input or output is not a terminal, chat behaves exactly like 'ask'.`,
+		Example: `  nodius-ai chat --graph demo
+  nodius-ai chat --graph demo --continue
+  echo "what does fetch-api do?" | nodius-ai chat --graph demo`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			if !f.IO.InTTY || !f.IO.OutTTY {
+				// Not a terminal: the same path, flags and exit codes as ask.
+				q, err := readQuestion(f.IO, args)
+				if err != nil {
+					return err
+				}
+				o.Question = q
+				return runAsk(cmd.Context(), f, *o)
+			}
+			return runChat(cmd.Context(), f, *o)
+		},
+	}
+	addThreadFlags(cmd, o)
+	addOutputFlags(cmd, o) // used only without a terminal, as for ask
+	return cmd
+}
+
+// runChat wires the runtime into the TUI and runs it on the alternate screen.
+func runChat(ctx context.Context, f *Factory, o askOptions) error {
+	rt, err := f.Runtime(ctx)
+	if err != nil {
+		return err
+	}
+	graphKey := o.Graph
+	if graphKey == "" {
+		graphKey = rt.DefaultGraph
+	}
+	if graphKey == "" {
+		return usageError("--graph is required for this source")
+	}
+	g, err := rt.Source.Graph(ctx, graphKey)
+	if err != nil {
+		if errors.Is(err, datasource.ErrNotFound) {
+			return usageError("graph %q not found in %s", graphKey, rt.Config.Source)
+		}
+		return err
+	}
+	threadID := ""
+	if o.Thread != "" {
+		if threadID, err = rt.Store.ResolveID(ctx, o.Thread); err != nil {
+			return err
+		}
+	}
+	opts := tui.Options{
+		GraphKey:      graphKey,
+		GraphName:     g.Name,
+		Source:        describeSource(rt.Source, rt.Config.Source),
+		Provider:      rt.Config.Provider,
+		Model:         rt.Config.Model,
+		ContextWindow: rt.Config.Entry.ContextWindow,
+		Threads:       storeAdapter{rt.Store},
+		Nodes:         nodeLister{rt.Source},
+		ThreadID:      threadID,
+		Continue:      o.Continue,
+		NoColor:       f.IO.Getenv("NO_COLOR") != "" || f.IO.Getenv("TERM") == "dumb",
+		Dark:          true,
+	}
+	if rt.Provider != nil {
+		opts.Runner = rt.Agent
+	} else if ce, ok := convo.AsError(rt.Config.RequireLLM()); ok {
+		opts.ConfigErr = ce
+		opts.ConfigHelp = ce.Message
+	}
+	m := tui.New(opts)
+	m.Sheets(g.Sheets)
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+func describeSource(src datasource.Source, configured string) string {
+	if d, ok := src.(datasource.Describer); ok {
+		return d.Describe()
+	}
+	return configured
+}
+
+// storeAdapter fits *threads.Store to the TUI's small Threads interface.
+type storeAdapter struct{ s *threads.Store }
+
+func (a storeAdapter) List(ctx context.Context, graph string) ([]convo.Thread, error) {
+	return a.s.List(ctx, threads.ListOptions{Graph: graph})
+}
+func (a storeAdapter) History(ctx context.Context, id string) ([]convo.Message, error) {
+	return a.s.History(ctx, id)
+}
+func (a storeAdapter) Rename(ctx context.Context, id, title string) error {
+	return a.s.Rename(ctx, id, title)
+}
+func (a storeAdapter) Delete(ctx context.Context, id string) error { return a.s.Delete(ctx, id) }
+func (a storeAdapter) PendingProposal(ctx context.Context, id string) (*convo.Proposal, error) {
+	return a.s.PendingProposal(ctx, id)
+}
+
+// nodeLister lists node keys and types for @ completion.
+type nodeLister struct{ src datasource.Source }
+
+func (n nodeLister) NodeRefs(ctx context.Context, graph string) ([]tui.NodeRef, error) {
+	nodes, err := n.src.Nodes(ctx, graph, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]tui.NodeRef, len(nodes))
+	for i, nd := range nodes {
+		out[i] = tui.NodeRef{Key: nd.Key, Type: nd.Type}
+	}
+	return out, nil
 }
