@@ -1,0 +1,401 @@
+package threads
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// Document is the server's thread document (AIThreadDocument of seed 001, the
+// nodius_ai_threads collection), so a thread can move between the web client and the
+// terminal. Times are Unix milliseconds. Title is an addition the server ignores.
+type Document struct {
+	Key                 string        `json:"_key"`
+	GraphKey            string        `json:"graphKey"`
+	Workspace           string        `json:"workspace"`
+	UserID              string        `json:"userId"`
+	Title               string        `json:"title,omitempty"`
+	ConversationHistory []DocMessage  `json:"conversationHistory"`
+	PendingInterrupt    *DocInterrupt `json:"pendingInterrupt"`
+	CreatedTime         int64         `json:"createdTime"`
+	LastUpdatedTime     int64         `json:"lastUpdatedTime"`
+}
+
+// DocMessage is one message in the OpenAI chat format the server keeps and sends.
+// Content is null on an assistant message that only calls tools.
+type DocMessage struct {
+	Role       string        `json:"role"`
+	Content    *string       `json:"content"`
+	ToolCalls  []DocToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string        `json:"tool_call_id,omitempty"`
+}
+
+// UnmarshalJSON also accepts content as an array of text parts and the camelCase
+// names (toolCalls, toolCallId) of the server's AIChatMessage.
+func (m *DocMessage) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Role        string          `json:"role"`
+		Content     json.RawMessage `json:"content"`
+		ToolCalls   []DocToolCall   `json:"tool_calls"`
+		ToolCallsC  []DocToolCall   `json:"toolCalls"`
+		ToolCallID  string          `json:"tool_call_id"`
+		ToolCallIDC string          `json:"toolCallId"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = DocMessage{Role: raw.Role, ToolCalls: raw.ToolCalls, ToolCallID: raw.ToolCallID}
+	if m.ToolCalls == nil {
+		m.ToolCalls = raw.ToolCallsC
+	}
+	if m.ToolCallID == "" {
+		m.ToolCallID = raw.ToolCallIDC
+	}
+	c := bytes.TrimSpace(raw.Content)
+	switch {
+	case len(c) == 0 || string(c) == "null":
+	case c[0] == '"':
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return err
+		}
+		m.Content = &s
+	case c[0] == '[':
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(c, &parts); err != nil {
+			return fmt.Errorf("content parts: %w", err)
+		}
+		var sb strings.Builder
+		for _, p := range parts {
+			sb.WriteString(p.Text)
+		}
+		s := sb.String()
+		m.Content = &s
+	default:
+		return fmt.Errorf("content must be a string, null or an array of parts, not %s", c)
+	}
+	return nil
+}
+
+// DocToolCall is an OpenAI tool call.
+type DocToolCall struct {
+	ID       string      `json:"id"`
+	Type     string      `json:"type"`
+	Function DocFunction `json:"function"`
+}
+
+// DocFunction is the function part of a tool call; Arguments is JSON text.
+type DocFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// DocInterrupt is the pending proposal of a thread: the propose_* call that stopped
+// the tool loop (ToolCallID and ToolCall, whose arguments hold the model's
+// proposal), the validated ProposedAction awaiting a decision, the model's reason,
+// and the calls of the same batch still to run after the decision (seed 001:
+// "toolCallId, args, context, remaining tool calls").
+type DocInterrupt struct {
+	ToolCallID         string            `json:"toolCallId"`
+	ToolCall           DocToolCall       `json:"toolCall"`
+	ProposedAction     datasource.Action `json:"proposedAction"`
+	Reason             string            `json:"reason,omitempty"`
+	RemainingToolCalls []DocToolCall     `json:"remainingToolCalls"`
+	CreatedTime        int64             `json:"createdTime,omitempty"`
+}
+
+func docCall(c convo.ToolCall) DocToolCall {
+	return DocToolCall{ID: c.ID, Type: "function", Function: DocFunction{Name: c.Name, Arguments: c.Arguments}}
+}
+
+// Export builds the thread's server document. The history is repaired as for a
+// provider, except that the calls of a pending proposal's batch stay open: the
+// proposal travels as pendingInterrupt and its remaining calls are listed there.
+func (s *Store) Export(ctx context.Context, id string) (Document, error) {
+	tr, err := s.Transcript(ctx, id)
+	if err != nil {
+		return Document{}, err
+	}
+	return DocumentOf(tr), nil
+}
+
+// DocumentOf builds the server document of a transcript (see Export).
+func DocumentOf(tr Transcript) Document {
+	t := tr.Thread
+	doc := Document{
+		Key: t.ID, GraphKey: t.GraphKey, Workspace: t.Workspace, UserID: t.UserID, Title: t.Title,
+		CreatedTime: ms(t.CreatedAt), LastUpdatedTime: ms(t.UpdatedAt),
+		ConversationHistory: []DocMessage{},
+	}
+	var pending *convo.Proposal
+	for i := range tr.Proposals {
+		if tr.Proposals[i].Decision == convo.Pending {
+			pending = &tr.Proposals[i] // the latest pending one wins, as in PendingProposal
+		}
+	}
+	answered := map[string]bool{}
+	for _, m := range tr.Messages {
+		if m.Role == convo.Tool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	open := map[string]bool{}
+	var batch []convo.ToolCall
+	if pending != nil {
+		for _, m := range tr.Messages {
+			for _, c := range m.ToolCalls {
+				if c.ID == pending.ToolCallID {
+					batch = m.ToolCalls
+				}
+			}
+		}
+		for _, c := range batch {
+			if !answered[c.ID] {
+				open[c.ID] = true
+			}
+		}
+	}
+	for _, m := range Repair(tr.Messages, open) {
+		dm := DocMessage{Role: string(m.Role), ToolCallID: m.ToolCallID}
+		for _, c := range m.ToolCalls {
+			dm.ToolCalls = append(dm.ToolCalls, docCall(c))
+		}
+		if !(m.Role == convo.Assistant && m.Content == "" && len(m.ToolCalls) > 0) {
+			c := m.Content
+			dm.Content = &c
+		}
+		doc.ConversationHistory = append(doc.ConversationHistory, dm)
+	}
+	if pending != nil {
+		in := &DocInterrupt{
+			ToolCallID: pending.ToolCallID, ProposedAction: pending.Action, Reason: pending.Reason,
+			CreatedTime: ms(pending.CreatedAt), RemainingToolCalls: []DocToolCall{},
+		}
+		in.ToolCall = DocToolCall{ID: pending.ToolCallID, Type: "function", Function: DocFunction{Name: pending.Tool}}
+		after := false
+		for _, c := range batch {
+			switch {
+			case c.ID == pending.ToolCallID:
+				in.ToolCall = docCall(c)
+				after = true
+			case after && open[c.ID]:
+				in.RemainingToolCalls = append(in.RemainingToolCalls, docCall(c))
+			}
+		}
+		doc.PendingInterrupt = in
+	}
+	return doc
+}
+
+// MaxDocumentSize bounds what ParseDocument reads (a thread is text; 64 MiB is far
+// beyond any real one).
+const MaxDocumentSize = 64 << 20
+
+// ParseDocument reads and checks one server document.
+func ParseDocument(r io.Reader) (Document, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxDocumentSize+1))
+	if err != nil {
+		return Document{}, fmt.Errorf("read the thread document: %w", err)
+	}
+	if len(b) > MaxDocumentSize {
+		return Document{}, invalid("the thread document is larger than %d MiB", MaxDocumentSize>>20)
+	}
+	var doc Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return Document{}, invalid("the thread document is not valid JSON: %v", err)
+	}
+	return doc, doc.Validate()
+}
+
+// Validate checks that the document can become a thread whose history every
+// provider accepts.
+func (d Document) Validate() error {
+	if err := checkID(d.Key); err != nil {
+		return fmt.Errorf("_key: %w", err)
+	}
+	if strings.TrimSpace(d.GraphKey) == "" {
+		return invalid("the thread document has no graphKey")
+	}
+	calls := map[string]string{} // id -> name
+	for i, m := range d.ConversationHistory {
+		where := fmt.Sprintf("conversationHistory[%d]", i)
+		switch convo.Role(m.Role) {
+		case convo.System, convo.User:
+		case convo.Assistant:
+			for j, c := range m.ToolCalls {
+				if c.ID == "" || c.Function.Name == "" {
+					return invalid("%s.tool_calls[%d] needs an id and a function name", where, j)
+				}
+				if _, dup := calls[c.ID]; dup {
+					return invalid("%s.tool_calls[%d]: tool call id %q is used twice", where, j, c.ID)
+				}
+				calls[c.ID] = c.Function.Name
+			}
+		case convo.Tool:
+			if m.ToolCallID == "" {
+				return invalid("%s is a tool message without tool_call_id", where)
+			}
+		default:
+			return invalid("%s has role %q (not system, user, assistant or tool)", where, m.Role)
+		}
+	}
+	if in := d.PendingInterrupt; in != nil {
+		id := in.ToolCallID
+		if id == "" {
+			id = in.ToolCall.ID
+		}
+		if id == "" {
+			return invalid("pendingInterrupt has no toolCallId")
+		}
+		if _, ok := calls[id]; !ok {
+			return invalid("pendingInterrupt.toolCallId %q matches no tool call in conversationHistory", id)
+		}
+		if in.ProposedAction.Type == "" {
+			return invalid("pendingInterrupt has no proposedAction")
+		}
+	}
+	return nil
+}
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// Replace an existing thread with the same id; otherwise that is ErrExists.
+	Replace bool
+}
+
+// Import stores a server document as a thread with the document's _key as its id, in
+// one transaction. The first system message is the system prompt and later ones are
+// retrieval contexts; a pendingInterrupt becomes a pending proposal. Token counts and
+// costs, which the document does not carry, start at zero.
+func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (convo.Thread, error) {
+	if err := doc.Validate(); err != nil {
+		return convo.Thread{}, err
+	}
+	created := fromMS(doc.CreatedTime)
+	if created.IsZero() {
+		created = s.now()
+	}
+	updated := fromMS(doc.LastUpdatedTime)
+	if updated.IsZero() || updated.Before(created) {
+		updated = created
+	}
+	title := cutTitle(doc.Title)
+	msgs := make([]convo.Message, 0, len(doc.ConversationHistory))
+	names := map[string]string{}
+	results := map[string]string{}
+	for i, dm := range doc.ConversationHistory {
+		m := convo.Message{ThreadID: doc.Key, Role: convo.Role(dm.Role), ToolCallID: dm.ToolCallID, Status: convo.Complete, CreatedAt: created}
+		if dm.Content != nil {
+			m.Content = *dm.Content
+		}
+		if m.Role == convo.System {
+			m.Kind = convo.KindContext
+			if i == 0 {
+				m.Kind = convo.KindPrompt
+			}
+		}
+		for _, c := range dm.ToolCalls {
+			m.ToolCalls = append(m.ToolCalls, convo.ToolCall{ID: c.ID, Name: c.Function.Name, Arguments: c.Function.Arguments})
+			names[c.ID] = c.Function.Name
+		}
+		if m.Role == convo.Tool {
+			m.Name = names[m.ToolCallID]
+			if _, dup := results[m.ToolCallID]; !dup {
+				results[m.ToolCallID] = m.Content
+			}
+		}
+		if title == "" && m.Role == convo.User {
+			title = cutTitle(m.Content)
+		}
+		msgs = append(msgs, m)
+	}
+	t := convo.Thread{
+		ID: doc.Key, GraphKey: doc.GraphKey, Workspace: doc.Workspace, UserID: doc.UserID, Title: title,
+		Status: convo.Active, CreatedAt: created, UpdatedAt: updated,
+	}
+	err := s.tx(ctx, "import a thread", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, doc.Key)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 && !o.Replace {
+			return fmt.Errorf("thread %q is already in the threads database (use --replace to overwrite it): %w", doc.Key, ErrExists)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO threads (id, graph_key, workspace, user_id, title, status, created_ms, updated_ms)
+			VALUES (?, ?, ?, ?, ?, 'active', ?, ?)`,
+			t.ID, t.GraphKey, t.Workspace, t.UserID, t.Title, ms(created), ms(updated))
+		if err != nil {
+			return err
+		}
+		for i := range msgs {
+			m := &msgs[i]
+			if m.Role == convo.Tool {
+				if _, _, err := insertToolMessage(ctx, tx, m, created); err != nil {
+					return err
+				}
+				continue
+			}
+			calls, err := encodeCalls(m.ToolCalls)
+			if err != nil {
+				return err
+			}
+			id, _, err := insertMessage(ctx, tx, m, convo.Complete, calls, created)
+			if err != nil {
+				return err
+			}
+			for _, c := range m.ToolCalls {
+				status, result := "pending", ""
+				if r, ok := results[c.ID]; ok {
+					status, result = "completed", r
+				}
+				_, err := tx.ExecContext(ctx, `INSERT INTO tool_runs (thread_id, tool_call_id, message_id, name, arguments, status, result, started_ms, finished_ms)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, c.ID, id, c.Name, c.Arguments, status, result, ms(created), ms(created))
+				if err != nil {
+					return err
+				}
+			}
+			if visible(m.Role) {
+				t.MessageCount++
+			}
+		}
+		if in := doc.PendingInterrupt; in != nil {
+			callID := in.ToolCallID
+			if callID == "" {
+				callID = in.ToolCall.ID
+			}
+			tool := in.ToolCall.Function.Name
+			if tool == "" {
+				tool = names[callID]
+			}
+			action, err := json.Marshal(in.ProposedAction)
+			if err != nil {
+				return invalid("pendingInterrupt.proposedAction: %v", err)
+			}
+			at := in.CreatedTime
+			if at == 0 {
+				at = ms(updated)
+			}
+			_, err = tx.ExecContext(ctx, `INSERT INTO proposals (thread_id, tool_call_id, tool, action, reason, decision, created_ms)
+				VALUES (?, ?, ?, ?, ?, 'pending', ?)`, t.ID, callID, tool, string(action), in.Reason, at)
+			if err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE threads SET message_count = ? WHERE id = ?`, t.MessageCount, t.ID)
+		return err
+	})
+	if err != nil {
+		return convo.Thread{}, err
+	}
+	return t, nil
+}
