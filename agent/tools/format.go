@@ -16,7 +16,11 @@ const (
 	DetailProcessMax = 4000
 	DetailDataMax    = 2000
 	PreviewMax       = 160
-	ConfigDescMax    = 300
+	ConfigDescMax    = 160
+	// MaxListNodes and MaxListEdges bound the lists of explore_neighborhood and
+	// list_node_edges on hub nodes of big graphs; the result says when it is cut.
+	MaxListNodes = 50
+	MaxListEdges = 100
 )
 
 // Builtin describes one built-in node type: always known, whatever the workspace.

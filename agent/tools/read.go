@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
@@ -143,16 +144,7 @@ func (x *Executor) names() string {
 	return joinComma(n)
 }
 
-func joinComma(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += x
-	}
-	return out
-}
+func joinComma(s []string) string { return strings.Join(s, ", ") }
 
 func (x *Executor) srcErr(tool, what string, err error) error {
 	return fmt.Errorf("%s: %s of graph %q: %w", tool, what, x.graphKey, err)
@@ -253,11 +245,15 @@ func (x *Executor) overview(ctx context.Context, a args) (any, error) {
 		types = append(types, toon.Object{{Key: "type", Value: t}, {Key: "name", Value: name},
 			{Key: "builtin", Value: datasource.IsBuiltinType(t)}, {Key: "nodes", Value: typeCount[t]}})
 	}
-	return toon.Object{
+	out := toon.Object{
 		{Key: "key", Value: g.Key}, {Key: "name", Value: g.Name}, {Key: "description", Value: g.Description},
 		{Key: "nodes", Value: len(nodes)}, {Key: "edges", Value: len(edges)},
 		{Key: "sheets", Value: sheets}, {Key: "nodeTypes", Value: types},
-	}, nil
+	}
+	if len(g.Metadata) > 0 {
+		out = append(out, toon.Field{Key: "metadata", Value: dataValue(g.Metadata)})
+	}
+	return out, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -373,17 +369,27 @@ func (x *Executor) explore(ctx context.Context, a args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	nodes := make([]toon.Object, 0, len(nb.Nodes))
+	nodes := make([]toon.Object, 0, min(len(nb.Nodes), MaxListNodes))
 	for _, n := range nb.Nodes {
+		if len(nodes) == MaxListNodes {
+			break
+		}
 		nodes = append(nodes, toon.Object{{Key: "key", Value: n.Key}, {Key: "type", Value: typeLabel(n.Type, names)},
 			{Key: "sheet", Value: g.SheetName(n.Sheet)}, {Key: "preview", Value: preview(n.Process, PreviewMax)}})
 	}
-	edges := make([]toon.Object, 0, len(nb.Edges))
+	edges := make([]toon.Object, 0, min(len(nb.Edges), MaxListEdges))
 	for _, e := range nb.Edges {
+		if len(edges) == MaxListEdges {
+			break
+		}
 		edges = append(edges, edgeRow(e))
 	}
-	return toon.Object{{Key: "start", Value: key}, {Key: "depth", Value: depth}, {Key: "direction", Value: string(dir)},
-		{Key: "nodes", Value: nodes}, {Key: "edges", Value: edges}}, nil
+	out := toon.Object{{Key: "start", Value: key}, {Key: "depth", Value: depth}, {Key: "direction", Value: string(dir)},
+		{Key: "nodes", Value: nodes}, {Key: "edges", Value: edges}}
+	if len(nb.Nodes) > len(nodes) || len(nb.Edges) > len(edges) {
+		out = append(out, toon.Field{Key: "truncated", Value: fmt.Sprintf("showing %d of %d nodes and %d of %d edges; use a smaller maxDepth or a direction", len(nodes), len(nb.Nodes), len(edges), len(nb.Edges))})
+	}
+	return out, nil
 }
 
 func (x *Executor) detail(ctx context.Context, a args) (any, error) {
@@ -465,12 +471,13 @@ func (x *Executor) config(ctx context.Context, a args) (any, error) {
 }
 
 func unknownType(tool, t string, custom []string) error {
+	custom = append([]string(nil), custom...)
+	sort.Strings(custom)
 	all := append(append([]string{}, datasource.BuiltinTypes...), custom...)
 	msg := fmt.Sprintf("node type %q does not exist", t)
 	if near := closeKeys(t, all, 3); len(near) > 0 {
 		msg += "; did you mean " + quoteOr(near) + "?"
 	}
-	sort.Strings(custom)
 	msg += " Known types: " + joinComma(all) + "."
 	return &Error{Tool: tool, Code: CodeNotFound, Msg: msg}
 }
@@ -508,6 +515,7 @@ func (x *Executor) edges(ctx context.Context, a args) (any, error) {
 		return nil, x.srcErr(ListNodeEdges, "listing edges", err)
 	}
 	rows := []toon.Object{}
+	total := 0
 	for _, e := range edges {
 		var d string
 		switch {
@@ -518,11 +526,18 @@ func (x *Executor) edges(ctx context.Context, a args) (any, error) {
 		default:
 			continue
 		}
+		if total++; len(rows) == MaxListEdges {
+			continue
+		}
 		rows = append(rows, toon.Object{{Key: "key", Value: e.Key}, {Key: "direction", Value: d},
 			{Key: "from", Value: endpoint(e.Source, e.SourceHandle)}, {Key: "to", Value: endpoint(e.Target, e.TargetHandle)},
 			{Key: "label", Value: e.Label}, {Key: "sheet", Value: e.Sheet}})
 	}
-	return toon.Object{{Key: "node", Value: key}, {Key: "direction", Value: string(dir)}, {Key: "edges", Value: rows}}, nil
+	out := toon.Object{{Key: "node", Value: key}, {Key: "direction", Value: string(dir)}, {Key: "edges", Value: rows}}
+	if total > len(rows) {
+		out = append(out, toon.Field{Key: "truncated", Value: fmt.Sprintf("showing %d of %d edges; ask for one direction", len(rows), total)})
+	}
+	return out, nil
 }
 
 // dataValue is node data for read_node_detail: the value itself when its JSON form is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -234,5 +235,29 @@ func TestBuiltinsMatchDatasource(t *testing.T) {
 	sort.Strings(want)
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("Builtins %v, datasource.BuiltinTypes %v", got, want)
+	}
+}
+
+// TestListsAreBounded checks a hub node's lists are cut and say so.
+func TestListsAreBounded(t *testing.T) {
+	t.Parallel()
+	out := datasource.HandleGroup{Point: []datasource.HandlePoint{{ID: "0", Type: "out"}}}
+	in := datasource.HandleGroup{Point: []datasource.HandlePoint{{ID: "0", Type: "in"}}}
+	snap := datasource.Snapshot{Graph: datasource.Graph{Key: "g", Sheets: map[string]string{"0": "main"}},
+		Nodes: []datasource.Node{{Key: "hub", Type: "starter", Sheet: "0", Handles: map[string]datasource.HandleGroup{"R": out}}}}
+	for i := 0; i < MaxListEdges+20; i++ {
+		k := fmt.Sprintf("n%03d", i)
+		snap.Nodes = append(snap.Nodes, datasource.Node{Key: k, Type: "return", Sheet: "0", Handles: map[string]datasource.HandleGroup{"L": in}})
+		snap.Edges = append(snap.Edges, datasource.Edge{Key: "e" + k, Sheet: "0", Source: "hub", SourceHandle: "0", Target: k, TargetHandle: "0"})
+	}
+	x := NewExecutor(&fakeSource{snap: snap}, "g")
+	for _, c := range [][2]string{{ListNodeEdges, `{"nodeKey":"hub"}`}, {ExploreNeighborhood, `{"nodeKey":"hub"}`}} {
+		res, err := x.Run(context.Background(), c[0], c[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res, "truncated:") || strings.Count(res, "\n  ") > MaxListNodes+MaxListEdges {
+			t.Errorf("%s not bounded:\n%.300s", c[0], res)
+		}
 	}
 }
