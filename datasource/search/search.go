@@ -128,7 +128,10 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 	var raw [][]rawPosting
 	lens := make([][numFields]uint16, len(nodes))
 	var sumLen [numFields]float64
-	tf := make(map[int32]*[numFields]uint8, 64)
+	// Per-document term counts: slot[id] indexes counts, reset for every node
+	// (a map to small arrays, not pointers, to keep allocations per node constant).
+	slot := make(map[int32]int32, 64)
+	var counts [][numFields]uint8
 	var order []int32
 	buf := make([]string, 0, 64)
 	keyIndex := make(map[string][]int32, len(nodes))
@@ -141,14 +144,15 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 				ix.dict[t] = id
 				raw = append(raw, nil)
 			}
-			c := tf[id]
-			if c == nil {
-				c = new([numFields]uint8)
-				tf[id] = c
+			j, ok := slot[id]
+			if !ok {
+				j = int32(len(counts))
+				slot[id] = j
+				counts = append(counts, [numFields]uint8{})
 				order = append(order, id)
 			}
-			if c[f] < math.MaxUint8 {
-				c[f]++
+			if counts[j][f] < math.MaxUint8 {
+				counts[j][f]++
 			}
 		}
 		n := len(terms)
@@ -161,7 +165,8 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 
 	for i, nd := range nodes {
 		doc := int32(i)
-		clear(tf)
+		clear(slot)
+		counts = counts[:0]
 		order = order[:0]
 
 		buf = indexTerms(nd.Key, buf[:0])
@@ -184,8 +189,8 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 				add(doc, fieldData, buf)
 			}
 		}
-		for _, id := range order {
-			raw[id] = append(raw[id], rawPosting{doc: doc, tf: *tf[id]})
+		for j, id := range order {
+			raw[id] = append(raw[id], rawPosting{doc: doc, tf: counts[j]})
 		}
 
 		lk := strings.ToLower(nd.Key)
