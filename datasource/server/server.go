@@ -1,0 +1,472 @@
+// Package server reads graphs from a running Nodius server's memory endpoint (seed
+// 001's MemoryAwareDataSource, seen from outside the server): the live state of a
+// graph being edited, with changes not yet saved to ArangoDB. A graph the server does
+// not hold in memory (404) is read from the fallback source, usually ArangoDB.
+//
+// Each read fetches one snapshot (GET /api/ai/memory/{graphKey}) and answers from it
+// in memory; nothing is cached between calls, so every call sees the editor's current
+// state. Approved proposals go to POST /api/ai/memory/{graphKey}/apply.
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
+)
+
+// DefaultTimeout bounds one request to the server (headers and body).
+const DefaultTimeout = 30 * time.Second
+
+// maxBody bounds a snapshot answer; a graph larger than this is not a graph.
+const maxBody = 256 << 20
+
+// Options configure a Source.
+type Options struct {
+	// BaseURL is the Nodius server, e.g. https://nodius.example.com.
+	BaseURL string
+	// Token is the bearer JWT sent with every request ("" sends none).
+	Token string
+	// Fallback answers for graphs the server does not hold in memory; nil means
+	// such graphs are not found.
+	Fallback datasource.Source
+	// Timeout bounds each request (default DefaultTimeout).
+	Timeout time.Duration
+	// HTTPClient replaces the default client (tests).
+	HTTPClient *http.Client
+}
+
+// Source is a datasource.Source over a Nodius server's memory endpoint. It also
+// applies whole actions through the server (datasource.ActionApplier).
+type Source struct {
+	base     *url.URL
+	token    string
+	fallback datasource.Source
+	timeout  time.Duration
+	hc       *http.Client
+}
+
+var (
+	_ datasource.Source         = (*Source)(nil)
+	_ datasource.Snapshotter    = (*Source)(nil)
+	_ datasource.ActionApplier  = (*Source)(nil)
+	_ datasource.Describer      = (*Source)(nil)
+	_ datasource.VectorSearcher = (*Source)(nil)
+)
+
+// New checks the URL and returns a Source; it sends no request.
+func New(opts Options) (*Source, error) {
+	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &convo.Error{Code: convo.CodeConfig,
+			Message: fmt.Sprintf("server source needs an http:// or https:// URL (got %q) — use --source server:https://HOST", redact(opts.BaseURL))}
+	}
+	u.User = nil
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		hc = &http.Client{
+			Timeout: timeout,
+			Transport: &http.Transport{
+				Proxy:                 http.ProxyFromEnvironment,
+				DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+				TLSHandshakeTimeout:   10 * time.Second,
+				ResponseHeaderTimeout: timeout,
+				MaxIdleConns:          8,
+				IdleConnTimeout:       90 * time.Second,
+			},
+		}
+	}
+	return &Source{base: u, token: opts.Token, fallback: opts.Fallback, timeout: timeout, hc: hc}, nil
+}
+
+// Describe names the server (and the fallback).
+func (s *Source) Describe() string {
+	d := "server:" + s.base.String()
+	if s.fallback != nil {
+		if fd, ok := s.fallback.(datasource.Describer); ok {
+			d += " (fallback " + fd.Describe() + ")"
+		} else {
+			d += " (with fallback)"
+		}
+	}
+	return d
+}
+
+// Close releases idle connections and closes the fallback when it can be closed.
+func (s *Source) Close() error {
+	s.hc.CloseIdleConnections()
+	if c, ok := s.fallback.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// errNotInMemory says the server answered 404: the graph is not being edited now.
+var errNotInMemory = errors.New("graph not held in the server's memory")
+
+// memoryAnswer is the body of GET /api/ai/memory/{graphKey}.
+type memoryAnswer struct {
+	Graph  *datasource.Graph `json:"graph"`
+	Sheets map[string]struct {
+		Nodes []datasource.Node `json:"nodes"`
+		Edges []datasource.Edge `json:"edges"`
+	} `json:"sheets"`
+	NodeConfigs []datasource.NodeConfig `json:"nodeConfigs"`
+}
+
+func (s *Source) endpoint(graphKey string, tail ...string) string {
+	u := *s.base
+	parts := append([]string{"api", "ai", "memory", graphKey}, tail...)
+	esc := make([]string, len(parts))
+	for i, p := range parts {
+		esc[i] = url.PathEscape(p)
+	}
+	u.Path = strings.TrimRight(s.base.Path, "/") + "/" + strings.Join(parts, "/")
+	u.RawPath = strings.TrimRight(s.base.EscapedPath(), "/") + "/" + strings.Join(esc, "/")
+	return u.String()
+}
+
+// do sends one request and returns the body of a 2xx answer. 404 gives
+// errNotInMemory; other failures are *convo.Error with a sentence to print.
+func (s *Source) do(ctx context.Context, method, target string, body any) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, fmt.Errorf("encode request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return nil, s.netError(ctx, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	if err != nil {
+		return nil, s.netError(ctx, err)
+	}
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		return data, nil
+	case resp.StatusCode == http.StatusNotFound:
+		return nil, errNotInMemory
+	case resp.StatusCode == http.StatusUnauthorized:
+		msg := "the Nodius server rejected the token (401) — set a valid JWT with --token or NODIUS_AI_TOKEN"
+		if s.token == "" {
+			msg = "the Nodius server wants a token (401) — pass a JWT with --token or NODIUS_AI_TOKEN"
+		}
+		return nil, &convo.Error{Code: convo.CodeAuth, Status: 401, Message: msg}
+	case resp.StatusCode == http.StatusForbidden:
+		return nil, &convo.Error{Code: convo.CodeAuth, Status: 403,
+			Message: "the Nodius server refused access (403) — the token's user may not read or change this graph"}
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return nil, &convo.Error{Code: convo.CodeRateLimit, Status: 429, Retryable: true,
+			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
+	case resp.StatusCode >= 500:
+		return nil, &convo.Error{Code: convo.CodeServerError, Status: resp.StatusCode, Retryable: true,
+			Message: fmt.Sprintf("the Nodius server failed (%d%s) — retry, or look at the server's log", resp.StatusCode, serverMessage(data))}
+	default:
+		return nil, &convo.Error{Code: convo.CodeInvalidRequest, Status: resp.StatusCode,
+			Message: fmt.Sprintf("the Nodius server refused the request (%d%s)", resp.StatusCode, serverMessage(data))}
+	}
+}
+
+// serverMessage extracts {"error": "..."} or {"message": "..."} from an error body.
+func serverMessage(body []byte) string {
+	var m struct {
+		Error   any    `json:"error"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	msg := m.Message
+	if s, ok := m.Error.(string); ok && msg == "" {
+		msg = s
+	}
+	msg = strings.TrimSpace(strings.ReplaceAll(msg, "\n", " "))
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	if msg == "" {
+		return ""
+	}
+	return ": " + msg
+}
+
+func (s *Source) netError(ctx context.Context, err error) error {
+	where := s.base.Host
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &convo.Error{Code: convo.CodeInterrupted, Message: "request to the Nodius server cancelled", Err: err}
+	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
+		return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Err: err,
+			Message: fmt.Sprintf("the Nodius server at %s did not answer within %s — check that it is up, then retry", where, s.timeout)}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+			Message: fmt.Sprintf("cannot connect to the Nodius server at %s (connection refused) — is it running, and is the URL right?", where)}
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return &convo.Error{Code: convo.CodeNetwork, Err: err,
+			Message: fmt.Sprintf("cannot resolve the Nodius server host %q — check the server: URL", dns.Name)}
+	}
+	return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+		Message: fmt.Sprintf("cannot reach the Nodius server at %s — check the network and the server: URL", where)}
+}
+
+// redact drops the password of a URL for messages.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// fetch gets the graph's live snapshot. errNotInMemory means the server does not
+// hold it.
+func (s *Source) fetch(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
+	data, err := s.do(ctx, http.MethodGet, s.endpoint(graphKey), nil)
+	if err != nil {
+		return datasource.Snapshot{}, err
+	}
+	var ans memoryAnswer
+	if err := json.Unmarshal(data, &ans); err != nil {
+		return datasource.Snapshot{}, &convo.Error{Code: convo.CodeServerError, Err: err,
+			Message: fmt.Sprintf("the Nodius server sent a malformed snapshot of graph %q (%v) — is server: the Nodius server's URL?", graphKey, err)}
+	}
+	if ans.Graph == nil {
+		return datasource.Snapshot{}, &convo.Error{Code: convo.CodeServerError,
+			Message: fmt.Sprintf("the Nodius server's snapshot of graph %q has no \"graph\" — is server: the Nodius server's URL?", graphKey)}
+	}
+	return assemble(graphKey, ans), nil
+}
+
+// assemble flattens the sheets into one snapshot: nodes and edges get their sheet id
+// when they lack it, edges seen twice (the server indexes each edge by its source and
+// by its target) are kept once, and edges whose ends are not in the snapshot (an
+// editor's transient state) are dropped.
+func assemble(graphKey string, ans memoryAnswer) datasource.Snapshot {
+	g := *ans.Graph
+	if g.Key == "" {
+		g.Key = graphKey
+	}
+	snap := datasource.Snapshot{Graph: g, Nodes: []datasource.Node{}, Edges: []datasource.Edge{}, Configs: ans.NodeConfigs}
+	if snap.Configs == nil {
+		snap.Configs = []datasource.NodeConfig{}
+	}
+	sheetIDs := make([]string, 0, len(ans.Sheets))
+	for id := range ans.Sheets {
+		sheetIDs = append(sheetIDs, id)
+	}
+	slices.Sort(sheetIDs)
+	nodeSeen := map[string]bool{}
+	for _, id := range sheetIDs {
+		for _, n := range ans.Sheets[id].Nodes {
+			if n.Key == "" || nodeSeen[n.Key] {
+				continue
+			}
+			if n.Sheet == "" {
+				n.Sheet = id
+			}
+			nodeSeen[n.Key] = true
+			snap.Nodes = append(snap.Nodes, n)
+		}
+	}
+	edgeSeen := map[string]bool{}
+	for _, id := range sheetIDs {
+		for _, e := range ans.Sheets[id].Edges {
+			if e.Key == "" || edgeSeen[e.Key] || !nodeSeen[e.Source] || !nodeSeen[e.Target] {
+				continue
+			}
+			if e.Sheet == "" {
+				e.Sheet = id
+			}
+			edgeSeen[e.Key] = true
+			snap.Edges = append(snap.Edges, e)
+		}
+	}
+	return snap
+}
+
+// live returns an in-memory view of the graph's snapshot, or the fallback when the
+// server does not hold the graph (nil fallback: not found).
+func (s *Source) live(ctx context.Context, graphKey string) (datasource.Source, error) {
+	snap, err := s.fetch(ctx, graphKey)
+	if errors.Is(err, errNotInMemory) {
+		if s.fallback == nil {
+			return nil, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
+		}
+		return s.fallback, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		return nil, &convo.Error{Code: convo.CodeServerError, Err: err,
+			Message: fmt.Sprintf("the Nodius server's snapshot of graph %q is inconsistent: %v", graphKey, err)}
+	}
+	return st, nil
+}
+
+// Snapshot returns the graph as the editor holds it now (or as the fallback has it).
+func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
+	snap, err := s.fetch(ctx, graphKey)
+	if errors.Is(err, errNotInMemory) {
+		if s.fallback == nil {
+			return datasource.Snapshot{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
+		}
+		return datasource.LoadSnapshot(ctx, s.fallback, graphKey)
+	}
+	return snap, err
+}
+
+// Graph returns the graph's metadata.
+func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return datasource.Graph{}, err
+	}
+	return src.Graph(ctx, graphKey)
+}
+
+// Nodes lists nodes, of one sheet when sheet is not empty.
+func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
+	return src.Nodes(ctx, graphKey, sheet)
+}
+
+// Edges lists edges (each once), of one sheet when sheet is not empty.
+func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
+	return src.Edges(ctx, graphKey, sheet)
+}
+
+// Node returns one node.
+func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return datasource.Node{}, err
+	}
+	return src.Node(ctx, graphKey, nodeKey)
+}
+
+// Configs lists the custom node types the server sent with the graph.
+func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
+	return src.Configs(ctx, graphKey)
+}
+
+// Search ranks nodes by text over the live graph (the fallback may use the embedding).
+func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, queryEmbedding []float32) ([]datasource.ScoredNode, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
+	return src.Search(ctx, graphKey, query, limit, queryEmbedding)
+}
+
+// Neighborhood walks the live graph breadth first.
+func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, depth int, dir datasource.Direction) (datasource.Neighborhood, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return datasource.Neighborhood{}, err
+	}
+	return src.Neighborhood(ctx, graphKey, nodeKey, depth, dir)
+}
+
+// VectorSearch ranks by similarity: over the live nodes' embeddings, or on the
+// fallback's side. A fallback that cannot rank by vectors gives an error, and the
+// retriever uses text ranking.
+func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbedding []float32, limit int) ([]datasource.ScoredNode, error) {
+	src, err := s.live(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
+	vs, ok := src.(datasource.VectorSearcher)
+	if !ok {
+		return nil, errors.New("the fallback source cannot rank by vectors")
+	}
+	return vs.VectorSearch(ctx, graphKey, queryEmbedding, limit)
+}
+
+// ApplyAction sends an approved action to the server, which applies it to the live
+// graph and its editors. A graph the server does not hold goes to the fallback.
+func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (datasource.ApplyResult, error) {
+	data, err := s.do(ctx, http.MethodPost, s.endpoint(graphKey, "apply"), map[string]any{"action": a})
+	if errors.Is(err, errNotInMemory) {
+		if s.fallback == nil {
+			return datasource.ApplyResult{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
+		}
+		return datasource.Apply(ctx, s.fallback, graphKey, a)
+	}
+	if err != nil {
+		return datasource.ApplyResult{}, err
+	}
+	var res datasource.ApplyResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return datasource.ApplyResult{}, &convo.Error{Code: convo.CodeServerError, Err: err,
+			Message: fmt.Sprintf("the Nodius server's answer to apply was malformed (%v); the change may or may not be applied — check the graph", err)}
+	}
+	if res.Created.Nodes == nil {
+		res.Created.Nodes = []string{}
+	}
+	if res.Created.Edges == nil {
+		res.Created.Edges = []string{}
+	}
+	if !res.Applied {
+		return res, &convo.Error{Code: convo.CodeInvalidRequest,
+			Message: fmt.Sprintf("the Nodius server did not apply the change to graph %q%s", graphKey, noteSuffix(res.Note))}
+	}
+	return res, nil
+}
+
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return ": " + note
+}

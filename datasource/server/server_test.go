@@ -1,0 +1,314 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
+)
+
+const token = "jwt-123"
+
+// memoryBody is the live graph "live": two sheets, every edge listed twice as the
+// server's edgeMap does (by source and by target), one node without a sheet field.
+const memoryBody = `{
+  "graph": {"_key": "live", "name": "Live", "workspace": "ws1", "sheets": {"0": "main", "1": "aux"}},
+  "sheets": {
+    "0": {"nodes": [
+            {"_key": "root", "type": "starter", "sheet": "0"},
+            {"_key": "fetch", "type": "api-call", "sheet": "0", "process": "fetch(url)", "embedding": [1, 0]},
+            {"_key": "shape", "type": "js", "process": "reshape rows", "embedding": [0, 1]}],
+          "edges": [
+            {"_key": "e1", "sheet": "0", "source": "root", "target": "fetch"},
+            {"_key": "e1", "sheet": "0", "source": "root", "target": "fetch"},
+            {"_key": "e2", "sheet": "0", "source": "fetch", "target": "shape"},
+            {"_key": "e2", "sheet": "0", "source": "fetch", "target": "shape"},
+            {"_key": "dangling", "sheet": "0", "source": "fetch", "target": "gone"}]},
+    "1": {"nodes": [{"_key": "aux", "type": "js", "sheet": "1"}], "edges": []}
+  },
+  "nodeConfigs": [{"_key": "api-call", "displayName": "API Call"}]
+}`
+
+// fakeServer implements the memory endpoint contract for graph "live".
+type fakeServer struct {
+	mu      sync.Mutex
+	applied []json.RawMessage
+	gets    int
+	status  int           // forced status for every request, when not 0
+	body    string        // replaces memoryBody, when not ""
+	delay   time.Duration // before answering
+}
+
+func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	status, body, delay := f.status, f.body, f.delay
+	f.mu.Unlock()
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if r.Header.Get("Authorization") != "Bearer "+token {
+		http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
+		return
+	}
+	if status != 0 {
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"error":"boom"}`))
+		return
+	}
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/api/ai/memory/live":
+		f.mu.Lock()
+		f.gets++
+		f.mu.Unlock()
+		if body == "" {
+			body = memoryBody
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	case r.Method == http.MethodPost && r.URL.Path == "/api/ai/memory/live/apply":
+		var req struct {
+			Action json.RawMessage `json:"action"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Action) == 0 {
+			http.Error(w, `{"error":"no action"}`, http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.applied = append(f.applied, req.Action)
+		f.mu.Unlock()
+		_, _ = w.Write([]byte(`{"applied": true, "created": {"nodes": ["n1"], "edges": []}}`))
+	default:
+		http.Error(w, `{"error":"graph not in memory"}`, http.StatusNotFound)
+	}
+}
+
+func newTestSource(t *testing.T, f *fakeServer, fallback datasource.Source, tok string, timeout time.Duration) *Source {
+	t.Helper()
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	s, err := New(Options{BaseURL: srv.URL + "/", Token: tok, Fallback: fallback, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// fallbackStore holds graph "stored", which the server does not have in memory.
+func fallbackStore(t *testing.T) *memgraph.Store {
+	t.Helper()
+	st, err := memgraph.New([]datasource.Snapshot{{
+		Graph: datasource.Graph{Key: "stored", Name: "Stored"},
+		Nodes: []datasource.Node{{Key: "a", Type: "js"}, {Key: "b", Type: "js"}},
+		Edges: []datasource.Edge{{Key: "ab", Source: "a", Target: "b"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func keys[T any](xs []T, key func(T) string) []string {
+	var out []string
+	for _, x := range xs {
+		out = append(out, key(x))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestLiveGraph(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{}
+	s := newTestSource(t, f, fallbackStore(t), token, 0)
+	ctx := ctxT(t)
+
+	snap, err := s.Snapshot(ctx, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(snap.Nodes, func(n datasource.Node) string { return n.Key }); !slices.Equal(got, []string{"aux", "fetch", "root", "shape"}) {
+		t.Errorf("nodes = %v", got)
+	}
+	if got := keys(snap.Edges, func(e datasource.Edge) string { return e.Key }); !slices.Equal(got, []string{"e1", "e2"}) {
+		t.Errorf("edges = %v, want each once and no dangling edge", got)
+	}
+	n, err := s.Node(ctx, "live", "shape")
+	if err != nil || n.Sheet != "0" || n.Process != "reshape rows" {
+		t.Errorf("node = %+v, %v (sheet filled from the sheet id)", n, err)
+	}
+	sheet1, err := s.Nodes(ctx, "live", "1")
+	if err != nil || len(sheet1) != 1 || sheet1[0].Key != "aux" {
+		t.Errorf("sheet 1 = %+v, %v", sheet1, err)
+	}
+	edges, err := s.Edges(ctx, "live", "")
+	if err != nil || len(edges) != 2 {
+		t.Errorf("edges = %+v, %v", edges, err)
+	}
+	cfgs, err := s.Configs(ctx, "live")
+	if err != nil || len(cfgs) != 1 {
+		t.Errorf("configs = %+v, %v", cfgs, err)
+	}
+	nb, err := s.Neighborhood(ctx, "live", "fetch", 1, datasource.Any)
+	if err != nil || !slices.Equal(keys(nb.Nodes, func(n datasource.Node) string { return n.Key }), []string{"fetch", "root", "shape"}) {
+		t.Errorf("neighborhood = %+v, %v", nb, err)
+	}
+	hits, err := s.Search(ctx, "live", "reshape", 3, nil)
+	if err != nil || len(hits) == 0 || hits[0].Node.Key != "shape" {
+		t.Errorf("search = %+v, %v", hits, err)
+	}
+	vh, err := s.VectorSearch(ctx, "live", []float32{0.1, 1}, 3)
+	if err != nil || len(vh) == 0 || vh[0].Node.Key != "shape" {
+		t.Errorf("vector search = %+v, %v", vh, err)
+	}
+	if _, err := s.Node(ctx, "live", "nope"); !errors.Is(err, datasource.ErrNotFound) {
+		t.Errorf("missing node: %v", err)
+	}
+	f.mu.Lock()
+	gets := f.gets
+	f.mu.Unlock()
+	if gets < 9 {
+		t.Errorf("%d GETs: every call should read the live state", gets)
+	}
+}
+
+func TestFallback(t *testing.T) {
+	t.Parallel()
+	ctx := ctxT(t)
+	s := newTestSource(t, &fakeServer{}, fallbackStore(t), token, 0)
+	g, err := s.Graph(ctx, "stored")
+	if err != nil || g.Name != "Stored" {
+		t.Fatalf("fallback graph = %+v, %v", g, err)
+	}
+	snap, err := s.Snapshot(ctx, "stored")
+	if err != nil || len(snap.Nodes) != 2 {
+		t.Errorf("fallback snapshot = %+v, %v", snap, err)
+	}
+	// Apply to a graph not in memory goes through the fallback.
+	res, err := s.ApplyAction(ctx, "stored", datasource.Action{Type: datasource.CreateNodeAction,
+		CreateNode: &datasource.CreateNodePayload{NodeKey: "c", TypeKey: "starter"}})
+	if err != nil || !slices.Equal(res.Created.Nodes, []string{"c"}) {
+		t.Errorf("fallback apply = %+v, %v", res, err)
+	}
+	if _, err := s.Node(ctx, "stored", "c"); err != nil {
+		t.Errorf("node applied through the fallback not found: %v", err)
+	}
+
+	none := newTestSource(t, &fakeServer{}, nil, token, 0)
+	if _, err := none.Graph(ctx, "stored"); !errors.Is(err, datasource.ErrNotFound) {
+		t.Errorf("no fallback: %v, want not found", err)
+	}
+	if _, err := none.ApplyAction(ctx, "stored", datasource.Action{Type: datasource.MoveNodeAction, MoveNode: &datasource.MoveNodePayload{NodeKey: "a"}}); !errors.Is(err, datasource.ErrNotFound) {
+		t.Errorf("no fallback apply: %v, want not found", err)
+	}
+}
+
+func TestApply(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{}
+	s := newTestSource(t, f, nil, token, 0)
+	a := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{TypeKey: "js", Sheet: "0"}}
+	res, err := datasource.Apply(ctxT(t), s, "live", a)
+	if err != nil || !res.Applied || !slices.Equal(res.Created.Nodes, []string{"n1"}) || res.Created.Edges == nil {
+		t.Fatalf("apply = %+v, %v", res, err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.applied) != 1 {
+		t.Fatalf("server got %d actions", len(f.applied))
+	}
+	var got datasource.Action
+	if err := json.Unmarshal(f.applied[0], &got); err != nil || got.Type != datasource.CreateNodeAction || got.CreateNode.TypeKey != "js" {
+		t.Errorf("server got action %s (%v)", f.applied[0], err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		f        *fakeServer
+		token    string
+		timeout  time.Duration
+		code     convo.ErrorCode
+		contains string
+	}{
+		{"no token", &fakeServer{}, "", 0, convo.CodeAuth, "wants a token"},
+		{"bad token", &fakeServer{}, "nope", 0, convo.CodeAuth, "rejected the token"},
+		{"forbidden", &fakeServer{status: 403}, token, 0, convo.CodeAuth, "403"},
+		{"server error", &fakeServer{status: 502}, token, 0, convo.CodeServerError, "502: boom"},
+		{"malformed JSON", &fakeServer{body: `{"graph": {"_key": "live"}, "sheets": [`}, token, 0, convo.CodeServerError, "malformed"},
+		{"not a snapshot", &fakeServer{body: `{"hello": "world"}`}, token, 0, convo.CodeServerError, "no \"graph\""},
+		{"slow answer", &fakeServer{delay: 2 * time.Second}, token, 100 * time.Millisecond, convo.CodeTimeout, "did not answer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := newTestSource(t, tc.f, fallbackStore(t), tc.token, tc.timeout)
+			_, err := s.Graph(ctxT(t), "live")
+			ce, ok := convo.AsError(err)
+			if !ok || ce.Code != tc.code || !strings.Contains(ce.Message, tc.contains) {
+				t.Fatalf("err = %v, want %s containing %q", err, tc.code, tc.contains)
+			}
+			if tc.token != "" && strings.Contains(err.Error(), tc.token) {
+				t.Errorf("token in error: %v", err)
+			}
+		})
+	}
+	t.Run("connection refused", func(t *testing.T) {
+		t.Parallel()
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		_ = l.Close()
+		s, err := New(Options{BaseURL: "http://" + addr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Graph(ctxT(t), "live")
+		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeNetwork {
+			t.Errorf("err = %v, want network", err)
+		}
+	})
+	if _, err := New(Options{BaseURL: "ftp://x"}); err == nil {
+		t.Error("ftp URL accepted")
+	}
+}
+
+func TestEndpointEscapesKeys(t *testing.T) {
+	t.Parallel()
+	s, err := New(Options{BaseURL: "https://nodius.example.com/base/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.endpoint("a/b?c", "apply"); got != "https://nodius.example.com/base/api/ai/memory/a%2Fb%3Fc/apply" {
+		t.Errorf("endpoint = %s", got)
+	}
+	if d := s.Describe(); d != "server:https://nodius.example.com/base" {
+		t.Errorf("Describe = %s", d)
+	}
+}
