@@ -1,0 +1,145 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+)
+
+// DefaultEmbedBatch is how many texts go in one embeddings request.
+const DefaultEmbedBatch = 100
+
+// EmbedderOptions configure an OpenAI-compatible embeddings client.
+type EmbedderOptions struct {
+	BaseURL      string
+	APIKey       string
+	Model        string
+	ProviderName string
+	KeyHint      string
+	HTTPClient   *http.Client
+	BatchSize    int // texts per request [DefaultEmbedBatch]
+	// Retry transient failures of a batch (nothing is shown to anyone meanwhile).
+	Retry RetryOptions
+	// OnUsage is told the prompt tokens of each batch (embedding cost tracking).
+	OnUsage func(tokens int)
+	Logger  *slog.Logger
+}
+
+type embedder struct {
+	o      EmbedderOptions
+	client openai.Client
+	who    who
+}
+
+// NewEmbedder returns an Embedder over /embeddings, batching the texts.
+func NewEmbedder(o EmbedderOptions) Embedder {
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultEmbedBatch
+	}
+	if o.ProviderName == "" {
+		o.ProviderName = "openai"
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = NewHTTPClient(0)
+	}
+	if o.Retry.MaxAttempts <= 0 {
+		o.Retry.MaxAttempts = 3
+	}
+	if o.Retry.BaseDelay <= 0 {
+		o.Retry.BaseDelay = time.Second
+	}
+	if o.Retry.MaxDelay <= 0 {
+		o.Retry.MaxDelay = 20 * time.Second
+	}
+	if o.Retry.Sleep == nil {
+		o.Retry.Sleep = sleep
+	}
+	return &embedder{o: o, client: openai.NewClient(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, hc)...),
+		who: who{provider: o.ProviderName, model: o.Model, keyHint: o.KeyHint, baseURL: o.BaseURL, key: o.APIKey}}
+}
+
+func (e *embedder) Model() string { return e.o.Model }
+
+// Embed returns one vector per text, in order. Empty input gives an empty result.
+func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	for start := 0; start < len(texts); start += e.o.BatchSize {
+		batch := texts[start:min(start+e.o.BatchSize, len(texts))]
+		vecs, err := e.batch(ctx, batch)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, vecs...)
+	}
+	return out, nil
+}
+
+func (e *embedder) batch(ctx context.Context, texts []string) ([][]float32, error) {
+	for attempt := 1; ; attempt++ {
+		vecs, err := e.once(ctx, texts)
+		if err == nil {
+			return vecs, nil
+		}
+		ce, _ := convo.AsError(err)
+		if ce == nil || !ce.Retryable || attempt >= e.o.Retry.MaxAttempts || ctx.Err() != nil {
+			return nil, err
+		}
+		delay := backoff(attempt, e.o.Retry.BaseDelay, e.o.Retry.MaxDelay)
+		if ce.RetryAfter > 0 {
+			delay = min(ce.RetryAfter, MaxRetryAfter)
+		}
+		if e.o.Retry.OnRetry != nil {
+			e.o.Retry.OnRetry(attempt, delay, ce)
+		}
+		if serr := e.o.Retry.Sleep(ctx, delay); serr != nil {
+			return nil, &convo.Error{Code: convo.CodeInterrupted, Message: "stopped while waiting to retry", Err: serr}
+		}
+	}
+}
+
+func (e *embedder) once(ctx context.Context, texts []string) ([][]float32, error) {
+	var resp *http.Response
+	res, err := e.client.Embeddings.New(ctx, openai.EmbeddingNewParams{
+		Model:          openai.EmbeddingModel(e.o.Model),
+		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
+		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,
+	}, option.WithResponseInto(&resp))
+	if err != nil {
+		var ae *openai.Error
+		if errors.As(err, &ae) {
+			return nil, e.who.classifyFailure(failure{status: ae.StatusCode, header: ae.Response.Header, message: ae.Message, kind: ae.Type + " " + ae.Code}, err)
+		}
+		if resp != nil && resp.StatusCode >= 400 {
+			return nil, e.who.classifyFailure(failure{status: resp.StatusCode, header: resp.Header}, err)
+		}
+		return nil, e.who.classifyTransport(ctx, nil, err)
+	}
+	if len(res.Data) != len(texts) {
+		return nil, &convo.Error{Code: convo.CodeServerError, Retryable: true,
+			Message: e.o.ProviderName + " returned a wrong number of embeddings — retry"}
+	}
+	vecs := make([][]float32, len(texts))
+	for i, d := range res.Data {
+		idx := int(d.Index)
+		if idx < 0 || idx >= len(vecs) {
+			idx = i
+		}
+		v := make([]float32, len(d.Embedding))
+		for j, f := range d.Embedding {
+			v[j] = float32(f)
+		}
+		vecs[idx] = v
+	}
+	if e.o.OnUsage != nil {
+		e.o.OnUsage(int(res.Usage.PromptTokens))
+	}
+	return vecs, nil
+}

@@ -1,0 +1,56 @@
+package llm
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
+)
+
+// FromConfig builds the configured provider (not yet wrapped in WithRetry), or the
+// config_error of cfg.RequireLLM. httpClient may be nil (a client with the header
+// timeout is made); tests pass their own.
+func FromConfig(cfg *config.Config, httpClient *http.Client, log *slog.Logger) (Provider, error) {
+	if err := cfg.RequireLLM(); err != nil {
+		return nil, err
+	}
+	pricing := cfg.Entry.Pricing
+	if cfg.Entry.Type == config.Anthropic {
+		return NewAnthropic(AnthropicOptions{
+			BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, ProviderName: cfg.Provider,
+			KeyHint: cfg.KeyHint(), HTTPClient: httpClient, Pricing: &pricing, Logger: log,
+		}), nil
+	}
+	isDeepSeek := cfg.Provider == "deepseek" || strings.Contains(cfg.BaseURL, "deepseek")
+	return NewOpenAI(OpenAIOptions{
+		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, ProviderName: cfg.Provider,
+		KeyHint: cfg.KeyHint(), HTTPClient: httpClient, Pricing: &pricing, Logger: log,
+		SendReasoning:       isDeepSeek,
+		MaxCompletionTokens: strings.HasPrefix(cfg.Provider, "openai") && strings.Contains(cfg.BaseURL, "api.openai.com"),
+	}), nil
+}
+
+// EmbedderFromConfig builds the embeddings client, or returns (nil, nil) when no
+// embedding endpoint is configured (retrieval then ranks by text alone).
+func EmbedderFromConfig(cfg *config.Config, httpClient *http.Client, log *slog.Logger) (Embedder, error) {
+	if cfg.EmbeddingBaseURL == "" {
+		if cfg.EmbeddingModel != "" && cfg.Provider != "" {
+			return nil, &convo.Error{Code: convo.CodeConfig,
+				Message: cfg.Provider + " has no embeddings API — set OPENAI_API_KEY or NODIUS_AI_EMBEDDING_BASE_URL for embedding model " + cfg.EmbeddingModel}
+		}
+		return nil, nil
+	}
+	if cfg.EmbeddingModel == "" {
+		return nil, &convo.Error{Code: convo.CodeConfig, Message: "no embedding model set — pass --embedding-model or set NODIUS_AI_EMBEDDING_MODEL"}
+	}
+	hint := "NODIUS_AI_API_KEY"
+	if e, ok := cfg.Providers[cfg.EmbeddingProvider]; ok && e.APIKeyEnv != "" {
+		hint = e.APIKeyEnv
+	}
+	return NewEmbedder(EmbedderOptions{
+		BaseURL: cfg.EmbeddingBaseURL, APIKey: cfg.EmbeddingAPIKey, Model: cfg.EmbeddingModel,
+		ProviderName: orDefault(cfg.EmbeddingProvider, "embeddings"), KeyHint: hint, HTTPClient: httpClient, Logger: log,
+	}), nil
+}
