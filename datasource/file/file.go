@@ -1,0 +1,402 @@
+// Package file serves one graph JSON file (the `file:PATH` source; format in
+// DESIGN.md section 2) through an in-memory memgraph.Store.
+//
+// Every change (each Mutable call, and each ApplyAction as a whole, batch included)
+// is written back at once and atomically: the new file is written to a temporary file
+// in the same directory, synced, given the original mode and renamed over the old
+// one, so a crash leaves either the old graph or the new one, never half of either.
+// Fields this client does not know are kept at every level. When the file changes on
+// disk (another editor, git checkout), the next call reads it again.
+package file
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
+)
+
+// Source is a graph file opened for reading and writing. It implements
+// datasource.Source, Mutable, Snapshotter, ActionApplier, Describer and
+// VectorSearcher. It is safe for concurrent use.
+type Source struct {
+	path  string // as given, for messages
+	real  string // symlinks resolved: where we read and write
+	store *memgraph.Store
+
+	wmu sync.Mutex // serialises reloads and writes (taken before the store's locks)
+
+	mu      sync.Mutex // guards the fields below; never held while calling the store
+	key     string
+	extra   map[string]json.RawMessage
+	mode    fs.FileMode
+	modTime time.Time
+	size    int64
+}
+
+// Open reads the graph file at path. A missing file, malformed JSON or a value of the
+// wrong kind gives an error naming the file, and the line, column and field where it
+// can. opts are passed on to the underlying memgraph.Store (WithOnChange, say); the
+// commit hook is the file source's own.
+func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if path == "" {
+		return nil, errors.New("file source: no path given (use file:PATH)")
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("graph file %s does not exist: %w", path, err)
+		}
+		return nil, fmt.Errorf("graph file %s: %w", path, err)
+	}
+	s := &Source{path: path, real: real}
+	doc, st, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	all := append(append([]memgraph.Option{}, opts...),
+		memgraph.WithDescription("file:"+path),
+		memgraph.WithCommit(s.persist))
+	store, err := memgraph.New([]datasource.Snapshot{doc.Snapshot()}, all...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.store = store
+	s.setLoaded(doc, st)
+	return s, nil
+}
+
+// Path returns the file's path as given to Open.
+func (s *Source) Path() string { return s.path }
+
+// GraphKey returns the key of the graph the file holds.
+func (s *Source) GraphKey() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.key
+}
+
+// Store returns the underlying store (its Version tells when the graph changed).
+func (s *Source) Store() *memgraph.Store { return s.store }
+
+// Describe says "file:PATH".
+func (s *Source) Describe() string { return "file:" + s.path }
+
+// read loads and checks the file.
+func (s *Source) read() (datasource.Document, fs.FileInfo, error) {
+	st, err := os.Stat(s.real)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return datasource.Document{}, nil, fmt.Errorf("graph file %s does not exist: %w", s.path, err)
+		}
+		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", s.path, err)
+	}
+	if st.IsDir() {
+		return datasource.Document{}, nil, fmt.Errorf("graph file %s is a directory", s.path)
+	}
+	data, err := os.ReadFile(s.real)
+	if err != nil {
+		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", s.path, err)
+	}
+	doc, err := Parse(s.path, data)
+	if err != nil {
+		return datasource.Document{}, nil, err
+	}
+	return doc, st, nil
+}
+
+func (s *Source) setLoaded(doc datasource.Document, st fs.FileInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.key = doc.Graph.Key
+	s.extra = doc.Extra
+	s.mode = st.Mode().Perm()
+	s.modTime = st.ModTime()
+	s.size = st.Size()
+}
+
+// changedOnDisk reports whether the file is not the one last read or written.
+// A file that cannot be stat'ed counts as unchanged: reads keep serving the graph in
+// memory, and the next write says what is wrong.
+func (s *Source) changedOnDisk() bool {
+	st, err := os.Stat(s.real)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !st.ModTime().Equal(s.modTime) || st.Size() != s.size
+}
+
+// refresh reads the file again when it changed on disk since it was last read or
+// written. A cheap stat when nothing changed.
+func (s *Source) refresh(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !s.changedOnDisk() {
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.reloadLocked()
+}
+
+// Reload reads the file again now, whether or not it looks changed.
+func (s *Source) Reload(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.Lock()
+	s.modTime = time.Time{}
+	s.mu.Unlock()
+	return s.reloadLocked()
+}
+
+// reloadLocked reloads when the file changed; s.wmu is held.
+func (s *Source) reloadLocked() error {
+	if !s.changedOnDisk() {
+		return nil // another goroutine reloaded it first
+	}
+	doc, st, err := s.read()
+	if err != nil {
+		return err
+	}
+	if k := s.GraphKey(); doc.Graph.Key != k {
+		return fmt.Errorf("graph file %s now holds graph %q instead of %q; start again to switch graphs", s.path, doc.Graph.Key, k)
+	}
+	if err := s.store.Replace(doc.Snapshot()); err != nil {
+		return fmt.Errorf("%s: %w", s.path, err)
+	}
+	s.setLoaded(doc, st)
+	return nil
+}
+
+// write runs one change with the file reloaded first if it changed on disk, so an
+// approved proposal never overwrites edits made meanwhile.
+func (s *Source) write(ctx context.Context, fn func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := os.Stat(s.real); err != nil {
+		return fmt.Errorf("graph file %s cannot be written: %w", s.path, err)
+	}
+	if err := s.reloadLocked(); err != nil {
+		return err
+	}
+	return fn()
+}
+
+// persist is the store's commit hook: it writes the changed graph atomically.
+func (s *Source) persist(ctx context.Context, graphKey string, next datasource.Snapshot) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	extra, mode := s.extra, s.mode
+	s.mu.Unlock()
+	data, err := Encode(datasource.DocumentFromSnapshot(next, extra))
+	if err != nil {
+		return fmt.Errorf("graph file %s: encoding: %w", s.path, err)
+	}
+	if err := writeAtomic(s.real, data, mode); err != nil {
+		return fmt.Errorf("graph file %s: %w", s.path, err)
+	}
+	st, err := os.Stat(s.real)
+	if err != nil {
+		return fmt.Errorf("graph file %s: %w", s.path, err)
+	}
+	s.mu.Lock()
+	s.modTime, s.size = st.ModTime(), st.Size()
+	s.mu.Unlock()
+	return nil
+}
+
+// Encode writes a graph document the way the file source saves it: two-space
+// indentation, no HTML escaping (process code stays readable), a final newline.
+func Encode(doc datasource.Document) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeAtomic replaces path with data: temp file in the same directory, fsync,
+// chmod to mode, rename, fsync of the directory. The temp file is removed on failure.
+func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if mode == 0 {
+		mode = 0o644
+	}
+	if err = f.Chmod(mode); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync() // best effort: makes the rename itself durable
+		_ = d.Close()
+	}
+	return nil
+}
+
+// --- datasource.Source -----------------------------------------------------
+
+// Graph returns the graph's metadata.
+func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	if err := s.refresh(ctx); err != nil {
+		return datasource.Graph{}, err
+	}
+	return s.store.Graph(ctx, graphKey)
+}
+
+// Nodes lists the nodes, of one sheet when sheet is not empty.
+func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
+	if err := s.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s.store.Nodes(ctx, graphKey, sheet)
+}
+
+// Edges lists the edges, of one sheet when sheet is not empty.
+func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
+	if err := s.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s.store.Edges(ctx, graphKey, sheet)
+}
+
+// Node returns one node.
+func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
+	if err := s.refresh(ctx); err != nil {
+		return datasource.Node{}, err
+	}
+	return s.store.Node(ctx, graphKey, nodeKey)
+}
+
+// Configs lists the node type configs of the file.
+func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
+	if err := s.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s.store.Configs(ctx, graphKey)
+}
+
+// Search ranks nodes against query, best first.
+func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, queryEmbedding []float32) ([]datasource.ScoredNode, error) {
+	if err := s.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s.store.Search(ctx, graphKey, query, limit, queryEmbedding)
+}
+
+// VectorSearch ranks nodes with embeddings by cosine similarity.
+func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbedding []float32, limit int) ([]datasource.ScoredNode, error) {
+	if err := s.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s.store.VectorSearch(ctx, graphKey, queryEmbedding, limit)
+}
+
+// Neighborhood walks edges from nodeKey.
+func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, depth int, dir datasource.Direction) (datasource.Neighborhood, error) {
+	if err := s.refresh(ctx); err != nil {
+		return datasource.Neighborhood{}, err
+	}
+	return s.store.Neighborhood(ctx, graphKey, nodeKey, depth, dir)
+}
+
+// Snapshot hands over the whole graph (shared, read-only slices; see memgraph).
+func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
+	if err := s.refresh(ctx); err != nil {
+		return datasource.Snapshot{}, err
+	}
+	return s.store.Snapshot(ctx, graphKey)
+}
+
+// --- datasource.Mutable: each call is one atomic file write -------------------
+
+// CreateNode adds a node and saves the file.
+func (s *Source) CreateNode(ctx context.Context, graphKey string, n datasource.Node) (out datasource.Node, err error) {
+	err = s.write(ctx, func() error { out, err = s.store.CreateNode(ctx, graphKey, n); return err })
+	return out, err
+}
+
+// UpdateNode changes fields of a node and saves the file.
+func (s *Source) UpdateNode(ctx context.Context, graphKey, nodeKey string, changes map[string]any) (out datasource.Node, err error) {
+	err = s.write(ctx, func() error { out, err = s.store.UpdateNode(ctx, graphKey, nodeKey, changes); return err })
+	return out, err
+}
+
+// MoveNode moves a node and saves the file.
+func (s *Source) MoveNode(ctx context.Context, graphKey, nodeKey string, posX, posY float64) error {
+	return s.write(ctx, func() error { return s.store.MoveNode(ctx, graphKey, nodeKey, posX, posY) })
+}
+
+// DeleteNode removes a node and its edges, saves the file, and returns the edges.
+func (s *Source) DeleteNode(ctx context.Context, graphKey, nodeKey string) (out []datasource.Edge, err error) {
+	err = s.write(ctx, func() error { out, err = s.store.DeleteNode(ctx, graphKey, nodeKey); return err })
+	return out, err
+}
+
+// CreateEdge adds an edge and saves the file.
+func (s *Source) CreateEdge(ctx context.Context, graphKey string, e datasource.Edge) (out datasource.Edge, err error) {
+	err = s.write(ctx, func() error { out, err = s.store.CreateEdge(ctx, graphKey, e); return err })
+	return out, err
+}
+
+// DeleteEdge removes an edge and saves the file.
+func (s *Source) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error {
+	return s.write(ctx, func() error { return s.store.DeleteEdge(ctx, graphKey, edgeKey) })
+}
+
+// ApplyAction applies a whole action (a batch included) and saves the file once:
+// all of it or, on any error, none of it.
+func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (out datasource.ApplyResult, err error) {
+	err = s.write(ctx, func() error { out, err = s.store.ApplyAction(ctx, graphKey, a); return err })
+	return out, err
+}
