@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/demo"
 )
 
 // loadDoc reads a graph file (DESIGN.md format) into a snapshot.
@@ -26,10 +27,15 @@ func loadDoc(t testing.TB, path string) datasource.Snapshot {
 	return d.Snapshot()
 }
 
-// demoPath is the embedded demo graph (seed 001's NBA workflow).
-const demoPath = "../datasource/demo/demo.json"
-
-func demoSnapshot(t testing.TB) datasource.Snapshot { return loadDoc(t, demoPath) }
+// demoSnapshot is the embedded demo graph (seed 001's NBA workflow), a fresh copy.
+func demoSnapshot(t testing.TB) datasource.Snapshot {
+	t.Helper()
+	s, err := demo.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // fakeSource is a Source + Snapshotter over snapshots it owns; it counts loads so
 // tests can see when the retriever goes back to the source.

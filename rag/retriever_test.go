@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/demo"
 )
 
 func demoRetriever(t testing.TB, opts Options, emb Embedder) (*Retriever, *fakeSource) {
@@ -736,5 +737,39 @@ func TestRetrieveOddQueries(t *testing.T) {
 		if err != nil || c == nil || len(c.Nodes) == 0 {
 			t.Errorf("Retrieve(%q) = %v, %v", q, c, err)
 		}
+	}
+}
+
+// TestRetrieveDemoStore runs the retriever on the real demo source (the in-memory
+// store the CLI uses) and applies a change through it, as an approved proposal
+// would: after Invalidate the change is in the next context.
+func TestRetrieveDemoStore(t *testing.T) {
+	t.Parallel()
+	store, err := demo.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(store, DefaultOptions(), nil)
+	ctx := context.Background()
+	c, err := r.Retrieve(ctx, demo.GraphKey, "Que fait le node fetch-api ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Hits[0].Key != "fetch-api" || !slices.Contains(nodeKeys(c), "error-handler") || !slices.Contains(nodeKeys(c), "root") {
+		t.Fatalf("hits %v nodes %v", hitKeys(c), nodeKeys(c))
+	}
+	if len(c.Graph.Sheets) != 2 || len(c.Configs) == 0 {
+		t.Errorf("graph %+v configs %v", c.Graph, c.Configs)
+	}
+	if _, err := store.UpdateNode(ctx, demo.GraphKey, "sort-stats", map[string]any{"process": "// pangolin ranking\n"}); err != nil {
+		t.Fatal(err)
+	}
+	r.Invalidate(demo.GraphKey)
+	c, err = r.Retrieve(ctx, demo.GraphKey, "pangolin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Hits) == 0 || c.Hits[0].Key != "sort-stats" {
+		t.Errorf("change not visible after Invalidate: %v", hitKeys(c))
 	}
 }
