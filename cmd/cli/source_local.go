@@ -2,15 +2,36 @@ package cli
 
 import (
 	"context"
-	"errors"
+	"fmt"
 
+	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/datasource/file"
 )
 
-// openDemo returns the embedded demo graph. TODO(datasource): wire datasource/demo.
-func openDemo() (datasource.Source, error) { return nil, errors.New("demo source: not built yet") }
+// openDemo returns the embedded demo graph (key "demo"); changes stay in memory.
+func openDemo() (datasource.Source, error) {
+	src, err := demo.New()
+	if err != nil {
+		return nil, fmt.Errorf("demo source: %w", err)
+	}
+	return src, nil
+}
 
-// openFile opens a graph JSON file. TODO(datasource): wire datasource/file.
+// openFile opens a graph JSON file; approved proposals are written back to it
+// atomically. A missing or malformed file is a configuration error (exit 2): the
+// message names the file, and the line, column and field at fault.
 func openFile(ctx context.Context, path string) (datasource.Source, error) {
-	return nil, errors.New("file source: not built yet")
+	if path == "" {
+		return nil, &convo.Error{Code: convo.CodeConfig, Message: "file source needs a path: use --source file:PATH"}
+	}
+	src, err := file.Open(ctx, path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err}
+	}
+	return src, nil
 }
