@@ -559,8 +559,12 @@ func TestListLatestRenameArchiveDelete(t *testing.T) {
 		func() error { return s.Rename(ctx, "missing", "x") },
 		func() error { return s.Archive(ctx, "missing") },
 		func() error { return s.SetAutoApprove(ctx, "missing", nil) },
-		func() error { return s.SaveMessage(ctx, &convo.Message{ThreadID: "missing", Role: convo.User, Content: "x"}) },
-		func() error { return s.SaveProposal(ctx, convo.Proposal{ThreadID: "missing", ToolCallID: "c", Action: createNode("x")}) },
+		func() error {
+			return s.SaveMessage(ctx, &convo.Message{ThreadID: "missing", Role: convo.User, Content: "x"})
+		},
+		func() error {
+			return s.SaveProposal(ctx, convo.Proposal{ThreadID: "missing", ToolCallID: "c", Action: createNode("x")})
+		},
 	} {
 		if err := op(); !errors.Is(err, threads.ErrNotFound) {
 			t.Errorf("operation on a missing thread: err = %v, want ErrNotFound", err)
