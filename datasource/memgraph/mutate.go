@@ -30,6 +30,10 @@ func defaultKey(string) string {
 
 // txn is a working copy of one graph: every change of one call (or of one whole
 // action, batch included) is made on it, then it becomes the next view at once.
+//
+// Copies are made lazily: a move or an update copies the node list only; the edge
+// list, the key maps and the adjacency lists are copied or rebuilt only when nodes or
+// edges are added or removed.
 type txn struct {
 	s       *Store
 	graph   datasource.Graph
@@ -39,6 +43,36 @@ type txn struct {
 	cfgIdx  map[string]int32
 	nodeIdx map[string]int32
 	edgeIdx map[string]int32
+
+	ownNodes, ownEdges, ownNodeIdx, ownEdgeIdx bool
+	structural                                 bool // nodes or edges added or removed
+}
+
+func (tx *txn) writeNodes() {
+	if !tx.ownNodes {
+		tx.nodes, tx.ownNodes = slices.Clone(tx.nodes), true
+	}
+}
+
+func (tx *txn) writeEdges() {
+	if !tx.ownEdges {
+		tx.edges, tx.ownEdges = slices.Clone(tx.edges), true
+	}
+	tx.structural = true
+}
+
+func (tx *txn) writeNodeIdx() {
+	if !tx.ownNodeIdx {
+		tx.nodeIdx, tx.ownNodeIdx = maps.Clone(tx.nodeIdx), true
+	}
+	tx.structural = true
+}
+
+func (tx *txn) writeEdgeIdx() {
+	if !tx.ownEdgeIdx {
+		tx.edgeIdx, tx.ownEdgeIdx = maps.Clone(tx.edgeIdx), true
+	}
+	tx.structural = true
 }
 
 // mutate runs fn on a working copy of the graph and publishes the result as the
@@ -54,18 +88,19 @@ func (s *Store) mutate(ctx context.Context, graphKey string, fn func(tx *txn) er
 		s.wmu.Unlock()
 		return err
 	}
-	tx := &txn{
-		s: s, graph: v.graph, configs: v.configs, cfgIdx: v.cfgIdx,
-		nodes: slices.Clone(v.nodes), edges: slices.Clone(v.edges),
-		nodeIdx: maps.Clone(v.nodeIdx), edgeIdx: maps.Clone(v.edgeIdx),
-	}
+	tx := &txn{s: s, graph: v.graph, configs: v.configs, cfgIdx: v.cfgIdx,
+		nodes: v.nodes, edges: v.edges, nodeIdx: v.nodeIdx, edgeIdx: v.edgeIdx}
 	if err := fn(tx); err != nil {
 		s.wmu.Unlock()
 		return err
 	}
 	next := &view{graph: tx.graph, nodes: tx.nodes, edges: tx.edges, configs: tx.configs,
 		nodeIdx: tx.nodeIdx, edgeIdx: tx.edgeIdx, cfgIdx: tx.cfgIdx, version: v.version + 1}
-	next.buildAdjacency()
+	if tx.structural {
+		next.buildAdjacency()
+	} else {
+		next.out, next.in = v.out, v.in // same nodes in the same order, same edges
+	}
 	if s.commit != nil {
 		if err := s.commit(ctx, graphKey, next.snapshot()); err != nil {
 			s.wmu.Unlock()
@@ -395,6 +430,8 @@ func (tx *txn) createNode(n datasource.Node) (datasource.Node, error) {
 	if n.Size.Width <= 0 || n.Size.Height <= 0 || !finite(n.Size.Width) || !finite(n.Size.Height) {
 		n.Size = datasource.Size{Width: 200, Height: 100}
 	}
+	tx.writeNodes()
+	tx.writeNodeIdx()
 	tx.nodeIdx[n.Key] = int32(len(tx.nodes))
 	tx.nodes = append(tx.nodes, n)
 	return n, nil
@@ -417,6 +454,7 @@ func (tx *txn) moveNode(key string, x, y float64) error {
 	if err := checkPosition(x, y); err != nil {
 		return err
 	}
+	tx.writeNodes()
 	tx.nodes[i].PosX, tx.nodes[i].PosY = x, y
 	return nil
 }
@@ -428,7 +466,7 @@ func (tx *txn) deleteNode(key string) ([]datasource.Edge, error) {
 		return nil, err
 	}
 	removed := []datasource.Edge{}
-	kept := tx.edges[:0:0]
+	kept := make([]datasource.Edge, 0, len(tx.edges))
 	for _, e := range tx.edges {
 		if e.Source == key || e.Target == key {
 			removed = append(removed, e)
@@ -436,13 +474,16 @@ func (tx *txn) deleteNode(key string) ([]datasource.Edge, error) {
 			kept = append(kept, e)
 		}
 	}
+	tx.writeNodes()
 	tx.nodes = slices.Delete(tx.nodes, int(i), int(i)+1)
-	tx.edges = kept
+	tx.edges, tx.ownEdges = kept, true
 	tx.reindex()
 	return removed, nil
 }
 
+// reindex rebuilds both key maps (after a node is removed, indices shift).
 func (tx *txn) reindex() {
+	tx.ownNodeIdx, tx.ownEdgeIdx, tx.structural = true, true, true
 	tx.nodeIdx = make(map[string]int32, len(tx.nodes))
 	for i, n := range tx.nodes {
 		tx.nodeIdx[n.Key] = int32(i)
@@ -458,6 +499,8 @@ func (tx *txn) deleteEdge(key string) error {
 	if !ok {
 		return &datasource.NotFoundError{Kind: "edge", Key: key}
 	}
+	tx.writeEdges()
+	tx.writeEdgeIdx()
 	tx.edges = slices.Delete(tx.edges, int(i), int(i)+1)
 	delete(tx.edgeIdx, key)
 	for j := int(i); j < len(tx.edges); j++ {
@@ -579,6 +622,8 @@ func (tx *txn) createEdge(e datasource.Edge) (datasource.Edge, error) {
 			return datasource.Edge{}, fmt.Errorf("key %q is already used by a node", e.Key)
 		}
 	}
+	tx.writeEdges()
+	tx.writeEdgeIdx()
 	tx.edgeIdx[e.Key] = int32(len(tx.edges))
 	tx.edges = append(tx.edges, e)
 	return e, nil
@@ -709,6 +754,7 @@ func (tx *txn) updateNode(key string, changes map[string]any) (datasource.Node, 
 			}
 		}
 	}
+	tx.writeNodes()
 	tx.nodes[i] = n
 	return n, nil
 }
