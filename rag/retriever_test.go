@@ -14,6 +14,7 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/datasource/gen"
 )
 
 func demoRetriever(t testing.TB, opts Options, emb Embedder) (*Retriever, *fakeSource) {
@@ -771,5 +772,26 @@ func TestRetrieveDemoStore(t *testing.T) {
 	}
 	if len(c.Hits) == 0 || c.Hits[0].Key != "sort-stats" {
 		t.Errorf("change not visible after Invalidate: %v", hitKeys(c))
+	}
+}
+
+// TestNamedKeysAtScale: on a generated graph where thousands of nodes share the same
+// words, naming a node's key (in any identifier style) still ranks it first.
+func TestNamedKeysAtScale(t *testing.T) {
+	t.Parallel()
+	snap := gen.Graph(7, 5000, 10000)
+	r := New(newFakeSource(snap), Options{}, nil)
+	ctx := context.Background()
+	for i := 0; i < len(snap.Nodes); i += 250 {
+		key := snap.Nodes[i].Key
+		for _, q := range []string{key, "Que fait le node " + key + " ?", "what does " + strings.ReplaceAll(key, "-", "_") + " do"} {
+			c, err := r.Retrieve(ctx, snap.Graph.Key, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Hits) == 0 || c.Hits[0].Key != key {
+				t.Errorf("%q: hits %v", q, hitKeys(c)[:min(3, len(c.Hits))])
+			}
+		}
 	}
 }
