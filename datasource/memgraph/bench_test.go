@@ -104,3 +104,14 @@ func BenchmarkMoveNode100k(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkNewNoIndex100k is the store's own share of BenchmarkBuild100k (maps and
+// adjacency lists, no search index).
+func BenchmarkNewNoIndex100k(b *testing.B) {
+	snap := bigGraph()
+	for b.Loop() {
+		if _, err := memgraph.New([]datasource.Snapshot{snap}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
