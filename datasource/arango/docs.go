@@ -160,3 +160,5 @@ func edgeDocument(graphKey string, e datasource.Edge) (map[string]json.RawMessag
 	m["_to"] = rawString(nodeID(graphKey, e.Target))
 	return m, nil
 }
+
+func notFound(kind, key string) error { return &datasource.NotFoundError{Kind: kind, Key: key} }

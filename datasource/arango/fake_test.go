@@ -382,6 +382,29 @@ func (f *fakeArango) exec(q string, b map[string]any) (res []any, status, num in
 			out = append(out, map[string]any{"key": d["_key"]})
 		}
 		return out, 0, 0, ""
+	case qThreadsSince:
+		docs := f.sorted(collThreads, func(d map[string]any) bool {
+			ts, _ := d["lastUpdatedTime"].(float64)
+			return d["workspace"] == str("ws") && ts > b["since"].(float64)
+		})
+		sort.SliceStable(docs, func(i, j int) bool {
+			return docs[i]["lastUpdatedTime"].(float64) < docs[j]["lastUpdatedTime"].(float64)
+		})
+		return anys(docs), 0, 0, ""
+	case qThread:
+		return anys(f.sorted(collThreads, func(d map[string]any) bool { return d["_key"] == str("key") && d["workspace"] == str("ws") })), 0, 0, ""
+	case qThreadUpsert:
+		key, ts := str("key"), b["ts"].(float64)
+		doc := b["doc"].(map[string]any)
+		old, ok := f.colls[collThreads][key]
+		written := !ok || (old["workspace"] == str("ws") && old["lastUpdatedTime"].(float64) < ts)
+		stored := old
+		if written {
+			doc["_key"], doc["_id"], doc["_rev"] = key, collThreads+"/"+key, "1"
+			f.colls[collThreads][key] = doc
+			stored = doc
+		}
+		return []any{map[string]any{"written": written, "stored": stored["lastUpdatedTime"]}}, 0, 0, ""
 	}
 	return nil, 400, 1501, "query not supported by the fake"
 }

@@ -67,5 +67,6 @@ func Queries() []string {
 		qTraverseAny, qTraverseIn, qTraverseOut,
 		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
 		qVectorExact, qVectorApprox, qSetEmbeddings,
+		qThreadsSince, qThread, qThreadUpsert,
 	}
 }
