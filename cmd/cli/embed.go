@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/agent/convo"
-	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
 )
 
@@ -78,7 +77,7 @@ func runEmbed(ctx context.Context, f *Factory, o embedOptions) error {
 	es, ok := src.(embedding.Source)
 	if !ok {
 		return &convo.Error{Code: convo.CodeConfig,
-			Message: fmt.Sprintf("the %s source cannot store embeddings — use --source file:PATH or arango://...", describeSource(src, cfg.Source))}
+			Message: fmt.Sprintf("the %s source cannot store embeddings — use --source file:PATH or arango://...", describeSource(src, orDemo(cfg.Source)))}
 	}
 	graph := o.Graph
 	if graph == "" {
@@ -131,10 +130,7 @@ func oneLine(err error) string {
 	return strings.ReplaceAll(err.Error(), "\n", " ")
 }
 
-func describeSource(src datasource.Source, spec string) string {
-	if d, ok := src.(datasource.Describer); ok {
-		return d.Describe()
-	}
+func orDemo(spec string) string {
 	if spec == "" {
 		return "demo"
 	}
