@@ -66,7 +66,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 	if err := cfg.RequireLLM(); err != nil {
 		aopts.NoProvider = err
 	} else {
-		p, err := llm.FromConfig(cfg, nil)
+		p, err := llm.FromConfig(cfg, nil, f.Logger())
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +84,7 @@ func (f *Factory) Embedder() (rag.Embedder, error) {
 	if err != nil || cfg.EmbeddingModel == "" {
 		return nil, err
 	}
-	e, err := llm.EmbedderFromConfig(cfg, nil)
+	e, err := llm.EmbedderFromConfig(cfg, nil, f.Logger())
 	if err != nil || e == nil {
 		return nil, err
 	}
