@@ -23,7 +23,11 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 	if ac.Workspace == "" {
 		ac.Workspace = cfg.Workspace
 	}
-	return arango.Open(ctx, ac)
+	src, err := arango.Open(ctx, ac)
+	if err != nil {
+		return nil, err // not a typed nil in the interface: the factory closes what it gets
+	}
+	return src, nil
 }
 
 // openServer opens a server: source, with the --fallback arango source for graphs

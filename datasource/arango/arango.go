@@ -96,6 +96,9 @@ func (s *Source) Workspace() string { return s.cfg.Workspace }
 
 // Close drops idle connections.
 func (s *Source) Close() error {
+	if s == nil || s.transport == nil {
+		return nil
+	}
 	s.transport.CloseIdleConnections()
 	return nil
 }

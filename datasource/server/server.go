@@ -111,6 +111,9 @@ func (s *Source) Describe() string {
 
 // Close releases idle connections and closes the fallback when it can be closed.
 func (s *Source) Close() error {
+	if s == nil {
+		return nil
+	}
 	s.hc.CloseIdleConnections()
 	if c, ok := s.fallback.(io.Closer); ok {
 		return c.Close()
