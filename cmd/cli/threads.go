@@ -1,7 +1,556 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"charm.land/glamour/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/termtext"
+	"github.com/nodius/nodius-ai/threads"
+)
 
 func newThreadsCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "threads", Short: "(not built yet)", Hidden: true}
+	cmd := &cobra.Command{
+		Use:   "threads",
+		Short: "List, read, search, export and manage stored conversations",
+		Long: `Every conversation is kept in a local SQLite database (--db, NODIUS_AI_DB, default
+$XDG_DATA_HOME/nodius-ai/threads.db). These commands work offline: no API key needed.
+
+A thread ID may be given by any unique prefix of at least 4 characters; the "ai_"
+every generated id starts with may be left out.`,
+		Example: `  nodius-ai threads list --graph demo
+  nodius-ai threads show 1709 --context
+  nodius-ai threads search "fetch api"
+  nodius-ai threads export ai_1709123456789_1 > thread.json
+  nodius-ai threads import thread.json`,
+	}
+	cmd.AddCommand(
+		newThreadsListCmd(f), newThreadsShowCmd(f), newThreadsSearchCmd(f), newThreadsExportCmd(f),
+		newThreadsImportCmd(f), newThreadsRenameCmd(f), newThreadsArchiveCmd(f), newThreadsDeleteCmd(f),
+		newThreadsSyncCmd(f),
+	)
+	return cmd
+}
+
+// resolve turns what was typed into a full thread id. An unknown, ambiguous or too
+// short id is a usage error (exit 2): the person asked for something that is not there.
+func threadsResolve(ctx context.Context, s *threads.Store, arg string) (string, error) {
+	id, err := s.ResolveID(ctx, arg)
+	if err != nil && (errors.Is(err, threads.ErrNotFound) || errors.Is(err, threads.ErrAmbiguous) || errors.Is(err, threads.ErrInvalid)) {
+		return "", &ExitError{Code: ExitUsage, Err: err}
+	}
+	return id, err
+}
+
+func threadsFormat(got string, allowed ...string) error {
+	for _, a := range allowed {
+		if got == a {
+			return nil
+		}
+	}
+	return usageError("--format must be %s (got %q)", strings.Join(allowed, " or "), got)
+}
+
+func threadsJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// ago says how long before now t was, the way a person would: "3m ago".
+func timeAgo(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case t.IsZero():
+		return "-"
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d/time.Hour))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dd ago", int(d/(24*time.Hour)))
+	}
+	return t.Local().Format("2006-01-02")
+}
+
+// cell makes stored text safe and short for one table cell.
+func threadCell(s string, max int) string {
+	s = termtext.OneLine(s)
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// table writes rows aligned in columns; the header is bold only when colour is on.
+func threadsTable(ios *IOStreams, header []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
+	h := strings.Join(header, "\t")
+	if ios.ColorEnabled() {
+		h = "\x1b[1m" + h + "\x1b[0m"
+	}
+	fmt.Fprintln(tw, h)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+func newThreadsListCmd(f *Factory) *cobra.Command {
+	var graph, format string
+	var all bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List threads, most recent first",
+		Example: `  nodius-ai threads list
+  nodius-ai threads list --graph demo --all
+  nodius-ai threads list --format json | jq -r '.[].id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := threadsFormat(format, "table", "json"); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			ts, err := s.List(ctx, threads.ListOptions{Graph: graph, All: all, Limit: limit})
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return threadsJSON(f.IO.Out, ts)
+			}
+			if len(ts) == 0 {
+				fmt.Fprintln(f.IO.ErrOut, "No threads yet. Start one with: nodius-ai chat --graph KEY")
+				return nil
+			}
+			now := time.Now()
+			rows := make([][]string, 0, len(ts))
+			for _, t := range ts {
+				title := threadCell(t.Title, 48)
+				if title == "" {
+					title = "(untitled)"
+				}
+				if t.Status == convo.Archived {
+					title = "[archived] " + title
+				}
+				rows = append(rows, []string{threadCell(t.ID, 40), title, threadCell(t.GraphKey, 24), fmt.Sprint(t.MessageCount), timeAgo(now, t.UpdatedAt)})
+			}
+			return threadsTable(f.IO, []string{"ID", "TITLE", "GRAPH", "MESSAGES", "UPDATED"}, rows)
+		},
+	}
+	cmd.Flags().StringVar(&graph, "graph", "", "only threads about this graph")
+	cmd.Flags().BoolVar(&all, "all", false, "include archived threads")
+	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
+	cmd.Flags().IntVar(&limit, "limit", 0, "show at most this many threads (0: all)")
+	return cmd
+}
+
+// visibleTranscript drops the system prompt and retrieval contexts unless asked for.
+func visibleTranscript(tr threads.Transcript, withContext bool) threads.Transcript {
+	if withContext {
+		return tr
+	}
+	msgs := make([]convo.Message, 0, len(tr.Messages))
+	for _, m := range tr.Messages {
+		if m.Role != convo.System {
+			msgs = append(msgs, m)
+		}
+	}
+	tr.Messages = msgs
+	return tr
+}
+
+// writeTranscript writes the Markdown transcript; on a terminal with colour it is
+// rendered, otherwise it is written as Markdown text (with no control sequences from
+// stored text either way).
+func writeTranscript(ios *IOStreams, tr threads.Transcript, withContext, render bool) error {
+	opts := threads.MarkdownOptions{Context: withContext}
+	if !render || !ios.ColorEnabled() {
+		return threads.WriteMarkdown(ios.Out, tr, opts)
+	}
+	var b strings.Builder
+	if err := threads.WriteMarkdown(&b, tr, opts); err != nil {
+		return err
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(100))
+	if err != nil {
+		_, err = io.WriteString(ios.Out, b.String())
+		return err
+	}
+	out, err := r.Render(b.String())
+	if err != nil {
+		out = b.String()
+	}
+	_, err = io.WriteString(ios.Out, out)
+	return err
+}
+
+func newThreadsShowCmd(f *Factory) *cobra.Command {
+	var format string
+	var withContext bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a thread: messages, tool calls, proposals, decisions, tokens and cost",
+		Example: `  nodius-ai threads show ai_1709
+  nodius-ai threads show ai_1709 --context     # also the system prompt and retrieval context
+  nodius-ai threads show ai_1709 --format json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := threadsFormat(format, "markdown", "json"); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			id, err := threadsResolve(ctx, s, args[0])
+			if err != nil {
+				return err
+			}
+			tr, err := s.Transcript(ctx, id)
+			if err != nil {
+				return err
+			}
+			tr = visibleTranscript(tr, withContext)
+			if format == "json" {
+				return threadsJSON(f.IO.Out, tr)
+			}
+			return writeTranscript(f.IO, tr, withContext, true)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "markdown", "output: markdown or json")
+	cmd.Flags().BoolVar(&withContext, "context", false, "also show the system prompt and the retrieval context of each question")
+	return cmd
+}
+
+func newThreadsSearchCmd(f *Factory) *cobra.Command {
+	var format string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Find messages in every thread (full-text)",
+		Long: `Search what was asked and answered in every thread, archived ones included. The
+query is plain words, all required; the last one also matches as a prefix.`,
+		Example: `  nodius-ai threads search fetch api
+  nodius-ai threads search "nba stats" --format json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := threadsFormat(format, "table", "json"); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			hits, err := s.Search(ctx, strings.Join(args, " "), limit)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				for i := range hits {
+					hits[i].Snippet = strings.NewReplacer(threads.MatchStart, "", threads.MatchEnd, "").Replace(hits[i].Snippet)
+				}
+				return threadsJSON(f.IO.Out, hits)
+			}
+			if len(hits) == 0 {
+				fmt.Fprintln(f.IO.ErrOut, "No message matches.")
+				return nil
+			}
+			on, off := "", ""
+			if f.IO.ColorEnabled() {
+				on, off = "\x1b[1m", "\x1b[22m"
+			}
+			mark := strings.NewReplacer(threads.MatchStart, on, threads.MatchEnd, off)
+			now := time.Now()
+			rows := make([][]string, 0, len(hits))
+			for _, h := range hits {
+				title := threadCell(h.Title, 32)
+				if title == "" {
+					title = "(untitled)"
+				}
+				snippet := mark.Replace(threadCell(h.Snippet, 200))
+				rows = append(rows, []string{threadCell(h.ThreadID, 40), title, timeAgo(now, h.CreatedAt), string(h.Role) + ": " + snippet})
+			}
+			return threadsTable(f.IO, []string{"THREAD", "TITLE", "WHEN", "MATCH"}, rows)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
+	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many matches")
+	return cmd
+}
+
+func newThreadsExportCmd(f *Factory) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "export ID",
+		Short: "Write a thread as the server's thread document (json) or as Markdown",
+		Long: `json writes the Nodius server's thread document (AIThreadDocument: _key, graphKey,
+workspace, userId, conversationHistory in the OpenAI message format, pendingInterrupt,
+createdTime, lastUpdatedTime), which the web client reads and 'threads import' takes
+back. markdown writes the full transcript, system prompt and retrieval context included.`,
+		Example: `  nodius-ai threads export ai_1709 > thread.json
+  nodius-ai threads export ai_1709 --format markdown > thread.md`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := threadsFormat(format, "json", "markdown"); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			id, err := threadsResolve(ctx, s, args[0])
+			if err != nil {
+				return err
+			}
+			tr, err := s.Transcript(ctx, id)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return threadsJSON(f.IO.Out, threads.DocumentOf(tr))
+			}
+			return writeTranscript(f.IO, tr, true, false)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "json", "output: json (server thread document) or markdown")
+	return cmd
+}
+
+func newThreadsImportCmd(f *Factory) *cobra.Command {
+	var replace bool
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Store a server thread document (from the web client or 'threads export')",
+		Long: `Reads one thread document (json, as 'threads export' writes it; "-" reads standard
+input). The thread keeps the document's _key as its id, and a pendingInterrupt becomes a
+pending proposal to approve or reject. Prints the thread id.`,
+		Example: `  nodius-ai threads import thread.json
+  nodius-ai threads import --replace thread.json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			var r io.Reader = f.IO.In
+			name := "standard input"
+			if args[0] != "-" {
+				file, err := os.Open(args[0])
+				if err != nil {
+					return usageError("cannot read %s: %v", args[0], errors.Unwrap(err))
+				}
+				defer file.Close()
+				r, name = file, args[0]
+			}
+			doc, err := threads.ParseDocument(r)
+			if err != nil {
+				if errors.Is(err, threads.ErrInvalid) {
+					return usageError("%s: %v", name, err)
+				}
+				return err
+			}
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			t, err := s.Import(ctx, doc, threads.ImportOptions{Replace: replace})
+			if errors.Is(err, threads.ErrExists) {
+				return &ExitError{Code: ExitUsage, Err: err}
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(f.IO.Out, t.ID)
+			if f.IO.ErrTTY {
+				fmt.Fprintf(f.IO.ErrOut, "Imported %q (%d messages) on graph %s.\n", threadCell(t.Title, 60), t.MessageCount, threadCell(t.GraphKey, 40))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&replace, "replace", false, "replace a stored thread with the same id")
+	return cmd
+}
+
+func newThreadsRenameCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:     "rename ID TITLE",
+		Short:   "Give a thread a new title",
+		Example: `  nodius-ai threads rename ai_1709 "NBA pipeline review"`,
+		Args:    cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			id, err := threadsResolve(ctx, s, args[0])
+			if err != nil {
+				return err
+			}
+			title := strings.Join(args[1:], " ")
+			if err := s.Rename(ctx, id, title); err != nil {
+				if errors.Is(err, threads.ErrInvalid) {
+					return &ExitError{Code: ExitUsage, Err: err}
+				}
+				return err
+			}
+			fmt.Fprintf(f.IO.ErrOut, "Renamed %s.\n", id)
+			return nil
+		},
+	}
+}
+
+func newThreadsArchiveCmd(f *Factory) *cobra.Command {
+	var undo bool
+	cmd := &cobra.Command{
+		Use:   "archive ID",
+		Short: "Hide a thread from 'threads list' (it stays searchable; --undo brings it back)",
+		Example: `  nodius-ai threads archive ai_1709
+  nodius-ai threads archive --undo ai_1709`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			id, err := threadsResolve(ctx, s, args[0])
+			if err != nil {
+				return err
+			}
+			if undo {
+				if err := s.Unarchive(ctx, id); err != nil {
+					return err
+				}
+				fmt.Fprintf(f.IO.ErrOut, "Unarchived %s.\n", id)
+				return nil
+			}
+			if err := s.Archive(ctx, id); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.IO.ErrOut, "Archived %s (see it with 'threads list --all').\n", id)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&undo, "undo", false, "make an archived thread active again")
+	return cmd
+}
+
+func newThreadsDeleteCmd(f *Factory) *cobra.Command {
+	var yes bool
+	cmd := &cobra.Command{
+		Use:   "delete ID...",
+		Short: "Delete threads and everything they hold",
+		Long: `Deletes threads for good. On a terminal it asks first; otherwise --yes is required.
+Either every given thread is deleted or none is.`,
+		Example: `  nodius-ai threads delete ai_1709
+  nodius-ai threads delete --yes ai_1709 ai_1710`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			s, err := f.Store(ctx)
+			if err != nil {
+				return err
+			}
+			var ids []string
+			var list []convo.Thread
+			seen := map[string]bool{}
+			for _, a := range args {
+				id, err := threadsResolve(ctx, s, a)
+				if err != nil {
+					return err
+				}
+				if seen[id] {
+					continue
+				}
+				seen[id] = true
+				t, err := s.Thread(ctx, id)
+				if err != nil {
+					return err
+				}
+				ids, list = append(ids, id), append(list, t)
+			}
+			if !yes {
+				if !f.IO.InTTY {
+					return usageError("refusing to delete without confirmation: standard input is not a terminal; pass --yes")
+				}
+				ok, err := confirmDelete(f.IO, list)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					fmt.Fprintln(f.IO.ErrOut, "Nothing deleted.")
+					return nil
+				}
+			}
+			if err := s.Delete(ctx, ids...); err != nil {
+				return err
+			}
+			for _, id := range ids {
+				fmt.Fprintf(f.IO.ErrOut, "Deleted %s.\n", id)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	return cmd
+}
+
+// confirmDelete lists what would go and reads y/yes from the terminal.
+func confirmDelete(ios *IOStreams, list []convo.Thread) (bool, error) {
+	noun := "thread"
+	if len(list) > 1 {
+		noun = fmt.Sprintf("%d threads", len(list))
+	}
+	fmt.Fprintf(ios.ErrOut, "Delete %s for good?\n", noun)
+	for _, t := range list {
+		fmt.Fprintf(ios.ErrOut, "  %s  %s (%d messages)\n", threadCell(t.ID, 40), threadCell(t.Title, 60), t.MessageCount)
+	}
+	fmt.Fprint(ios.ErrOut, "Type y to confirm [y/N]: ")
+	line, err := bufio.NewReader(ios.In).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, fmt.Errorf("read the confirmation: %w", err)
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+func newThreadsSyncCmd(f *Factory) *cobra.Command {
+	var push, pull bool
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "Sync threads with the server's nodius_ai_threads collection (not available yet)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if push && pull {
+				return usageError("--push and --pull cannot be used together (without either, sync goes both ways)")
+			}
+			return usageError("thread sync needs --sync arango://... (not available yet)")
+		},
+	}
+	cmd.Flags().BoolVar(&push, "push", false, "only send local threads")
+	cmd.Flags().BoolVar(&pull, "pull", false, "only fetch remote threads")
+	return cmd
 }
