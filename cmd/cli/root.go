@@ -163,6 +163,12 @@ func isCobraUsage(err error) bool {
 // setFlags returns the flags the user set, by name (for config.Load).
 func setFlags(fs *pflag.FlagSet) map[string]string {
 	m := map[string]string{}
-	fs.Visit(func(fl *pflag.Flag) { m[fl.Name] = fl.Value.String() })
+	// VisitAll + Changed, not Visit: persistent flags are parsed by the subcommand's
+	// merged flag set, which marks the shared *Flag as changed but not this set.
+	fs.VisitAll(func(fl *pflag.Flag) {
+		if fl.Changed {
+			m[fl.Name] = fl.Value.String()
+		}
+	})
 	return m
 }
