@@ -127,6 +127,9 @@ func defaultGraph(ctx context.Context, cfg *config.Config, src datasource.Source
 	if cfg == nil || cfg.Source == "" || cfg.Source == "demo" {
 		return "demo"
 	}
+	if one, ok := src.(interface{ GraphKey() string }); ok {
+		return one.GraphKey()
+	}
 	if gk, ok := src.(interface{ GraphKeys() []string }); ok {
 		if keys := gk.GraphKeys(); len(keys) == 1 {
 			return keys[0]
