@@ -102,7 +102,14 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 
 	callCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	stall := time.AfterFunc(p.opts.StallTimeout, func() { cancel(errStalled) })
+	// NewStreaming waits for the headers inside the call, so the first wait also
+	// allows the header timeout; from the first event on, silence is bounded by the
+	// stall timeout alone.
+	headerWait := p.opts.HeaderTimeout
+	if headerWait <= 0 {
+		headerWait = DefaultHeaderTimeout
+	}
+	stall := time.AfterFunc(headerWait+p.opts.StallTimeout, func() { cancel(errStalled) })
 	defer stall.Stop()
 	stream := p.client.Messages.NewStreaming(callCtx, params)
 	defer stream.Close()
