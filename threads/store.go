@@ -99,7 +99,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		_ = s.w.Close()
 		return nil, err
 	}
-	s.r, err = sql.Open("sqlite", base+"&_pragma=query_only(1)")
+	s.r, err = sql.Open("sqlite", base+"&_pragma=query_only(1)&_pragma=mmap_size(268435456)")
 	if err != nil {
 		_ = s.w.Close()
 		return nil, classify(abs, "open", err)

@@ -20,9 +20,12 @@ CREATE TABLE threads (
     message_count     INTEGER NOT NULL DEFAULT 0,
     created_ms        INTEGER NOT NULL,
     updated_ms        INTEGER NOT NULL
-) WITHOUT ROWID;
+);
 
+-- A rowid table: listing walks these indexes and fetches rows by integer rowid,
+-- much cheaper than a second search by text key.
 CREATE INDEX threads_by_updated ON threads (status, updated_ms DESC);
+CREATE INDEX threads_by_time ON threads (updated_ms DESC);
 CREATE INDEX threads_by_graph ON threads (graph_key, status, updated_ms DESC);
 
 CREATE TABLE messages (
