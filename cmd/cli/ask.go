@@ -119,7 +119,7 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 	graph = o.Graph
 	switch {
 	case o.Thread != "":
-		threadID, err = rt.Store.ResolveID(ctx, o.Thread)
+		threadID, err = threadsResolve(ctx, rt.Store, o.Thread)
 		if err != nil {
 			return "", "", err
 		}
@@ -195,7 +195,7 @@ func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id, err := rt.Store.ResolveID(ctx, args[0])
+			id, err := threadsResolve(ctx, rt.Store, args[0])
 			if err != nil {
 				return err
 			}

@@ -69,7 +69,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	}
 	threadID := ""
 	if o.Thread != "" {
-		if threadID, err = rt.Store.ResolveID(ctx, o.Thread); err != nil {
+		if threadID, err = threadsResolve(ctx, rt.Store, o.Thread); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ func TestChatTmuxEndToEnd(t *testing.T) {
 		llmtest.Turn{Text: "Done: fetch-api was deleted."},
 	)
 	db := filepath.Join(dir, "threads.db")
-	session := "nodius-e2e-" + strings.ReplaceAll(t.Name(), "/", "-")
+	session := fmt.Sprintf("nodius-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	env := []string{"NODIUS_AI_BASE_URL=" + srv.OpenAIURL(), "NODIUS_AI_API_KEY=test", "NODIUS_AI_MODEL=fake",
 		"NODIUS_AI_DB=" + db, "NODIUS_AI_SOURCE=demo", "NO_COLOR=1", "TERM=xterm-256color",
 		"XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "HOME=" + dir}
