@@ -28,6 +28,7 @@ type run struct {
 	emit    func(convo.Event)
 	history []convo.Message
 	result  Result
+	tracker *llm.Tracker // tokens and cost of the thread, against the limits
 }
 
 // fail reports err as an error event and returns it.
@@ -106,7 +107,10 @@ func (r *run) loop() (Result, error) {
 
 // call streams one LLM call and commits the assistant message it produced.
 func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
-	if err := r.checkBudget(); err != nil {
+	if r.tracker == nil {
+		r.tracker = llm.NewTracker(r.a.opt.Pricing, r.a.opt.Limits, r.th.Usage)
+	}
+	if err := r.tracker.Check(); err != nil {
 		return nil, err
 	}
 	msgs := fitHistory(r.history, r.a.opt.ContextWindow, tools)
@@ -174,11 +178,9 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 		return nil, fmt.Errorf("saving the streamed answer: %w", saveErr)
 	}
 
-	usage := reply.Usage
-	usage.CostUSD = r.a.opt.Pricing.Cost(usage)
+	usage, overBudget := r.tracker.Record(reply.Usage)
 	r.emit(convo.Event{Type: convo.EventUsage, Usage: usage})
 	r.result.Usage = r.result.Usage.Add(usage)
-	r.th.Usage = r.th.Usage.Add(usage)
 
 	partial.Content = reply.Content
 	if partial.Content == "" {
@@ -201,6 +203,11 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 		return nil, err
 	}
 	r.history = append(r.history, *partial)
+	// A call that went over a limit still delivered its answer; only a call that
+	// wants more rounds (tool calls) is stopped here. The next call is refused.
+	if overBudget != nil && len(partial.ToolCalls) > 0 {
+		return nil, overBudget
+	}
 	return partial, nil
 }
 
@@ -217,21 +224,6 @@ func uniqueCallIDs(calls []convo.ToolCall) []convo.ToolCall {
 		out[i] = c
 	}
 	return out
-}
-
-// checkBudget stops a run whose thread is over its token or cost limits.
-func (r *run) checkBudget() error {
-	lim := r.a.opt.Limits
-	u := r.th.Usage
-	if lim.MaxTokensPerThread > 0 && u.Total() >= lim.MaxTokensPerThread {
-		return &convo.Error{Code: convo.CodeBudgetExceeded, Message: fmt.Sprintf(
-			"this thread used %d tokens, at its limit of %d — start a new thread or raise max_tokens_per_thread", u.Total(), lim.MaxTokensPerThread)}
-	}
-	if lim.MaxCostUSD > 0 && u.CostUSD >= lim.MaxCostUSD {
-		return &convo.Error{Code: convo.CodeBudgetExceeded, Message: fmt.Sprintf(
-			"this thread cost $%.4f, at its limit of $%.4f — start a new thread or raise max_cost_usd", u.CostUSD, lim.MaxCostUSD)}
-	}
-	return nil
 }
 
 // toolDefs are the tools offered: read tools always; write tools for editors and
@@ -426,20 +418,8 @@ func (r *run) dropPendingBatchResults(pendingID string) []convo.ToolCall {
 	return remaining
 }
 
-// actionTypes lists the types an action carries (a batch's steps, recursively).
-func actionTypes(a datasource.Action) []datasource.ActionType {
-	if a.Type != datasource.BatchAction || a.Batch == nil {
-		return []datasource.ActionType{a.Type}
-	}
-	var ts []datasource.ActionType
-	for _, s := range a.Batch.Actions {
-		ts = append(ts, actionTypes(s)...)
-	}
-	return ts
-}
-
 func (r *run) allowedAll(a datasource.Action) bool {
-	for _, t := range actionTypes(a) {
+	for _, t := range tools.ActionTypes(a) {
 		if !r.allowed(t) {
 			return false
 		}
@@ -450,7 +430,7 @@ func (r *run) allowedAll(a datasource.Action) bool {
 // autoApproved: every type in the action is auto, by policy or by a "yes for this
 // thread" answer.
 func (r *run) autoApproved(a datasource.Action) bool {
-	for _, t := range actionTypes(a) {
+	for _, t := range tools.ActionTypes(a) {
 		if r.a.opt.Policy[t] != config.PolicyAuto && !slices.Contains(r.th.AutoApprove, t) {
 			return false
 		}
@@ -460,7 +440,7 @@ func (r *run) autoApproved(a datasource.Action) bool {
 
 // autoApprove records "yes to this kind for this thread".
 func (r *run) autoApprove(a datasource.Action) error {
-	for _, t := range actionTypes(a) {
+	for _, t := range tools.ActionTypes(a) {
 		if !slices.Contains(r.th.AutoApprove, t) {
 			r.th.AutoApprove = append(r.th.AutoApprove, t)
 		}
