@@ -80,7 +80,7 @@ type fixture struct {
 	src   *memgraph.Store
 }
 
-func newFixture(t *testing.T, opts agent.Options, turns ...turn) *fixture {
+func newFixture(t testing.TB, opts agent.Options, turns ...turn) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	src, err := demo.New()
@@ -96,11 +96,15 @@ func newFixture(t *testing.T, opts agent.Options, turns ...turn) *fixture {
 	opts.Provider = p
 	opts.Source = src
 	opts.Store = store
-	ropts := rag.DefaultOptions()
-	ropts.CacheTTL = 0
-	opts.Retriever = rag.New(src, ropts, nil)
+	opts.Retriever = retrieverNoCache(src)
 	opts.Pricing = config.Pricing{InputPerMillion: 1, CachedInputPerMillion: 0.1, OutputPerMillion: 2}
 	return &fixture{agent: agent.New(opts), llm: p, store: store, src: src}
+}
+
+func retrieverNoCache(src datasource.Source) *rag.Retriever {
+	o := rag.DefaultOptions()
+	o.CacheTTL = 0
+	return rag.New(src, o, nil)
 }
 
 // recorder collects events.
