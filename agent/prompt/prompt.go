@@ -145,7 +145,7 @@ func ContextMessage(c *rag.Context) string {
 			break
 		}
 	}
-	nodes := make([]toon.Object, 0, len(c.Nodes))
+	nodes := make([]any, 0, len(c.Nodes)) // []any: the encoder's fast path
 	for _, n := range c.Nodes {
 		row := toon.Object{
 			{Key: "key", Value: n.Key},
@@ -159,7 +159,7 @@ func ContextMessage(c *rag.Context) string {
 		row = append(row, toon.Field{Key: "process", Value: clip(n.Process, ContextProcessMax)})
 		nodes = append(nodes, row)
 	}
-	edges := make([]toon.Object, 0, len(c.Edges))
+	edges := make([]any, 0, len(c.Edges))
 	for _, e := range c.Edges {
 		edges = append(edges, toon.Object{
 			{Key: "from", Value: endpoint(e.Source, e.SourceHandle)},
@@ -223,16 +223,19 @@ func endpoint(node, handle string) string {
 	return node + ":" + handle
 }
 
-// clip cuts s to max runes with an ellipsis.
+// clip cuts s to max runes with an ellipsis, without converting the whole string.
 func clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
-	r := []rune(s)
-	if len(r) <= max {
-		return s
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "…"
+		}
+		n++
 	}
-	return string(r[:max]) + "…"
+	return s
 }
 
 // oneLine folds line breaks so a graph's name or description cannot break the
