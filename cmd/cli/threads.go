@@ -540,14 +540,21 @@ func confirmDelete(ios *IOStreams, list []convo.Thread) (bool, error) {
 func newThreadsSyncCmd(f *Factory) *cobra.Command {
 	var push, pull bool
 	cmd := &cobra.Command{
-		Use:   "sync",
-		Short: "Sync threads with the server's nodius_ai_threads collection (not available yet)",
-		Args:  cobra.NoArgs,
+		Use:   "sync [--push|--pull]",
+		Short: "Sync threads with the server's nodius_ai_threads collection",
+		Long: `Send local threads to the Nodius server's ArangoDB collection nodius_ai_threads and
+fetch the threads written there (by the web client, say), so a conversation can be
+continued on either side. Needs --sync arango://USER:PASS@HOST:PORT/DB?workspace=W (or
+NODIUS_AI_SYNC).
+
+The newer copy of a thread wins (lastUpdatedTime); a repeated sync changes nothing.
+Only what changed since the last sync is looked at. A thread that fails is reported
+and retried by the next sync; the others go on. Without --push or --pull, both.`,
+		Example: `  nodius-ai threads sync --sync 'arango://root:pw@localhost:8529/nodius?workspace=acme'
+  NODIUS_AI_SYNC='arango://root:pw@db:8529/nodius?workspace=acme' nodius-ai threads sync --pull`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if push && pull {
-				return usageError("--push and --pull cannot be used together (without either, sync goes both ways)")
-			}
-			return usageError("thread sync needs --sync arango://... (not available yet)")
+			return runThreadsSync(cmd.Context(), f, push, pull)
 		},
 	}
 	cmd.Flags().BoolVar(&push, "push", false, "only send local threads")

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource/arango"
+	"github.com/nodius/nodius-ai/threads/syncer"
+)
+
+// syncAfterRunTimeout bounds the push after a run: the answer is already shown, and a
+// slow or unreachable database must not hold the terminal for long (the next
+// `threads sync` sends what this one could not).
+const syncAfterRunTimeout = 20 * time.Second
+
+// syncRemote is the --sync database, kept among the factory's closers so it is
+// opened once per run and closed with the rest. Its own type tells it apart from an
+// arango data source opened with --source.
+type syncRemote struct{ *arango.Source }
+
+// syncDest opens the --sync database once per run. Without --sync it is a
+// configuration error (exit 2) that says how to set it.
+func syncDest(ctx context.Context, f *Factory) (*arango.Source, error) {
+	for _, c := range f.closers {
+		if r, ok := c.(syncRemote); ok {
+			return r.Source, nil
+		}
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	url := strings.TrimSpace(cfg.Sync)
+	if url == "" {
+		return nil, &convo.Error{Code: convo.CodeConfig,
+			Message: "thread sync needs --sync arango://USER:PASS@HOST:PORT/DB?workspace=W (or NODIUS_AI_SYNC, or sync in the config file)"}
+	}
+	if !strings.HasPrefix(url, "arango://") && !strings.HasPrefix(url, "arangos://") {
+		return nil, &convo.Error{Code: convo.CodeConfig,
+			Message: "--sync must be an arango:// or arangos:// URL (the database of the Nodius server), got " + redactedScheme(url)}
+	}
+	ac, err := arango.ParseURL(url)
+	if err != nil {
+		return nil, err
+	}
+	if ac.Workspace == "" {
+		ac.Workspace = cfg.Workspace
+	}
+	src, err := arango.Open(ctx, ac)
+	if err != nil {
+		return nil, err
+	}
+	f.closers = append(f.closers, syncRemote{src})
+	return src, nil
+}
+
+// redactedScheme names what was given without echoing credentials it may hold.
+func redactedScheme(url string) string {
+	if i := strings.Index(url, "://"); i > 0 {
+		return url[:i] + "://…"
+	}
+	return "a value that is not a URL"
+}
+
+// syncAfterRun pushes a thread to the --sync database once an ask, approve or reject
+// run has ended, so the web client sees the conversation at once. Sync never blocks
+// local work: without --sync it does nothing, and a failure is logged and shown as
+// one warning line on stderr, never changing the exit code; the thread stays newer
+// than the push watermark, so the next `threads sync` retries it.
+func syncAfterRun(ctx context.Context, f *Factory, threadID string) {
+	if threadID == "" || ctx.Err() != nil {
+		return // an interrupted run is left to the next sync
+	}
+	cfg, err := f.Config()
+	if err != nil || strings.TrimSpace(cfg.Sync) == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, syncAfterRunTimeout)
+	defer cancel()
+	err = func() error {
+		remote, err := syncDest(ctx, f)
+		if err != nil {
+			return err
+		}
+		store, err := f.Store(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = syncer.PushOne(ctx, store, remote, remote.Workspace(), threadID)
+		return err
+	}()
+	if err == nil {
+		return
+	}
+	f.Logger().Warn("thread sync after run failed", "thread", threadID, "error", err.Error())
+	fmt.Fprintf(f.IO.ErrOut, "nodius-ai: warning: thread %s was not synced (%s); `nodius-ai threads sync` will retry it\n",
+		threadID, strings.TrimSuffix(oneLine(err), "."))
+}
+
+// runThreadsSync is `threads sync`: push, pull or both, then one summary line on
+// stdout. Threads that failed are listed on stderr and make the exit code 1; they
+// are retried by the next sync.
+func runThreadsSync(ctx context.Context, f *Factory, push, pull bool) error {
+	remote, err := syncDest(ctx, f)
+	if err != nil {
+		return err
+	}
+	store, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	rep, err := syncer.Sync(ctx, store, remote, syncer.Options{
+		Push: push, Pull: pull, Workspace: remote.Workspace(), RemoteID: remote.Describe(),
+	})
+	fmt.Fprintln(f.IO.Out, syncSummary(rep, remote.Describe(), push, pull))
+	if err != nil {
+		return err
+	}
+	if rep.Failed > 0 {
+		for _, e := range rep.Errors {
+			fmt.Fprintf(f.IO.ErrOut, "nodius-ai: threads sync: %s\n", oneLine(e))
+		}
+		if more := rep.Failed - len(rep.Errors); more > 0 {
+			fmt.Fprintf(f.IO.ErrOut, "nodius-ai: threads sync: … and %d more failure(s)\n", more)
+		}
+		fmt.Fprintln(f.IO.ErrOut, "nodius-ai: run `nodius-ai threads sync` again to retry the failed threads")
+		return &ExitError{Code: ExitRuntime}
+	}
+	return nil
+}
+
+// syncSummary is the one line `threads sync` prints:
+// "synced with arango://root@host:8529/nodius (workspace acme): pushed 2, pulled 1, skipped 3, failed 0".
+func syncSummary(rep syncer.Report, dest string, push, pull bool) string {
+	var parts []string
+	if push || !pull {
+		parts = append(parts, fmt.Sprintf("pushed %d", rep.Pushed))
+	}
+	if pull || !push {
+		parts = append(parts, fmt.Sprintf("pulled %d", rep.Pulled))
+	}
+	parts = append(parts, fmt.Sprintf("skipped %d", rep.Skipped), fmt.Sprintf("failed %d", rep.Failed))
+	line := "synced with " + dest + ": " + strings.Join(parts, ", ")
+	if rep.OtherWorkspace > 0 {
+		line += fmt.Sprintf("; %d thread(s) of other workspaces not pushed", rep.OtherWorkspace)
+	}
+	return line
+}
