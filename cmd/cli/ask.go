@@ -155,6 +155,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		res, err = rt.Agent.Resume(ctx, res.ThreadID, d, out.Emit)
 	}
 	out.Close()
+	syncAfterRun(ctx, f, res.ThreadID)
 	if err != nil {
 		if ce, ok := convo.AsError(err); ok && ce.Code == convo.CodeInterrupted {
 			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: interrupted — the partial answer is kept in thread "+res.ThreadID)

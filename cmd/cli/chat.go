@@ -96,7 +96,9 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	m := tui.New(opts)
 	m.Sheets(g.Sheets)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+	_, err = p.Run()
+	syncAfterChat(ctx, f)
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil

@@ -149,3 +149,35 @@ func syncSummary(rep syncer.Report, dest string, push, pull bool) string {
 	}
 	return line
 }
+
+// syncAfterChat pushes what a chat session changed when --sync is set: the threads
+// touched since the last push, quietly; a failure is one warning line, retried by
+// the next sync. It never changes the exit code.
+func syncAfterChat(ctx context.Context, f *Factory) {
+	cfg, err := f.Config()
+	if err != nil || strings.TrimSpace(cfg.Sync) == "" || ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, syncAfterRunTimeout)
+	defer cancel()
+	err = func() error {
+		remote, err := syncDest(ctx, f)
+		if err != nil {
+			return err
+		}
+		store, err := f.Store(ctx)
+		if err != nil {
+			return err
+		}
+		rep, err := syncer.Sync(ctx, store, remote, syncer.Options{Push: true, Workspace: remote.Workspace(), RemoteID: remote.Describe()})
+		if err == nil && rep.Failed > 0 && len(rep.Errors) > 0 {
+			err = rep.Errors[0]
+		}
+		return err
+	}()
+	if err != nil {
+		f.Logger().Warn("thread sync after chat failed", "error", err.Error())
+		fmt.Fprintf(f.IO.ErrOut, "nodius-ai: warning: threads were not synced (%s); `nodius-ai threads sync` will retry\n",
+			strings.TrimSuffix(oneLine(err), "."))
+	}
+}

@@ -409,7 +409,7 @@ func TestThreadsRenameArchiveDelete(t *testing.T) {
 	}
 }
 
-func TestThreadsSyncNotYet(t *testing.T) {
+func TestThreadsSyncNeedsSyncURL(t *testing.T) {
 	t.Parallel()
 	e := newThreadsEnv(t)
 	_, errOut, code := e.run("", "threads", "sync")
