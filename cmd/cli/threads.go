@@ -130,12 +130,23 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ts, err := s.List(ctx, threads.ListOptions{Graph: graph, All: all, Limit: limit})
+			// A table shows a page of the most recent threads (a terminal cannot use ten
+			// thousand rows, and the page costs a millisecond where all cost ~45 ms);
+			// json lists everything unless --limit says otherwise.
+			page := limit
+			if !cmd.Flags().Changed("limit") && format == "table" {
+				page = tablePage + 1 // one more, to know whether to say "more"
+			}
+			ts, err := s.List(ctx, threads.ListOptions{Graph: graph, All: all, Limit: page})
 			if err != nil {
 				return err
 			}
 			if format == "json" {
 				return threadsJSON(f.IO.Out, ts)
+			}
+			more := false
+			if !cmd.Flags().Changed("limit") && len(ts) > tablePage {
+				ts, more = ts[:tablePage], true
 			}
 			if len(ts) == 0 {
 				fmt.Fprintln(f.IO.ErrOut, "No threads yet. Start one with: nodius-ai chat --graph KEY")
@@ -153,15 +164,24 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 				}
 				rows = append(rows, []string{threadCell(t.ID, 40), title, threadCell(t.GraphKey, 24), fmt.Sprint(t.MessageCount), timeAgo(now, t.UpdatedAt)})
 			}
-			return threadsTable(f.IO, []string{"ID", "TITLE", "GRAPH", "MESSAGES", "UPDATED"}, rows)
+			if err := threadsTable(f.IO, []string{"ID", "TITLE", "GRAPH", "MESSAGES", "UPDATED"}, rows); err != nil {
+				return err
+			}
+			if more {
+				fmt.Fprintf(f.IO.ErrOut, "Showing the %d most recent threads; --limit 0 lists them all.\n", tablePage)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&graph, "graph", "", "only threads about this graph")
 	cmd.Flags().BoolVar(&all, "all", false, "include archived threads")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
-	cmd.Flags().IntVar(&limit, "limit", 0, "show at most this many threads (0: all)")
+	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("show at most this many threads (0: all; default: %d for the table, all for json)", tablePage))
 	return cmd
 }
+
+// tablePage is how many threads `threads list` shows in a table by default.
+const tablePage = 100
 
 // visibleTranscript drops the system prompt and retrieval contexts unless asked for.
 func visibleTranscript(tr threads.Transcript, withContext bool) threads.Transcript {

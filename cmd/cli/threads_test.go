@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -470,5 +471,33 @@ func TestTimeAgo(t *testing.T) {
 	}
 	if got := timeAgo(now, time.Time{}); got != "-" {
 		t.Errorf("zero time = %q", got)
+	}
+}
+
+func TestThreadsListTablePages(t *testing.T) {
+	t.Parallel()
+	e := newThreadsEnv(t)
+	s, err := threads.Open(context.Background(), e.db, threads.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < tablePage+5; i++ {
+		if _, err := s.CreateThread(context.Background(), convo.Thread{GraphKey: "demo", Title: fmt.Sprintf("thread %d", i), Status: convo.Active}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	out, errOut, code := e.run("", "threads", "list")
+	if code != 0 || strings.Count(out, "\n") != tablePage+1 || !strings.Contains(errOut, "--limit 0") {
+		t.Fatalf("table: exit %d, %d lines, stderr %q", code, strings.Count(out, "\n"), errOut)
+	}
+	out, _, _ = e.run("", "threads", "list", "--limit", "0")
+	if strings.Count(out, "\n") != tablePage+5+1 {
+		t.Fatalf("--limit 0: %d lines", strings.Count(out, "\n"))
+	}
+	out, _, _ = e.run("", "threads", "list", "--format", "json")
+	var all []map[string]any
+	if err := json.Unmarshal([]byte(out), &all); err != nil || len(all) != tablePage+5 {
+		t.Fatalf("json: %d threads, %v", len(all), err)
 	}
 }
