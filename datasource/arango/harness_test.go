@@ -1,4 +1,4 @@
-package arango
+package arango_test
 
 import (
 	"context"
@@ -9,14 +9,17 @@ import (
 	"time"
 
 	"github.com/arangodb/go-driver/v2/arangodb"
+
+	"github.com/nodius/nodius-ai/datasource/arango"
+	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
 )
 
 // harness is one database holding the fixture: the fake server, or a real ArangoDB
 // when NODIUS_AI_TEST_ARANGO holds an arango:// URL (a database of its own is created
 // and dropped).
 type harness struct {
-	src  *Source
-	fake *fakeArango // nil against a real server
+	src  *arango.Source
+	fake *arangotest.Server // nil against a real server
 }
 
 const testWS = "ws1"
@@ -40,11 +43,11 @@ func fixture() map[string][]map[string]any {
 		}
 	}
 	return map[string][]map[string]any{
-		collGraphs: {
+		arangotest.Graphs: {
 			{"_key": "g1", "workspace": "ws1", "name": "NBA", "description": "stats", "sheets": map[string]any{"0": "main", "1": "data"}},
 			{"_key": "other", "workspace": "ws2", "name": "Secret", "sheets": map[string]any{"0": "main"}},
 		},
-		collNodes: {
+		arangotest.Nodes: {
 			node("g1", "root", "starter", "0", "", nil),
 			node("g1", "fetch-api", "api-call", "0", "const r = await fetch(url)", map[string]any{"url": "https://x", "method": "GET"}),
 			node("g1", "transform", "js", "0", "return data.map(x => x)", nil),
@@ -52,13 +55,13 @@ func fixture() map[string][]map[string]any {
 			node("g1", "side", "js", "1", "sheet one", nil),
 			node("other", "secret", "js", "0", "classified", nil),
 		},
-		collEdges: {
+		arangotest.Edges: {
 			edge("g1", "e1", "root", "fetch-api", "0"),
 			edge("g1", "e2", "fetch-api", "transform", "0"),
 			edge("g1", "e3", "transform", "out", "0"),
 			edge("other", "e1", "secret", "secret", "0"),
 		},
-		collConfigs: {
+		arangotest.Configs: {
 			{"_key": "api-call", "workspace": "ws1", "displayName": "API Call", "description": "calls an HTTP API", "category": "network"},
 			{"_key": "hidden", "workspace": "ws2", "displayName": "Hidden"},
 		},
@@ -74,18 +77,18 @@ func newHarness(t *testing.T, batchSize int) *harness {
 	if real := os.Getenv("NODIUS_AI_TEST_ARANGO"); real != "" {
 		return newRealHarness(ctx, t, real, batchSize)
 	}
-	f := newFakeArango(t)
+	f := arangotest.New(t)
 	for coll, docs := range fixture() {
 		for _, d := range docs {
-			f.insert(coll, d)
+			f.Insert(coll, d)
 		}
 	}
-	cfg, err := ParseURL(f.url(testWS))
+	cfg, err := arango.ParseURL(f.URL(testWS))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.BatchSize = batchSize
-	src, err := Open(ctx, cfg)
+	src, err := arango.Open(ctx, cfg)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -95,13 +98,13 @@ func newHarness(t *testing.T, batchSize int) *harness {
 
 func newRealHarness(ctx context.Context, t *testing.T, raw string, batchSize int) *harness {
 	t.Helper()
-	base, err := ParseURL(raw)
+	base, err := arango.ParseURL(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sys := base
 	sys.Database = "_system"
-	admin, err := Open(ctx, sys)
+	admin, err := arango.Open(ctx, sys)
 	if err != nil {
 		t.Fatalf("open _system on NODIUS_AI_TEST_ARANGO: %v", err)
 	}
@@ -118,14 +121,14 @@ func newRealHarness(ctx context.Context, t *testing.T, raw string, batchSize int
 		_ = db.Remove(cctx)
 		_ = admin.Close()
 	})
-	for _, c := range []string{collGraphs, collNodes, collConfigs, collThreads} {
+	for _, c := range []string{arangotest.Graphs, arangotest.Nodes, arangotest.Configs, arangotest.Threads} {
 		if _, err := db.CreateCollectionV2(ctx, c, nil); err != nil {
 			t.Fatalf("create %s: %v", c, err)
 		}
 	}
 	edgeType := arangodb.CollectionTypeEdge
-	if _, err := db.CreateCollectionV2(ctx, collEdges, &arangodb.CreateCollectionPropertiesV2{Type: &edgeType}); err != nil {
-		t.Fatalf("create %s: %v", collEdges, err)
+	if _, err := db.CreateCollectionV2(ctx, arangotest.Edges, &arangodb.CreateCollectionPropertiesV2{Type: &edgeType}); err != nil {
+		t.Fatalf("create %s: %v", arangotest.Edges, err)
 	}
 	for coll, docs := range fixture() {
 		col, err := db.GetCollection(ctx, coll, nil)
@@ -140,7 +143,7 @@ func newRealHarness(ctx context.Context, t *testing.T, raw string, batchSize int
 	}
 	cfg := base
 	cfg.Database, cfg.Workspace, cfg.BatchSize = name, testWS, batchSize
-	src, err := Open(ctx, cfg)
+	src, err := arango.Open(ctx, cfg)
 	if err != nil {
 		t.Fatalf("open test database: %v", err)
 	}

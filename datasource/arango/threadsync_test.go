@@ -1,4 +1,4 @@
-package arango
+package arango_test
 
 import (
 	"encoding/json"

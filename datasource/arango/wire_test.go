@@ -1,4 +1,4 @@
-package arango
+package arango_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/arango"
+	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
 )
 
 // Tests of what goes over the wire; they need the fake server.
@@ -46,12 +48,12 @@ func TestQueriesUseBindVariablesOnly(t *testing.T) {
 	_ = src.DeleteEdge(ctx, "g1", evil)
 	_, _ = src.DeleteNode(ctx, "g1", "out")
 
-	sent := h.fake.queries()
+	sent := h.fake.Queries()
 	if len(sent) < 20 {
 		t.Fatalf("only %d queries seen", len(sent))
 	}
-	if len(h.fake.unknown) > 0 {
-		t.Errorf("queries outside the fixed set: %q", h.fake.unknown)
+	if unknown := h.fake.Unknown(); len(unknown) > 0 {
+		t.Errorf("queries outside the fixed set: %q", unknown)
 	}
 	seen := map[string]bool{}
 	for _, q := range sent {
@@ -59,22 +61,22 @@ func TestQueriesUseBindVariablesOnly(t *testing.T) {
 		if strings.Contains(q.Query, evil) || strings.Contains(q.Query, "x\"") {
 			t.Errorf("user input inside the query text: %s", q.Query)
 		}
-		if q.Query == qGraph && q.BindVars["ws"] != testWS {
+		if q.Query == arango.QGraph && q.BindVars["ws"] != testWS {
 			t.Errorf("graph query without the workspace bind variable: %v", q.BindVars)
 		}
 	}
-	for _, q := range []string{qGraph, qNode, qNodes, qNodesSheet, qEdgesSheet, qTraverseAny, qTraverseIn, qTraverseOut, qInsertNode, qUpdateNode, qInsertEdge, qDeleteEdge, qDeleteNode, qVectorExact} {
+	for _, q := range []string{arango.QGraph, arango.QNode, arango.QNodes, arango.QNodesSheet, arango.QEdgesSheet, arango.QTraverseAny, arango.QTraverseIn, arango.QTraverseOut, arango.QInsertNode, arango.QUpdateNode, arango.QInsertEdge, arango.QDeleteEdge, arango.QDeleteNode, arango.QVectorExact} {
 		if !seen[q] {
 			t.Errorf("query never sent: %s", q)
 		}
 	}
 	// Every graph read starts with the workspace check.
-	if sent[0].Query != qGraph {
+	if sent[0].Query != arango.QGraph {
 		t.Errorf("first query %q, want the workspace-filtered graph query", sent[0].Query)
 	}
-	var nodeQ sentQuery
+	var nodeQ arangotest.Sent
 	for _, q := range sent {
-		if q.Query == qNode && strings.Contains(q.BindVars["key"].(string), "x\"") {
+		if q.Query == arango.QNode && strings.Contains(q.BindVars["key"].(string), "x\"") {
 			nodeQ = q
 		}
 	}
@@ -91,38 +93,32 @@ func TestCursorBatchingAndClosing(t *testing.T) {
 	if err != nil || len(nodes) != 5 {
 		t.Fatalf("nodes = %d, %v", len(nodes), err)
 	}
-	h.fake.mu.Lock()
-	nexts := h.fake.nexts
-	h.fake.mu.Unlock()
-	if nexts < 2 {
+	if nexts := h.fake.NextBatches(); nexts < 2 {
 		t.Errorf("5 nodes in batches of 2 took %d next-batch requests, want 2", nexts)
 	}
-	if n := h.fake.openCursors(); n != 0 {
+	if n := h.fake.OpenCursors(); n != 0 {
 		t.Errorf("%d cursors left open after reading everything", n)
 	}
 
 	// A document that cannot be decoded halfway through: the cursor is deleted.
-	h.fake.insert(collNodes, map[string]any{"_key": "g1-zzz-bad", "graphKey": "g1", "type": 42})
-	h.fake.insert(collNodes, map[string]any{"_key": "g1-zzz-more1", "graphKey": "g1"})
-	h.fake.insert(collNodes, map[string]any{"_key": "g1-zzz-more2", "graphKey": "g1"})
-	h.fake.insert(collNodes, map[string]any{"_key": "g1-zzz-more3", "graphKey": "g1"})
+	h.fake.Insert(arangotest.Nodes, map[string]any{"_key": "g1-zzz-bad", "graphKey": "g1", "type": 42})
+	h.fake.Insert(arangotest.Nodes, map[string]any{"_key": "g1-zzz-more1", "graphKey": "g1"})
+	h.fake.Insert(arangotest.Nodes, map[string]any{"_key": "g1-zzz-more2", "graphKey": "g1"})
+	h.fake.Insert(arangotest.Nodes, map[string]any{"_key": "g1-zzz-more3", "graphKey": "g1"})
 	if _, err := h.src.Nodes(ctx, "g1", ""); err == nil {
 		t.Fatal("a malformed node document decoded")
 	}
-	h.fake.mu.Lock()
-	deleted := len(h.fake.deleted)
-	h.fake.mu.Unlock()
-	if deleted == 0 {
+	if h.fake.DeletedCursors() == 0 {
 		t.Error("no DELETE of the abandoned cursor")
 	}
-	if n := h.fake.openCursors(); n != 0 {
+	if n := h.fake.OpenCursors(); n != 0 {
 		t.Errorf("%d cursors left open after a decode error", n)
 	}
 
 	// A cancelled context still closes the cursor.
 	cctx, cancel := context.WithCancel(ctx)
 	calls := 0
-	err = h.src.query(cctx, qNodes, map[string]any{"gk": "g1"}, func(json.RawMessage) error {
+	err = h.src.QueryEach(cctx, arango.QNodes, map[string]any{"gk": "g1"}, func(json.RawMessage) error {
 		calls++
 		cancel()
 		return nil
@@ -130,7 +126,7 @@ func TestCursorBatchingAndClosing(t *testing.T) {
 	if err == nil {
 		t.Error("query went on after cancel")
 	}
-	if n := h.fake.openCursors(); n != 0 {
+	if n := h.fake.OpenCursors(); n != 0 {
 		t.Errorf("%d cursors left open after cancel", n)
 	}
 }
@@ -139,27 +135,27 @@ func TestErrorsAreClassified(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		setup    func(t *testing.T, f *fakeArango, url string) string
+		setup    func(t *testing.T, f *arangotest.Server, url string) string
 		code     convo.ErrorCode
 		contains string
 	}{
-		{"wrong password", func(t *testing.T, f *fakeArango, u string) string {
+		{"wrong password", func(t *testing.T, f *arangotest.Server, u string) string {
 			return strings.Replace(u, ":s3cret@", ":wrong@", 1)
 		}, convo.CodeAuth, "rejected the credentials"},
-		{"forbidden", func(t *testing.T, f *fakeArango, u string) string {
-			f.fail = func(*http.Request) (int, int, bool) { return 403, 11, true }
+		{"forbidden", func(t *testing.T, f *arangotest.Server, u string) string {
+			f.FailRequests(func(*http.Request) (int, int, bool) { return 403, 11, true })
 			return u
 		}, convo.CodeAuth, "may not access"},
-		{"unknown database", func(t *testing.T, f *fakeArango, u string) string {
+		{"unknown database", func(t *testing.T, f *arangotest.Server, u string) string {
 			return strings.Replace(u, "/nodius_test?", "/nope?", 1)
 		}, convo.CodeConfig, "does not exist"},
-		{"server error", func(t *testing.T, f *fakeArango, u string) string {
-			f.fail = func(r *http.Request) (int, int, bool) {
+		{"server error", func(t *testing.T, f *arangotest.Server, u string) string {
+			f.FailRequests(func(r *http.Request) (int, int, bool) {
 				return 500, 4, r.URL.Path != "/_db/nodius_test/_api/database/current"
-			}
+			})
 			return u
 		}, convo.CodeServerError, "500"},
-		{"connection refused", func(t *testing.T, f *fakeArango, u string) string {
+		{"connection refused", func(t *testing.T, f *arangotest.Server, u string) string {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
@@ -172,15 +168,15 @@ func TestErrorsAreClassified(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			f := newFakeArango(t)
-			f.insert(collGraphs, map[string]any{"_key": "g1", "workspace": "ws1"})
-			u := tc.setup(t, f, f.url("ws1"))
-			cfg, err := ParseURL(u)
+			f := arangotest.New(t)
+			f.Insert(arangotest.Graphs, map[string]any{"_key": "g1", "workspace": "ws1"})
+			u := tc.setup(t, f, f.URL("ws1"))
+			cfg, err := arango.ParseURL(u)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx := ctxT(t)
-			src, err := Open(ctx, cfg)
+			src, err := arango.Open(ctx, cfg)
 			if err == nil {
 				_, err = src.Graph(ctx, "g1")
 			}
@@ -222,17 +218,14 @@ func TestApproxVectorSearchWhenIndexed(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h := fakeOnly(t)
-			h.fake.mu.Lock()
-			h.fake.version = tc.version
+			h.fake.SetVersion(tc.version)
 			if tc.index {
-				h.fake.indexes = []map[string]any{{"id": "nodius_nodes/1", "type": "vector", "fields": []string{"embedding"},
-					"params": map[string]any{"dimension": 2, "metric": "cosine", "nLists": 1}}}
+				h.fake.SetIndexes(map[string]any{"id": "nodius_nodes/1", "type": "vector", "fields": []string{"embedding"},
+					"params": map[string]any{"dimension": 2, "metric": "cosine", "nLists": 1}})
 			}
-			for _, k := range []string{"g1-fetch-api", "g1-out"} {
-				h.fake.colls[collNodes][k]["embedding"] = []any{1.0, 0.0}
+			for _, k := range []string{"g1-fetch-api", "g1-out", "other-secret"} {
+				h.fake.Update(arangotest.Nodes, k, map[string]any{"embedding": []any{1.0, 0.0}})
 			}
-			h.fake.colls[collNodes]["other-secret"]["embedding"] = []any{1.0, 0.0}
-			h.fake.mu.Unlock()
 			ctx := ctxT(t)
 			for range 2 {
 				hits, err := h.src.VectorSearch(ctx, "g1", []float32{1, 0}, 5)
@@ -245,14 +238,11 @@ func TestApproxVectorSearchWhenIndexed(t *testing.T) {
 					}
 				}
 			}
-			usedApprox := slices.ContainsFunc(h.fake.queries(), func(q sentQuery) bool { return q.Query == qVectorApprox })
+			usedApprox := slices.ContainsFunc(h.fake.Queries(), func(q arangotest.Sent) bool { return q.Query == arango.QVectorApprox })
 			if usedApprox != tc.approx {
 				t.Errorf("approx used = %v, want %v", usedApprox, tc.approx)
 			}
-			h.fake.mu.Lock()
-			versions := h.fake.versions
-			h.fake.mu.Unlock()
-			if versions != 1 {
+			if versions := h.fake.VersionRequests(); versions != 1 {
 				t.Errorf("server version asked %d times, want once (cached)", versions)
 			}
 		})
@@ -263,13 +253,13 @@ func TestVectorSearchErrorsLetTextRankingWin(t *testing.T) {
 	t.Parallel()
 	h := fakeOnly(t)
 	ctx := ctxT(t)
-	if _, err := h.src.VectorSearch(ctx, "g1", []float32{1, 0}, 5); !errors.Is(err, ErrNoVectors) {
+	if _, err := h.src.VectorSearch(ctx, "g1", []float32{1, 0}, 5); !errors.Is(err, arango.ErrNoVectors) {
 		t.Errorf("no embeddings: err = %v, want ErrNoVectors", err)
 	}
-	h.fake.mu.Lock()
-	h.fake.colls[collNodes]["g1-root"]["embedding"] = []any{1.0, 0.0}
-	h.fake.failQuery = func(q string) (int, int, bool) { return 400, 1540, q == qVectorExact || q == qVectorApprox }
-	h.fake.mu.Unlock()
+	h.fake.Update(arangotest.Nodes, "g1-root", map[string]any{"embedding": []any{1.0, 0.0}})
+	h.fake.FailQueries(func(q string, _ map[string]any) (int, int, bool) {
+		return 400, 1540, q == arango.QVectorExact || q == arango.QVectorApprox
+	})
 	if _, err := h.src.VectorSearch(ctx, "g1", []float32{1, 0}, 5); err == nil {
 		t.Error("a failing vector query gave no error")
 	}
@@ -283,20 +273,20 @@ func TestParseURL(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in      string
-		want    Config
+		want    arango.Config
 		wantErr string
 	}{
-		{"arango://root:pw@db.local:8530/nodius?workspace=acme", Config{Endpoint: "http://db.local:8530", User: "root", Password: "pw", Database: "nodius", Workspace: "acme"}, ""},
-		{"arangos://u:p%40ss@db.local/prod", Config{Endpoint: "https://db.local:8529", User: "u", Password: "p@ss", Database: "prod", TLS: true}, ""},
-		{"arango://127.0.0.1", Config{Endpoint: "http://127.0.0.1:8529", User: "root", Database: "nodius"}, ""},
-		{"arangos://u:p@h:1/d?insecure=true", Config{Endpoint: "https://h:1", User: "u", Password: "p", Database: "d", TLS: true, InsecureTLS: true}, ""},
-		{"http://h:8529/db", Config{}, "scheme"},
-		{"arango://:8529/db", Config{}, "no host"},
-		{"arango://h:99999/db", Config{}, "invalid port"},
-		{"arango://h/a/b", Config{}, "database name only"},
+		{"arango://root:pw@db.local:8530/nodius?workspace=acme", arango.Config{Endpoint: "http://db.local:8530", User: "root", Password: "pw", Database: "nodius", Workspace: "acme"}, ""},
+		{"arangos://u:p%40ss@db.local/prod", arango.Config{Endpoint: "https://db.local:8529", User: "u", Password: "p@ss", Database: "prod", TLS: true}, ""},
+		{"arango://127.0.0.1", arango.Config{Endpoint: "http://127.0.0.1:8529", User: "root", Database: "nodius"}, ""},
+		{"arangos://u:p@h:1/d?insecure=true", arango.Config{Endpoint: "https://h:1", User: "u", Password: "p", Database: "d", TLS: true, InsecureTLS: true}, ""},
+		{"http://h:8529/db", arango.Config{}, "scheme"},
+		{"arango://:8529/db", arango.Config{}, "no host"},
+		{"arango://h:99999/db", arango.Config{}, "invalid port"},
+		{"arango://h/a/b", arango.Config{}, "database name only"},
 	}
 	for _, tc := range tests {
-		got, err := ParseURL(tc.in)
+		got, err := arango.ParseURL(tc.in)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%s: err = %v, want %q", tc.in, err, tc.wantErr)
@@ -307,7 +297,7 @@ func TestParseURL(t *testing.T) {
 			t.Errorf("%s: got %+v, %v; want %+v", tc.in, got, err, tc.want)
 		}
 	}
-	cfg, _ := ParseURL("arango://root:topsecret@h:1/db?workspace=w")
+	cfg, _ := arango.ParseURL("arango://root:topsecret@h:1/db?workspace=w")
 	if d := cfg.Describe(); strings.Contains(d, "topsecret") || d != "arango://root@h:1/db (workspace w)" {
 		t.Errorf("Describe = %q", d)
 	}

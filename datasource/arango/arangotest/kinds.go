@@ -1,0 +1,105 @@
+package arangotest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// kind is what a query of package arango does, so the fake knows how to evaluate it.
+type kind int
+
+const (
+	kGraph kind = iota + 1
+	kNodes
+	kNodesSheet
+	kEdges
+	kEdgesSheet
+	kNode
+	kConfigs
+	kTraverseAny
+	kTraverseIn
+	kTraverseOut
+	kInsertNode
+	kUpdateNode
+	kDeleteNode
+	kInsertEdge
+	kDeleteEdge
+	kVectorExact
+	kVectorApprox
+	kSetEmbeddings
+	kThreadsSince
+	kThread
+	kThreadUpsert
+)
+
+// signatures tells the queries of package arango apart by fragments of their fixed
+// text. The query texts are unexported there (only the list arango.Queries() is
+// public), and copying them here would let the two drift apart silently; a fragment
+// that stops matching, or matches twice, fails New instead.
+func signatures() map[kind][]string {
+	return map[kind][]string{
+		kGraph:         {"FOR g IN nodius_graphs", "g._key == @key", "g.workspace == @ws"},
+		kNodes:         {"FOR n IN nodius_nodes FILTER n.graphKey == @gk RETURN n"},
+		kNodesSheet:    {"FOR n IN nodius_nodes FILTER n.graphKey == @gk AND n.sheet == @sheet RETURN n"},
+		kEdges:         {"FOR e IN nodius_edges FILTER e.graphKey == @gk RETURN e"},
+		kEdgesSheet:    {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND e.sheet == @sheet RETURN e"},
+		kNode:          {"FOR n IN nodius_nodes FILTER n._key == @key AND n.graphKey == @gk"},
+		kConfigs:       {"FOR c IN nodius_node_config", "c.workspace == @ws"},
+		kTraverseAny:   {" ANY @start nodius_edges", "@depth", "v.graphKey == @gk"},
+		kTraverseIn:    {" INBOUND @start nodius_edges", "@depth", "v.graphKey == @gk"},
+		kTraverseOut:   {" OUTBOUND @start nodius_edges", "@depth", "v.graphKey == @gk"},
+		kInsertNode:    {"INSERT @doc INTO nodius_nodes"},
+		kUpdateNode:    {"UPDATE {_key: @key} WITH @patch IN nodius_nodes"},
+		kDeleteNode:    {"REMOVE {_key: @key} IN nodius_nodes", "REMOVE e IN nodius_edges"},
+		kInsertEdge:    {"INSERT @doc INTO nodius_edges"},
+		kDeleteEdge:    {"REMOVE {_key: @key} IN nodius_edges"},
+		kVectorExact:   {"COSINE_SIMILARITY(n.embedding, @qe)", "n.graphKey == @gk"},
+		kVectorApprox:  {"APPROX_NEAR_COSINE(n.embedding, @qe)", "@candidates", "n.graphKey == @gk"},
+		kSetEmbeddings: {"FOR u IN @updates", "IN nodius_nodes"},
+		kThreadsSince:  {"FOR t IN nodius_ai_threads", "t.workspace == @ws", "t.lastUpdatedTime > @since"},
+		kThread:        {"FOR t IN nodius_ai_threads", "t._key == @key", "t.workspace == @ws"},
+		kThreadUpsert:  {"UPSERT {_key: @key}", "IN nodius_ai_threads"},
+	}
+}
+
+// classify maps every query text to its kind. Each query must match exactly one
+// signature and each signature exactly one query: a query added to, or changed in,
+// package arango without teaching the fake is an error.
+func classify(queries []string) (map[string]kind, error) {
+	sigs := signatures()
+	out := make(map[string]kind, len(queries))
+	used := map[kind]bool{}
+	for _, q := range queries {
+		var found []kind
+		for k, parts := range sigs {
+			if containsAll(q, parts) {
+				found = append(found, k)
+			}
+		}
+		switch {
+		case len(found) == 0:
+			return nil, fmt.Errorf("query unknown to the fake (teach datasource/arango/arangotest how to answer it): %s", q)
+		case len(found) > 1:
+			return nil, fmt.Errorf("query matches %d fake signatures: %s", len(found), q)
+		case used[found[0]]:
+			return nil, fmt.Errorf("two queries match the same fake signature: %s", q)
+		}
+		used[found[0]] = true
+		out[q] = found[0]
+	}
+	for k := range sigs {
+		if !used[k] {
+			return nil, fmt.Errorf("fake signature %v matches none of arango.Queries(): a query of package arango changed", sigs[k])
+		}
+	}
+	return out, nil
+}
+
+func containsAll(s string, parts []string) bool {
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			return false
+		}
+	}
+	return true
+}
