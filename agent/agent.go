@@ -28,9 +28,12 @@ type Retriever interface {
 type Options struct {
 	Provider   llm.Provider
 	NoProvider error
-	Source     datasource.Source
-	Retriever  Retriever
-	Store      Store
+	// Retry, when set, retries transient provider errors before any token of a call
+	// was shown (llm.WithRetry), telling the run's listener with a retrying status.
+	Retry     *llm.RetryOptions
+	Source    datasource.Source
+	Retriever Retriever
+	Store     Store
 
 	Role          string // viewer | editor | admin
 	MaxToolRounds int    // default 5

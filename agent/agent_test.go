@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
@@ -524,5 +525,27 @@ func TestNoProvider(t *testing.T) {
 	_, err := a.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "x"}, nil)
 	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeConfig {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRetryBeforeFirstTokenShowsRetrying(t *testing.T) {
+	t.Parallel()
+	noWait := func(context.Context, time.Duration) error { return nil }
+	f := newFixture(t, agent.Options{Retry: &llm.RetryOptions{Sleep: noWait}},
+		turn{err: &convo.Error{Code: convo.CodeRateLimit, Message: "slow down", Retryable: true}},
+		turn{text: "answer"})
+	rec := &recorder{}
+	res, err := f.agent.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "x"}, rec.emit)
+	if err != nil || res.Text != "answer" {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	retried := false
+	for _, e := range rec.events {
+		if e.Type == convo.EventStatus && e.State == convo.StateRetrying {
+			retried = true
+		}
+	}
+	if !retried || len(f.llm.requests()) != 2 {
+		t.Fatalf("retried=%v, %d requests", retried, len(f.llm.requests()))
 	}
 }

@@ -154,7 +154,7 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 		}
 	}
 	start := time.Now()
-	reply, err := r.a.opt.Provider.Stream(r.ctx, req, onDelta)
+	reply, err := r.provider().Stream(r.ctx, req, onDelta)
 	r.a.log.Debug("llm call", "thread", r.th.ID, "provider", r.a.opt.Provider.Name(), "model", r.a.opt.Provider.Model(),
 		"ms", time.Since(start).Milliseconds(), "prompt_tokens", reply.Usage.PromptTokens,
 		"completion_tokens", reply.Usage.CompletionTokens, "tool_calls", len(reply.ToolCalls))
@@ -209,6 +209,20 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 		return nil, overBudget
 	}
 	return partial, nil
+}
+
+// provider is the configured provider, wrapped in the retry policy with a hook that
+// tells this run's listener (and the log) about each retry.
+func (r *run) provider() llm.Provider {
+	if r.a.opt.Retry == nil {
+		return r.a.opt.Provider
+	}
+	o := *r.a.opt.Retry
+	o.OnRetry = func(attempt int, delay time.Duration, err *convo.Error) {
+		r.a.log.Warn("llm retry", "thread", r.th.ID, "attempt", attempt, "delay_ms", delay.Milliseconds(), "code", string(err.Code))
+		r.emit(convo.Event{Type: convo.EventStatus, State: convo.StateRetrying})
+	}
+	return llm.WithRetry(r.a.opt.Provider, o)
 }
 
 // uniqueCallIDs gives every call an id, unique within the message: providers

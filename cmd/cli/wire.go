@@ -70,8 +70,9 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 		if err != nil {
 			return nil, err
 		}
-		rt.Provider = llm.WithRetry(p, llm.RetryOptions{})
-		aopts.Provider = rt.Provider
+		rt.Provider = p
+		aopts.Provider = p
+		aopts.Retry = &llm.RetryOptions{}
 	}
 	rt.Agent = agent.New(aopts)
 	f.rt = rt
