@@ -3,157 +3,28 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
-	"github.com/nodius/nodius-ai/datasource/arango"
+	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
 )
 
-// threadArango answers the go-driver the way ArangoDB does, for the thread queries
-// of datasource/arango only (nodius_ai_threads): opening the database, and cursors
-// over the upsert and pull queries, evaluated in Go. Any query text not among
-// arango.Queries() is refused as a syntax error and recorded. failKey makes the
-// upsert of one thread answer 503.
-type threadArango struct {
-	srv *httptest.Server
-
-	mu      sync.Mutex
-	docs    map[string]map[string]any
-	unknown []string
-	failKey string
-}
-
-const fakeDB, fakeUser, fakePass = "nodius", "root", "pw"
-
-func newThreadArango(t *testing.T) *threadArango {
-	t.Helper()
-	f := &threadArango{docs: map[string]map[string]any{}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *threadArango) url(ws string) string {
-	return fmt.Sprintf("arango://%s:%s@%s/%s?workspace=%s", fakeUser, fakePass, strings.TrimPrefix(f.srv.URL, "http://"), fakeDB, ws)
-}
-
-func (f *threadArango) put(doc map[string]any) {
-	b, _ := json.Marshal(doc)
-	var d map[string]any
-	_ = json.Unmarshal(b, &d)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.docs[d["_key"].(string)] = d
-}
-
-func (f *threadArango) doc(key string) map[string]any {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.docs[key]
-}
-
-func (f *threadArango) setFail(key string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.failKey = key
-}
-
-func fakeReply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func fakeError(w http.ResponseWriter, status, num int, msg string) {
-	fakeReply(w, status, map[string]any{"error": true, "code": status, "errorNum": num, "errorMessage": msg})
-}
-
-func (f *threadArango) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte(fakeUser+":"+fakePass)) {
-		fakeError(w, 401, 11, "not authorized to execute this request")
+// failUpsert makes the fake ArangoDB answer 503 to the push of one thread ("" for
+// none), as a database that fails one write while others succeed.
+func failUpsert(fa *arangotest.Server, key string) {
+	if key == "" {
+		fa.FailQueries(nil)
 		return
 	}
-	prefix := "/_db/" + fakeDB + "/_api/"
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == prefix+"database/current":
-		fakeReply(w, 200, map[string]any{"error": false, "code": 200, "result": map[string]any{"name": fakeDB, "id": "1"}})
-	case r.Method == http.MethodPost && r.URL.Path == prefix+"cursor":
-		var req struct {
-			Query    string         `json:"query"`
-			BindVars map[string]any `json:"bindVars"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			fakeError(w, 400, 600, "malformed JSON")
-			return
-		}
-		res, status := f.exec(req.Query, req.BindVars)
-		if status != 0 {
-			fakeError(w, status, 1501, "refused by the fake")
-			return
-		}
-		if res == nil {
-			res = []any{}
-		}
-		fakeReply(w, 201, map[string]any{"error": false, "code": 201, "hasMore": false, "result": res})
-	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, prefix+"cursor/"):
-		fakeReply(w, 202, map[string]any{"error": false, "code": 202})
-	default:
-		fakeError(w, 404, 404, "unknown path "+r.URL.Path)
-	}
-}
-
-// exec evaluates the thread queries. It tells them apart by their fixed text: the
-// pull ("lastUpdatedTime > @since"), the one-thread read and the upsert.
-func (f *threadArango) exec(q string, b map[string]any) ([]any, int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if !slices.Contains(arango.Queries(), q) || !strings.Contains(q, "nodius_ai_threads") {
-		f.unknown = append(f.unknown, q)
-		return nil, 400
-	}
-	ws, _ := b["ws"].(string)
-	switch {
-	case strings.HasPrefix(q, "UPSERT"):
-		key, ts := b["key"].(string), b["ts"].(float64)
-		if key == f.failKey {
-			return nil, 503
-		}
-		doc := b["doc"].(map[string]any)
-		old, ok := f.docs[key]
-		written := !ok || (old["workspace"] == ws && old["lastUpdatedTime"].(float64) < ts)
-		stored := old
-		if written {
-			doc["_key"], doc["_id"], doc["_rev"] = key, "nodius_ai_threads/"+key, "1"
-			f.docs[key] = doc
-			stored = doc
-		}
-		return []any{map[string]any{"written": written, "stored": stored["lastUpdatedTime"]}}, 0
-	case strings.Contains(q, "@since"):
-		since := b["since"].(float64)
-		var out []any
-		for _, d := range f.docs {
-			if d["workspace"] == ws && d["lastUpdatedTime"].(float64) > since {
-				out = append(out, d)
-			}
-		}
-		return out, 0
-	default:
-		if d, ok := f.docs[b["key"].(string)]; ok && d["workspace"] == ws {
-			return []any{d}, 0
-		}
-		return nil, 0
-	}
+	fa.FailQueries(func(q string, b map[string]any) (int, int, bool) {
+		return 503, 1, strings.HasPrefix(q, "UPSERT") && b["key"] == key
+	})
 }
 
 // syncEnv runs commands with a threads database, the fake provider and --sync.
@@ -202,17 +73,17 @@ func webThread(key, ws string, updated int64) map[string]any {
 // in the server's OpenAI format; a repeated sync does nothing.
 func TestThreadsSyncWebThreadContinued(t *testing.T) {
 	t.Parallel()
-	fa := newThreadArango(t)
+	fa := arangotest.New(t)
 	const id = "ai_1709000000000_7"
 	webTime := time.Now().Add(-time.Hour).UnixMilli()
-	fa.put(webThread(id, "acme", webTime))
-	e := newSyncEnv(t, fa.url("acme"), llmtest.Turn{Text: "Then filter-games keeps the home games."})
+	fa.Insert(arangotest.Threads, webThread(id, "acme", webTime))
+	e := newSyncEnv(t, fa.URL("acme"), llmtest.Turn{Text: "Then filter-games keeps the home games."})
 
 	out, errOut, code := e.runSync("threads", "sync", "--pull")
 	if code != 0 || !strings.Contains(out, "pulled 1, skipped 0, failed 0") || strings.Contains(out, "pushed") {
 		t.Fatalf("pull: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	if !strings.Contains(out, "workspace acme") || strings.Contains(out, fakePass) {
+	if !strings.Contains(out, "workspace acme") || strings.Contains(out, arangotest.Password) {
 		t.Errorf("summary %q should name the workspace and hide the password", out)
 	}
 
@@ -239,7 +110,7 @@ func TestThreadsSyncWebThreadContinued(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "pushed 1, pulled 0") {
 		t.Fatalf("push: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	doc := fa.doc(id)
+	doc := fa.Doc(arangotest.Threads, id)
 	if doc["lastUpdatedTime"].(float64) <= float64(webTime) || doc["workspace"] != "acme" || doc["graphKey"] != "demo" {
 		t.Errorf("pushed document head = %v %v %v", doc["lastUpdatedTime"], doc["workspace"], doc["graphKey"])
 	}
@@ -251,8 +122,8 @@ func TestThreadsSyncWebThreadContinued(t *testing.T) {
 			t.Errorf("repeat %d: exit %d, %q", i, code, out)
 		}
 	}
-	if len(fa.unknown) > 0 {
-		t.Errorf("queries outside arango.Queries(): %q", fa.unknown)
+	if unknown := fa.Unknown(); len(unknown) > 0 {
+		t.Errorf("queries outside arango.Queries(): %q", unknown)
 	}
 }
 
@@ -316,8 +187,8 @@ func asSlice(v any) []any {
 // server's collection as the web client reads it.
 func TestThreadsSyncLocalThreadPushed(t *testing.T) {
 	t.Parallel()
-	fa := newThreadArango(t)
-	e := newSyncEnv(t, fa.url("default"), llmtest.Turn{Text: "fetch-api downloads the games."})
+	fa := arangotest.New(t)
+	e := newSyncEnv(t, fa.URL("default"), llmtest.Turn{Text: "fetch-api downloads the games."})
 	out, errOut, code := e.ask("--graph", "demo", "--format", "json", "what does fetch-api do?")
 	if code != 0 {
 		t.Fatalf("ask: exit %d, %s", code, errOut)
@@ -333,7 +204,7 @@ func TestThreadsSyncLocalThreadPushed(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "pushed 1, skipped 0, failed 0") || strings.Contains(out, "pulled") {
 		t.Fatalf("push: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
-	doc := fa.doc(first.ThreadID)
+	doc := fa.Doc(arangotest.Threads, first.ThreadID)
 	if doc == nil {
 		t.Fatalf("thread %s not in the collection", first.ThreadID)
 	}
@@ -351,7 +222,7 @@ func TestThreadsSyncLocalThreadPushed(t *testing.T) {
 	}
 
 	// Another workspace's remote does not take threads of this one.
-	other := newSyncEnv(t, fa.url("acme"))
+	other := newSyncEnv(t, fa.URL("acme"))
 	other.db = e.db
 	out, _, code = other.runSync("threads", "sync", "--push")
 	if code != 0 || !strings.Contains(out, "pushed 0") || !strings.Contains(out, "1 thread(s) of other workspaces not pushed") {
@@ -363,13 +234,13 @@ func TestThreadsSyncLocalThreadPushed(t *testing.T) {
 // while the others go; the next sync sends it.
 func TestThreadsSyncFailureRetried(t *testing.T) {
 	t.Parallel()
-	fa := newThreadArango(t)
-	e := newSyncEnv(t, fa.url("default"))
+	fa := arangotest.New(t)
+	e := newSyncEnv(t, fa.URL("default"))
 	e.seed(
 		threadDoc("ai_1709000000001_1", "demo", "first", "a", 2*time.Minute),
 		threadDoc("ai_1709000000002_1", "demo", "second", "b", time.Minute),
 	)
-	fa.setFail("ai_1709000000001_1")
+	failUpsert(fa, "ai_1709000000001_1")
 	out, errOut, code := e.runSync("threads", "sync")
 	if code != ExitRuntime || !strings.Contains(out, "pushed 1, pulled 0, skipped 1, failed 1") {
 		t.Fatalf("exit %d, stdout %q", code, out)
@@ -377,16 +248,16 @@ func TestThreadsSyncFailureRetried(t *testing.T) {
 	if !strings.Contains(errOut, "push thread ai_1709000000001_1") || !strings.Contains(errOut, "again to retry") {
 		t.Errorf("stderr %q should name the thread and say how to retry", errOut)
 	}
-	fa.setFail("")
+	failUpsert(fa, "")
 	out, errOut, code = e.runSync("threads", "sync")
-	if code != 0 || !strings.Contains(out, "pushed 1, pulled 0") || fa.doc("ai_1709000000001_1") == nil {
+	if code != 0 || !strings.Contains(out, "pushed 1, pulled 0") || fa.Doc(arangotest.Threads, "ai_1709000000001_1") == nil {
 		t.Errorf("retry: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 
 func TestThreadsSyncConfigErrors(t *testing.T) {
 	t.Parallel()
-	fa := newThreadArango(t)
+	fa := arangotest.New(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -401,7 +272,7 @@ func TestThreadsSyncConfigErrors(t *testing.T) {
 	}{
 		{"no --sync", "", ExitUsage, "--sync arango://"},
 		{"not an arango URL", "http://root:secret@db:8529/x", ExitUsage, "must be an arango:// or arangos:// URL"},
-		{"wrong password", strings.Replace(fa.url("w"), ":"+fakePass+"@", ":nope@", 1), ExitRuntime, "auth"},
+		{"wrong password", strings.Replace(fa.URL("w"), ":"+arangotest.Password+"@", ":nope@", 1), ExitRuntime, "auth"},
 		{"nothing listening", "arango://root:secret@" + closed + "/nodius", ExitRuntime, "network"},
 	}
 	for _, tc := range tests {
@@ -428,7 +299,7 @@ func TestThreadsSyncConfigErrors(t *testing.T) {
 // nothing happens.
 func TestSyncAfterRun(t *testing.T) {
 	t.Parallel()
-	fa := newThreadArango(t)
+	fa := arangotest.New(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -443,13 +314,13 @@ func TestSyncAfterRun(t *testing.T) {
 		pushed   bool
 		stderrOK func(string) bool
 	}{
-		{"pushes the thread", fa.url("default"), false, true, func(s string) bool { return s == "" }},
+		{"pushes the thread", fa.URL("default"), false, true, func(s string) bool { return s == "" }},
 		{"unreachable: one warning line", "arango://root:pw@" + closed + "/nodius", false, false, func(s string) bool {
 			return strings.Count(s, "\n") == 1 && strings.Contains(s, "warning: thread "+id+" was not synced") &&
 				strings.Contains(s, "threads sync` will retry")
 		}},
 		{"no --sync: nothing", "", false, false, func(s string) bool { return s == "" }},
-		{"interrupted run: left to the next sync", fa.url("default"), true, false, func(s string) bool { return s == "" }},
+		{"interrupted run: left to the next sync", fa.URL("default"), true, false, func(s string) bool { return s == "" }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -465,11 +336,9 @@ func TestSyncAfterRun(t *testing.T) {
 			if tc.cancel {
 				cancel()
 			}
-			fa.mu.Lock()
-			delete(fa.docs, id)
-			fa.mu.Unlock()
+			fa.Delete(arangotest.Threads, id)
 			syncAfterRun(ctx, f, id)
-			if got := fa.doc(id) != nil; got != tc.pushed {
+			if got := fa.Doc(arangotest.Threads, id) != nil; got != tc.pushed {
 				t.Errorf("pushed = %v, want %v", got, tc.pushed)
 			}
 			if !tc.stderrOK(errOut.String()) || out.Len() > 0 {
