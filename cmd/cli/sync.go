@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource/arango"
+	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/threads/syncer"
 )
 
@@ -66,13 +67,37 @@ func redactedScheme(url string) string {
 }
 
 // syncAfterRun pushes a thread to the --sync database once an ask, approve or reject
-// run has ended, so the web client sees the conversation at once. Sync never blocks
-// local work: without --sync it does nothing, and a failure is logged and shown as
-// one warning line on stderr, never changing the exit code; the thread stays newer
-// than the push watermark, so the next `threads sync` retries it.
+// run has ended, so the web client sees the conversation at once.
 func syncAfterRun(ctx context.Context, f *Factory, threadID string) {
-	if threadID == "" || ctx.Err() != nil {
-		return // an interrupted run is left to the next sync
+	if threadID == "" {
+		return
+	}
+	pushQuietly(ctx, f, "thread "+threadID+" was", func(ctx context.Context, store *threads.Store, remote *arango.Source) error {
+		_, err := syncer.PushOne(ctx, store, remote, remote.Workspace(), threadID)
+		return err
+	})
+}
+
+// syncAfterChat pushes the threads a chat session changed (everything changed since
+// the last push).
+func syncAfterChat(ctx context.Context, f *Factory) {
+	pushQuietly(ctx, f, "threads were", func(ctx context.Context, store *threads.Store, remote *arango.Source) error {
+		rep, err := syncer.Sync(ctx, store, remote, syncer.Options{Push: true, Workspace: remote.Workspace(), RemoteID: remote.Describe()})
+		if err == nil && rep.Failed > 0 && len(rep.Errors) > 0 {
+			err = rep.Errors[0]
+		}
+		return err
+	})
+}
+
+// pushQuietly runs a push after local work when --sync is set. Sync never blocks
+// local work: without --sync it does nothing, an interrupted run is left to the next
+// sync, and a failure is logged and shown as one warning line on stderr, never
+// changing the exit code; what failed stays newer than the push watermark, so the
+// next `threads sync` retries it.
+func pushQuietly(ctx context.Context, f *Factory, what string, push func(context.Context, *threads.Store, *arango.Source) error) {
+	if ctx.Err() != nil {
+		return
 	}
 	cfg, err := f.Config()
 	if err != nil || strings.TrimSpace(cfg.Sync) == "" {
@@ -89,15 +114,14 @@ func syncAfterRun(ctx context.Context, f *Factory, threadID string) {
 		if err != nil {
 			return err
 		}
-		_, err = syncer.PushOne(ctx, store, remote, remote.Workspace(), threadID)
-		return err
+		return push(ctx, store, remote)
 	}()
 	if err == nil {
 		return
 	}
-	f.Logger().Warn("thread sync after run failed", "thread", threadID, "error", err.Error())
-	fmt.Fprintf(f.IO.ErrOut, "nodius-ai: warning: thread %s was not synced (%s); `nodius-ai threads sync` will retry it\n",
-		threadID, strings.TrimSuffix(oneLine(err), "."))
+	f.Logger().Warn("thread sync after local work failed", "what", what, "error", err.Error())
+	fmt.Fprintf(f.IO.ErrOut, "nodius-ai: warning: %s not synced (%s); `nodius-ai threads sync` will retry\n",
+		what, strings.TrimSuffix(oneLine(err), "."))
 }
 
 // runThreadsSync is `threads sync`: push, pull or both, then one summary line on
@@ -148,36 +172,4 @@ func syncSummary(rep syncer.Report, dest string, push, pull bool) string {
 		line += fmt.Sprintf("; %d thread(s) of other workspaces not pushed", rep.OtherWorkspace)
 	}
 	return line
-}
-
-// syncAfterChat pushes what a chat session changed when --sync is set: the threads
-// touched since the last push, quietly; a failure is one warning line, retried by
-// the next sync. It never changes the exit code.
-func syncAfterChat(ctx context.Context, f *Factory) {
-	cfg, err := f.Config()
-	if err != nil || strings.TrimSpace(cfg.Sync) == "" || ctx.Err() != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, syncAfterRunTimeout)
-	defer cancel()
-	err = func() error {
-		remote, err := syncDest(ctx, f)
-		if err != nil {
-			return err
-		}
-		store, err := f.Store(ctx)
-		if err != nil {
-			return err
-		}
-		rep, err := syncer.Sync(ctx, store, remote, syncer.Options{Push: true, Workspace: remote.Workspace(), RemoteID: remote.Describe()})
-		if err == nil && rep.Failed > 0 && len(rep.Errors) > 0 {
-			err = rep.Errors[0]
-		}
-		return err
-	}()
-	if err != nil {
-		f.Logger().Warn("thread sync after chat failed", "error", err.Error())
-		fmt.Fprintf(f.IO.ErrOut, "nodius-ai: warning: threads were not synced (%s); `nodius-ai threads sync` will retry\n",
-			strings.TrimSuffix(oneLine(err), "."))
-	}
 }
