@@ -53,6 +53,16 @@ func threadsResolve(ctx context.Context, s *threads.Store, arg string) (string, 
 	return id, err
 }
 
+// openThread opens the store and resolves the thread id a command was given.
+func openThread(ctx context.Context, f *Factory, arg string) (*threads.Store, string, error) {
+	s, err := f.Store(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := threadsResolve(ctx, s, arg)
+	return s, id, err
+}
+
 func threadsFormat(got string, allowed ...string) error {
 	for _, a := range allowed {
 		if got == a {
@@ -238,11 +248,7 @@ func newThreadsShowCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := threadsResolve(ctx, s, args[0])
+			s, id, err := openThread(ctx, f, args[0])
 			if err != nil {
 				return err
 			}
@@ -336,11 +342,7 @@ back. markdown writes the full transcript, system prompt and retrieval context i
 				return err
 			}
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := threadsResolve(ctx, s, args[0])
+			s, id, err := openThread(ctx, f, args[0])
 			if err != nil {
 				return err
 			}
@@ -418,11 +420,7 @@ func newThreadsRenameCmd(f *Factory) *cobra.Command {
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := threadsResolve(ctx, s, args[0])
+			s, id, err := openThread(ctx, f, args[0])
 			if err != nil {
 				return err
 			}
@@ -449,11 +447,7 @@ func newThreadsArchiveCmd(f *Factory) *cobra.Command {
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
-			if err != nil {
-				return err
-			}
-			id, err := threadsResolve(ctx, s, args[0])
+			s, id, err := openThread(ctx, f, args[0])
 			if err != nil {
 				return err
 			}
