@@ -79,8 +79,10 @@ func New(opts Options) *Model {
 	th := newTheme(opts.Dark, opts.NoColor)
 	lk := &look{th: th, md: newMarkdown(opts.Dark, opts.NoColor)}
 	model := opts.Model
-	if opts.Provider != "" {
+	if opts.Provider != "" && opts.Model != "" {
 		model = opts.Provider + "/" + opts.Model
+	} else if opts.Provider != "" {
+		model = opts.Provider
 	}
 	if opts.Runner == nil {
 		model = "no provider"
