@@ -119,6 +119,9 @@ func (c *Config) RequireLLM() error {
 	if c.BaseURL == "" && c.Entry.Type != Anthropic {
 		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("provider %s has no base URL — pass --base-url or set base_url in [providers.%s]", c.Provider, c.Provider)}
 	}
+	if strings.TrimSpace(c.Model) == "" {
+		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("no model for %s — pass --model or set NODIUS_AI_MODEL", c.Provider)}
+	}
 	return nil
 }
 

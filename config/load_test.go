@@ -309,6 +309,14 @@ func TestRequireLLMAndSecrets(t *testing.T) {
 	if cfg.KeyHint() != "DEEPSEEK_API_KEY" {
 		t.Errorf("KeyHint %q", cfg.KeyHint())
 	}
+	// A bare --base-url (custom provider) has no default model: say so before calling.
+	custom, err := Load(LoadOptions{Flags: map[string]string{"base-url": "http://127.0.0.1:1/v1"}, Getenv: env(dir, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := custom.RequireLLM(); err == nil || !strings.Contains(err.Error(), "--model") {
+		t.Errorf("RequireLLM without model: %v", err)
+	}
 	for _, s := range []string{cfg.String(), fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), cfg.LogValue().String()} {
 		if strings.Contains(s, secret) || strings.Contains(s, "hunter2") {
 			t.Errorf("secret leaked: %s", s)
