@@ -10,6 +10,7 @@ import (
 	"charm.land/glamour/v2"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -214,13 +215,48 @@ func splitStableMarkdown(s string) (stable, rest string, ok bool) {
 	return s[:cut], s[cut:], true
 }
 
-// describeAction is a one-line summary of a proposed action.
+// describeAction is a one-line, human summary of a proposed action.
 func describeAction(p *convo.Proposal) string {
-	b, err := json.Marshal(p.Action)
-	if err != nil {
-		return string(p.Action.Type)
+	return summarizeAction(p.Action)
+}
+
+func summarizeAction(a datasource.Action) string {
+	switch a.Type {
+	case datasource.CreateNodeAction:
+		c := a.CreateNode
+		key := c.NodeKey
+		if key == "" {
+			key = "(new key)"
+		}
+		return fmt.Sprintf("create node %s (%s) on sheet %s at (%g, %g)", key, c.TypeKey, c.Sheet, c.PosX, c.PosY)
+	case datasource.UpdateNodeAction:
+		fields := make([]string, 0, len(a.UpdateNode.Changes))
+		for k := range a.UpdateNode.Changes {
+			fields = append(fields, k)
+		}
+		sort.Strings(fields)
+		return fmt.Sprintf("update node %s: %s", a.UpdateNode.NodeKey, strings.Join(fields, ", "))
+	case datasource.MoveNodeAction:
+		return fmt.Sprintf("move node %s to (%g, %g)", a.MoveNode.NodeKey, a.MoveNode.PosX, a.MoveNode.PosY)
+	case datasource.DeleteNodeAction:
+		return fmt.Sprintf("delete node %s and its %d edge(s)", a.DeleteNode.NodeKey, len(a.DeleteNode.RemovedEdges))
+	case datasource.CreateEdgeAction:
+		c := a.CreateEdge
+		s := fmt.Sprintf("create edge %s:%s → %s:%s", c.SourceKey, c.SourceHandle, c.TargetKey, c.TargetHandle)
+		if c.Label != "" {
+			s += " [" + c.Label + "]"
+		}
+		return s
+	case datasource.DeleteEdgeAction:
+		return "delete edge " + a.DeleteEdge.EdgeKey
+	case datasource.BatchAction:
+		parts := make([]string, 0, len(a.Batch.Actions))
+		for _, sub := range a.Batch.Actions {
+			parts = append(parts, summarizeAction(sub))
+		}
+		return fmt.Sprintf("%d changes: %s", len(parts), strings.Join(parts, "; "))
 	}
-	return truncateRunes(string(b), 300)
+	return string(a.Type)
 }
 
 func sortedKeys(m map[string]any) []string {

@@ -230,7 +230,8 @@ func TestProposalRejectAndOnProposal(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, proposeNode("p1"), llmtest.Turn{Text: "Fine."}, proposeNode("p2"), llmtest.Turn{Text: "Made it."})
 	r := e.run("", "ask", "--graph", "demo", "add a log node")
-	if r.code != 3 || r.stdout != "I suggest a log node.\n" || !strings.Contains(r.stderr, "nodius-ai approve") {
+	if r.code != 3 || r.stdout != "I suggest a log node.\n" || !strings.Contains(r.stderr, "nodius-ai approve") ||
+		!strings.Contains(r.stderr, "create node log-result (log-node) on sheet 0 at (900, 100)") {
 		t.Fatalf("code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}
 	r = e.run("", "threads", "list", "--format", "json")
