@@ -192,15 +192,30 @@ func TestKillDuringAppends(t *testing.T) {
 			t.Fatal(err)
 		}
 		lines := make(chan []string, 1)
+		started := make(chan struct{})
 		go func() {
 			var got []string
 			sc := bufio.NewScanner(stdout)
 			for sc.Scan() {
+				if len(got) == 0 {
+					close(started)
+				}
 				got = append(got, sc.Text())
+			}
+			if len(got) == 0 {
+				close(started)
 			}
 			lines <- got
 		}()
-		time.Sleep(time.Duration(20+rng.IntN(60)) * time.Millisecond)
+		// Kill at a random moment once the child is appending (its first step is
+		// committed), so a slow machine (-race, a loaded CI) still kills mid-stream
+		// rather than before the child got going.
+		select {
+		case <-started:
+		case <-time.After(60 * time.Second):
+			t.Fatalf("run %d: the child committed nothing in 60 s", run)
+		}
+		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		got := <-lines
 		_ = cmd.Wait()
