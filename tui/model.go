@@ -642,6 +642,9 @@ func (m *Model) showError(ce *convo.Error) {
 func errorHint(ce *convo.Error, cfgHelp string) string {
 	switch ce.Code {
 	case convo.CodeConfig:
+		if cfgHelp == ce.Message {
+			return "" // the message already says what to set
+		}
 		return cfgHelp
 	case convo.CodeAuth:
 		return "Check the API key (NODIUS_AI_API_KEY or the provider's own variable)."
