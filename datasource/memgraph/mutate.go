@@ -511,27 +511,23 @@ func (tx *txn) deleteEdge(key string) error {
 
 // points lists a node's points of one type as "id (side)" for error messages.
 func points(n datasource.Node, typ string) []string {
-	var out []string
-	sides := slices.Collect(maps.Keys(n.Handles))
-	sort.Strings(sides)
-	for _, side := range sides {
-		for _, p := range n.Handles[side].Point {
-			if p.Type == typ {
-				out = append(out, fmt.Sprintf("%s (%s)", p.ID, side))
-			}
-		}
-	}
-	return out
+	return eachPoint(n, typ, func(id, side string) string { return fmt.Sprintf("%s (%s)", id, side) })
 }
 
+// pointIDs lists the ids of a node's points of one type.
 func pointIDs(n datasource.Node, typ string) []string {
+	return eachPoint(n, typ, func(id, _ string) string { return id })
+}
+
+// eachPoint walks a node's points of one type, sides in sorted order.
+func eachPoint(n datasource.Node, typ string, label func(id, side string) string) []string {
 	var out []string
 	sides := slices.Collect(maps.Keys(n.Handles))
 	sort.Strings(sides)
 	for _, side := range sides {
 		for _, p := range n.Handles[side].Point {
 			if p.Type == typ {
-				out = append(out, p.ID)
+				out = append(out, label(p.ID, side))
 			}
 		}
 	}
