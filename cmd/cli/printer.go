@@ -23,7 +23,6 @@ type printer struct {
 	format string
 
 	// text/markdown state
-	answer  strings.Builder // current assistant message
 	pending strings.Builder // markdown not yet rendered
 	strip   *stripStream
 	md      *glamour.TermRenderer

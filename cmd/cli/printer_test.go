@@ -1,0 +1,141 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/termtext"
+)
+
+func TestStripStreamHoldsSplitSequences(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		chunks []string
+		want   string
+	}{
+		{"plain", []string{"hello ", "world"}, "hello world"},
+		{"OSC title split", []string{"a\x1b]0;ti", "tle\x07b"}, "ab"},
+		{"CSI clear split", []string{"x\x1b[", "2", "Jy"}, "xy"},
+		{"OSC with ST split", []string{"1\x1b]52;c;aGk=\x1b", "\\2"}, "12"},
+		{"C1 CSI", []string{"p\u009b2", "Jq"}, "pq"},
+		{"lone ESC then text", []string{"m\x1b", "cn"}, "mn"},
+		{"control chars", []string{"a\rb\x07c"}, "abc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var s stripStream
+			var got strings.Builder
+			for _, c := range tt.chunks {
+				got.WriteString(s.Write(c))
+			}
+			got.WriteString(s.Write(""))
+			if got.String() != tt.want {
+				t.Fatalf("got %q, want %q", got.String(), tt.want)
+			}
+		})
+	}
+}
+
+// printEvents runs events through a printer and returns stdout and stderr.
+func printEvents(format string, outTTY, errTTY bool, evs ...convo.Event) (string, string) {
+	var out, errb bytes.Buffer
+	ios := &IOStreams{Out: &out, ErrOut: &errb, OutTTY: outTTY, ErrTTY: errTTY, Getenv: func(string) string { return "" }}
+	p := newPrinter(ios, format)
+	for _, e := range evs {
+		p.Emit(e)
+	}
+	p.Close()
+	return out.String(), errb.String()
+}
+
+func answerEvents(parts ...string) []convo.Event {
+	evs := []convo.Event{{Type: convo.EventThread, ThreadID: "ai_1_1", Graph: "demo"}}
+	for _, p := range parts {
+		evs = append(evs, convo.Event{Type: convo.EventToken, Text: p})
+	}
+	return append(evs, convo.Event{Type: convo.EventComplete, ThreadID: "ai_1_1", Text: strings.Join(parts, "")})
+}
+
+func TestPrinterText(t *testing.T) {
+	t.Parallel()
+	hostile := answerEvents("it \x1b]0;pwned", "\x07works\x1b[2J")
+	// Piped: the raw answer, byte for byte, and a final newline.
+	if out, _ := printEvents("text", false, false, hostile...); out != "it \x1b]0;pwned\x07works\x1b[2J\n" {
+		t.Fatalf("piped text = %q", out)
+	}
+	// On a terminal: no control sequence reaches it.
+	if out, _ := printEvents("text", true, false, hostile...); out != "it works\n" {
+		t.Fatalf("terminal text = %q", out)
+	}
+	// Tool activity goes to stderr only when stderr is a terminal.
+	tool := []convo.Event{
+		{Type: convo.EventToolStart, ToolCall: convo.ToolCall{ID: "c1", Name: "read_node_detail", Arguments: `{"nodeKey":"fetch-api"}`}},
+		{Type: convo.EventToolResult, ToolCall: convo.ToolCall{ID: "c1", Name: "read_node_detail"}, Result: "x"},
+	}
+	out, errOut := printEvents("text", false, true, append(tool, answerEvents("done")...)...)
+	if out != "done\n" || !strings.Contains(errOut, "● read_node_detail nodeKey=fetch-api") || !strings.Contains(errOut, "✓ read_node_detail") {
+		t.Fatalf("stdout %q stderr %q", out, errOut)
+	}
+	if _, errOut := printEvents("text", false, false, append(tool, answerEvents("done")...)...); errOut != "" {
+		t.Fatalf("stderr not a terminal, got %q", errOut)
+	}
+}
+
+func TestPrinterJSONOnlyPublicEvents(t *testing.T) {
+	t.Parallel()
+	evs := append([]convo.Event{{Type: convo.EventStatus, State: convo.StateRetrieving}}, answerEvents("a", "b")...)
+	out, _ := printEvents("json", false, false, evs...)
+	want := `{"type":"thread","thread_id":"ai_1_1","graph":"demo"}
+{"type":"token","text":"a"}
+{"type":"token","text":"b"}
+{"type":"complete","thread_id":"ai_1_1","text":"ab"}
+`
+	if out != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestPrinterMarkdown(t *testing.T) {
+	t.Parallel()
+	answer := []string{"# Title\n", "\n", "some **bold** \x1b[2Jtext\n", "\n", "```go\n", "x := 1\n", "\n", "y := 2\n", "```\n"}
+	// Piped: markdown stays raw text.
+	if out, _ := printEvents("markdown", false, false, answerEvents(answer...)...); out != strings.Join(answer, "")+"" {
+		t.Fatalf("piped markdown = %q", out)
+	}
+	// On a terminal: rendered (no ** or # markers, no control sequence), code kept whole.
+	out, _ := printEvents("markdown", true, false, answerEvents(answer...)...)
+	if strings.Contains(out, "\x1b[2J") {
+		t.Fatalf("a control sequence from the model reached the terminal: %q", out)
+	}
+	visible := termtext.Strip(out) // the renderer's own colours removed
+	if strings.Contains(visible, "**") || strings.Contains(visible, "# Title") {
+		t.Fatalf("terminal markdown not rendered: %q", visible)
+	}
+	for _, want := range []string{"Title", "some bold text", "x := 1", "y := 2"} {
+		if !strings.Contains(visible, want) {
+			t.Fatalf("rendered markdown lacks %q: %q", want, visible)
+		}
+	}
+}
+
+func TestSplitStableMarkdown(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, stable string
+	}{
+		{"para one\n\npara two", "para one\n\n"},
+		{"no blank line yet", ""},
+		{"```\ncode\n\nmore\n", ""}, // a blank line inside a fence is not a boundary
+		{"```\ncode\n```\n\nafter", "```\ncode\n```\n\n"},
+	}
+	for _, tt := range tests {
+		stable, rest, ok := splitStableMarkdown(tt.in)
+		if stable != tt.stable || ok != (tt.stable != "") || stable+rest != tt.in {
+			t.Errorf("%q: stable %q rest %q ok %v", tt.in, stable, rest, ok)
+		}
+	}
+}
