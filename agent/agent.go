@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/llm"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/rag"
@@ -70,8 +71,9 @@ type Result struct {
 // per-thread state in memory: everything a run needs is read from the Store, so a
 // thread can be continued by another process (or the web client, after sync).
 type Agent struct {
-	opt Options
-	log *slog.Logger
+	opt  Options
+	log  *slog.Logger
+	defs []convo.ToolDef // the tools offered, fixed by role and policy: built once
 }
 
 // New returns an Agent; zero options get their defaults.
@@ -95,7 +97,15 @@ func New(opt Options) *Agent {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{opt: opt, log: log}
+	a := &Agent{opt: opt, log: log}
+	// Read tools always; write tools for editors and admins, except the action
+	// types whose policy is deny.
+	a.defs = tools.ToolDefs(opt.Role, a.allowed)
+	return a
+}
+
+func (a *Agent) allowed(t datasource.ActionType) bool {
+	return a.opt.Policy[t] != config.PolicyDeny
 }
 
 // Send asks a question. emit is called synchronously, in order, for every event

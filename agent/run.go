@@ -82,7 +82,7 @@ func (r *run) append(m *convo.Message) error {
 // made without tools so the model has to answer.
 func (r *run) loop() (Result, error) {
 	r.result.ThreadID = r.th.ID
-	defs := r.toolDefs()
+	defs := r.a.defs
 	for round := 0; ; round++ {
 		withTools := round < r.a.opt.MaxToolRounds && len(defs) > 0
 		var offered []convo.ToolDef
@@ -238,16 +238,6 @@ func uniqueCallIDs(calls []convo.ToolCall) []convo.ToolCall {
 		out[i] = c
 	}
 	return out
-}
-
-// toolDefs are the tools offered: read tools always; write tools for editors and
-// admins, except the action types whose policy is deny.
-func (r *run) toolDefs() []convo.ToolDef {
-	return tools.ToolDefs(r.a.opt.Role, r.allowed)
-}
-
-func (r *run) allowed(t datasource.ActionType) bool {
-	return r.a.opt.Policy[t] != config.PolicyDeny
 }
 
 // runToolCalls handles the calls of one assistant message in order. It returns
@@ -434,7 +424,7 @@ func (r *run) dropPendingBatchResults(pendingID string) []convo.ToolCall {
 
 func (r *run) allowedAll(a datasource.Action) bool {
 	for _, t := range tools.ActionTypes(a) {
-		if !r.allowed(t) {
+		if !r.a.allowed(t) {
 			return false
 		}
 	}
