@@ -12,7 +12,6 @@
 package search
 
 import (
-	"container/heap"
 	"encoding/json"
 	"math"
 	"sort"
@@ -102,7 +101,15 @@ type Index struct {
 	keyDocs    [][]int32          // docs of keys[i]
 	keyPhrases map[string][]int32 // folded key words joined by " " → docs
 
-	scratch sync.Pool // *[]float32 of length n
+	scratch sync.Pool // *queryScratch, so a query allocates (almost) nothing per node
+}
+
+// queryScratch is what one query needs per node: a score for every node and the list
+// of nodes touched. Both are large for a big graph and reset cheaply, so they are
+// reused across queries instead of allocated by each.
+type queryScratch struct {
+	scores  []float32 // length n, all zero between queries
+	touched []int32
 }
 
 type rawPosting struct {
@@ -251,7 +258,7 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 	for i, k := range ix.keys {
 		ix.keyDocs[i] = keyIndex[k]
 	}
-	ix.scratch.New = func() any { s := make([]float32, ix.n); return &s }
+	ix.scratch.New = func() any { return &queryScratch{scores: make([]float32, ix.n)} }
 	return ix
 }
 
@@ -282,13 +289,15 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	words := Tokens(query)
 	qterms := ix.queryTerms(words)
 
-	scoresp := ix.scratch.Get().(*[]float32)
-	scores := *scoresp
+	sc := ix.scratch.Get().(*queryScratch)
+	scores, touched := sc.scores, sc.touched[:0]
 	defer func() {
-		clear(scores)
-		ix.scratch.Put(scoresp)
+		for _, d := range touched { // only these are non-zero
+			scores[d] = 0
+		}
+		sc.touched = touched[:0]
+		ix.scratch.Put(sc)
 	}()
-	var touched []int32
 	upper := 0.0 // the most BM25 any node can score for this query
 	for id, q := range qterms {
 		wq := float32(q) * ix.idf[id]
@@ -302,7 +311,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	}
 	// Key bonuses: naming a node's key beats any amount of word overlap, so the
 	// bonus is the largest score BM25 could give (plus one).
-	keyMatch := make(map[int32]bool)
+	var keyMatch map[int32]bool // few entries; made on the first exact key match
 	bonus := float32(upper + 1)
 	boost := func(doc int32, b float32, exact bool) {
 		if scores[doc] == 0 {
@@ -310,6 +319,9 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		}
 		scores[doc] += b
 		if exact {
+			if keyMatch == nil {
+				keyMatch = make(map[int32]bool)
+			}
 			keyMatch[doc] = true
 		}
 	}
@@ -352,28 +364,34 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		}
 	}
 
-	h := &hitHeap{}
+	if limit <= 0 || limit > len(touched) {
+		limit = len(touched)
+	}
+	// A min-heap on better of the best limit hits: its root is the worst one kept.
+	h := make([]Hit, 0, limit)
 	for _, d := range touched {
 		s := float64(scores[d])
 		if s <= 0 {
 			continue
 		}
 		hit := Hit{Index: int(d), Score: s, KeyMatch: keyMatch[d]}
-		if limit <= 0 || h.Len() < limit {
-			heap.Push(h, hit)
-		} else if better(hit, (*h)[0]) {
-			(*h)[0] = hit
-			heap.Fix(h, 0)
+		if len(h) < limit {
+			h = append(h, hit)
+			siftUp(h, len(h)-1)
+		} else if better(hit, h[0]) {
+			h[0] = hit
+			siftDown(h, 0)
 		}
 	}
-	if h.Len() == 0 {
+	if len(h) == 0 {
 		return nil
 	}
-	out := make([]Hit, h.Len())
-	for i := len(out) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(h).(Hit)
+	// Pop the worst to the end, one by one: h ends sorted best first, in place.
+	for end := len(h) - 1; end > 0; end-- {
+		h[0], h[end] = h[end], h[0]
+		siftDown(h[:end], 0)
 	}
-	return out
+	return h
 }
 
 // queryTerms maps a query's words to term ids with their query weights: the word
@@ -443,16 +461,33 @@ func better(a, b Hit) bool {
 	return a.Index < b.Index
 }
 
-// hitHeap is a min-heap on better: its root is the worst hit kept.
-type hitHeap []Hit
+// siftUp and siftDown keep h a min-heap on better (the root is the worst hit).
+// They are written out rather than taken from container/heap, whose interface
+// boxes every pushed and popped Hit: one allocation per hit, per query.
+func siftUp(h []Hit, i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !better(h[parent], h[i]) {
+			return
+		}
+		h[parent], h[i] = h[i], h[parent]
+		i = parent
+	}
+}
 
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func siftDown(h []Hit, i int) {
+	for {
+		worst, l, r := i, 2*i+1, 2*i+2
+		if l < len(h) && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r < len(h) && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
 }

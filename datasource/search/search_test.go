@@ -178,6 +178,41 @@ func TestSearchLimitAndOrder(t *testing.T) {
 	}
 }
 
+// TestSearchTiesKeepNodeOrder: nodes that score the same come in the order given to
+// New, whatever the limit (the heap must not reorder them).
+func TestSearchTiesKeepNodeOrder(t *testing.T) {
+	t.Parallel()
+	var nodes []datasource.Node
+	for _, k := range []string{"n0", "n1", "n2", "n3", "n4"} {
+		nodes = append(nodes, datasource.Node{Key: k, Type: "html", Process: "render the scoreboard"})
+	}
+	ix := New(nodes, nil)
+	for limit, want := range map[int][]int{0: {0, 1, 2, 3, 4}, 2: {0, 1}, 4: {0, 1, 2, 3}} {
+		var got []int
+		for _, h := range ix.Search("scoreboard", limit) {
+			got = append(got, h.Index)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("limit %d: got %v, want %v", limit, got, want)
+		}
+	}
+}
+
+// TestSearchScratchIsReset: per-query buffers are reused, so one query's scores
+// must not leak into the next.
+func TestSearchScratchIsReset(t *testing.T) {
+	t.Parallel()
+	nodes, configs := testNodes()
+	want := New(nodes, configs).Search("players", 0)
+	ix := New(nodes, configs)
+	for range 3 {
+		ix.Search("fetch players api", 0)
+		if got := ix.Search("players", 0); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after another query: %v, want %v", got, want)
+		}
+	}
+}
+
 func TestSearchConcurrent(t *testing.T) {
 	t.Parallel()
 	nodes, configs := testNodes()
