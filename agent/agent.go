@@ -233,7 +233,7 @@ func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (conv
 	})
 }
 
-// errInterrupted is what a cancelled run reports.
+// interruptedError is what a run stopped by its context reports.
 func interruptedError(err error) *convo.Error {
 	return &convo.Error{Code: convo.CodeInterrupted, Message: "stopped by the user; the partial answer is kept in the thread", Err: err}
 }

@@ -299,11 +299,12 @@ func errorResult(msg string) string {
 	return string(b)
 }
 
+// truncate cuts s to about n bytes for a log line, never inside a UTF-8 sequence.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "..."
+	return strings.ToValidUTF8(s[:n], "") + "..."
 }
 
 // propose validates a propose_* call. An invalid one is an error result the model
