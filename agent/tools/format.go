@@ -65,7 +65,7 @@ func builtin(t string) (Builtin, bool) {
 	return Builtin{}, false
 }
 
-// Sides is the order handle sides are listed in.
+// sides are the sides of a node handles may sit on, in the order they are listed.
 var sides = []string{"L", "R", "T", "B"}
 
 // HandlesSummary writes handles compactly as "L:0:in, R:0:out, R:1:out(json)": side,

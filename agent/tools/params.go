@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -19,10 +20,8 @@ const (
 	kString kind = iota
 	kInteger
 	kNumber
-	kObject  // free JSON object (node data)
-	kHandles // a node's handles, validated by parseHandles
-	kChanges // update_node changes, validated by parseChanges
-	kActions // batch steps, validated by parseBatch
+	kObject
+	kArray
 )
 
 func (k kind) String() string {
@@ -33,7 +32,7 @@ func (k kind) String() string {
 		return "an integer"
 	case kNumber:
 		return "a number"
-	case kActions:
+	case kArray:
 		return "an array"
 	default:
 		return "an object"
@@ -47,11 +46,17 @@ type param struct {
 	required bool
 	desc     string
 	enum     []string
-	// min/max bound integers and numbers when hasRange; maxLen bounds strings when > 0.
+	// min/max bound integers and numbers, and the length of arrays, when hasRange;
+	// maxLen bounds strings when > 0.
 	hasRange bool
 	min, max float64
 	maxLen   int
-	// schema, when set, replaces the generated schema of a nested kind.
+	// fields are the arguments of an object, or of each object in an array: the
+	// schema lists them and parsing rejects any other (handles, batch steps), so the
+	// nested shapes come from one table too. Checking a parent argument only checks
+	// its JSON type: the code that reads the nested value calls checkFields with them.
+	fields []param
+	// schema, when set, replaces the generated schema (update_node's free-form changes).
 	schema map[string]any
 }
 
@@ -65,45 +70,44 @@ type spec struct {
 }
 
 func (s spec) def() toolDef {
+	return toolDef{name: s.name, desc: s.desc, schema: objectSchema(s.params, s.strict)}
+}
+
+// objectSchema is the JSON schema of an object whose properties are params.
+func objectSchema(params []param, strict bool) map[string]any {
 	props := map[string]any{}
 	required := []string{}
-	for _, p := range s.params {
+	for _, p := range params {
 		props[p.name] = p.jsonSchema()
 		if p.required {
 			required = append(required, p.name)
 		}
 	}
 	schema := map[string]any{"type": "object", "properties": props, "required": required}
-	if s.strict {
+	if strict {
 		schema["additionalProperties"] = false
 	}
-	return toolDef{name: s.name, desc: s.desc, schema: schema}
+	return schema
 }
 
 func (p param) jsonSchema() map[string]any {
-	if p.schema != nil {
-		out := make(map[string]any, len(p.schema)+1)
-		for k, v := range p.schema {
-			out[k] = v
-		}
-		out["description"] = p.desc
-		return out
-	}
-	s := map[string]any{"description": p.desc}
-	switch p.kind {
-	case kString:
-		s["type"] = "string"
+	var s map[string]any
+	switch {
+	case p.schema != nil:
+		s = maps.Clone(p.schema)
+	case p.kind == kString:
+		s = map[string]any{"type": "string"}
 		if len(p.enum) > 0 {
 			s["enum"] = p.enum
 		}
-		if p.required {
+		if p.required && len(p.enum) == 0 {
 			s["minLength"] = 1
 		}
 		if p.maxLen > 0 {
 			s["maxLength"] = p.maxLen
 		}
-	case kInteger, kNumber:
-		s["type"] = "number"
+	case p.kind == kInteger || p.kind == kNumber:
+		s = map[string]any{"type": "number"}
 		if p.kind == kInteger {
 			s["type"] = "integer"
 		}
@@ -111,8 +115,22 @@ func (p param) jsonSchema() map[string]any {
 			s["minimum"] = p.min
 			s["maximum"] = p.max
 		}
+	case p.kind == kArray:
+		s = map[string]any{"type": "array"}
+		if p.fields != nil {
+			s["items"] = objectSchema(p.fields, true)
+		}
+		if p.hasRange {
+			s["minItems"] = p.min
+			s["maxItems"] = p.max
+		}
+	case p.fields != nil:
+		s = objectSchema(p.fields, true)
 	default:
-		s["type"] = "object"
+		s = map[string]any{"type": "object"}
+	}
+	if p.desc != "" {
+		s["description"] = p.desc
 	}
 	return s
 }
@@ -237,7 +255,7 @@ func (p param) check(tool, where string, raw json.RawMessage) error {
 		if p.hasRange && (f < p.min || f > p.max) {
 			return argErr(tool, "argument %q must be between %s and %s, got %s", name, fmtNum(p.min), fmtNum(p.max), string(raw))
 		}
-	case kActions:
+	case kArray:
 		if firstByte(raw) != '[' {
 			return argErr(tool, "argument %q must be an array, got %s", name, describeJSON(raw))
 		}

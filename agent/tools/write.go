@@ -42,32 +42,38 @@ var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 var reasonParam = param{name: "reason", kind: kString, required: true, maxLen: MaxReasonLen,
 	desc: "Why this change is proposed, in one or two sentences in the user's language. The user reads it before approving or rejecting."}
 
-// handlesSchema is the JSON schema of a node's handles.
-func handlesSchema() map[string]any {
-	pointSchema := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"id":     map[string]any{"type": "string", "minLength": 1, "description": "Point id, unique per direction on the node (\"0\", \"1\", ...). Edges name handles by this id."},
-			"type":   map[string]any{"type": "string", "enum": []string{"in", "out"}, "description": "in: edges arrive here; out: edges leave from here."},
-			"accept": map[string]any{"type": "string", "description": "Accepted data type, \"any\" by default."},
-		},
-		"required":             []string{"id", "type"},
-		"additionalProperties": false,
+// pointParams and groupParams are the shape of a node's handles: sides (L, R, T, B)
+// holding groups, groups holding points. The schema of the handles argument is built
+// from them, and parseHandles checks what the model sends against them.
+func pointParams() []param {
+	return []param{
+		{name: "id", kind: kString, required: true, desc: "Point id, unique per direction on the node (\"0\", \"1\", ...). Edges name handles by this id."},
+		{name: "type", kind: kString, required: true, enum: []string{"in", "out"}, desc: "in: edges arrive here; out: edges leave from here."},
+		{name: "accept", kind: kString, desc: "Accepted data type, \"any\" by default."},
 	}
-	groupSchema := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"position": map[string]any{"type": "string", "description": "Layout of the points on the side, \"separate\" by default."},
-			"point":    map[string]any{"type": "array", "items": pointSchema},
-		},
-		"required":             []string{"point"},
-		"additionalProperties": false,
+}
+
+func groupParams() []param {
+	return []param{
+		{name: "position", kind: kString, desc: "Layout of the points on the side, \"separate\" by default."},
+		{name: "point", kind: kArray, required: true, fields: pointParams()},
 	}
-	props := map[string]any{}
-	for _, s := range sides {
-		props[s] = groupSchema
+}
+
+func handlesParam(name, desc string) param {
+	fields := make([]param, len(sides))
+	for i, side := range sides {
+		fields[i] = param{name: side, kind: kObject, fields: groupParams()}
 	}
-	return map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	return param{name: name, kind: kObject, fields: fields, desc: desc}
+}
+
+// stepParams is the shape of one batch step; types lists the step types offered.
+func stepParams(types []string) []param {
+	return []param{
+		{name: "type", kind: kString, required: true, enum: types, desc: "The kind of step."},
+		{name: "payload", kind: kObject, required: true, desc: "The arguments of the matching propose_<type> tool, without reason."},
+	}
 }
 
 // writeSpecs is the table of write tools, keyed by the action type each proposes.
@@ -88,7 +94,7 @@ func writeSpecs() []writeSpec {
 				pos("posX", "Horizontal position on the canvas."),
 				pos("posY", "Vertical position on the canvas."),
 				{name: "process", kind: kString, maxLen: MaxProcessLen, desc: "JavaScript code run by the node; it reads its inputs from `incoming`. Optional."},
-				{name: "handles", kind: kHandles, schema: handlesSchema(), desc: "Connection points by side (L, R, T, B). Optional: the type's default handles are used when omitted."},
+				handlesParam("handles", "Connection points by side (L, R, T, B). Optional: the type's default handles are used when omitted."),
 				{name: "data", kind: kObject, desc: "The node's data (free JSON object). Optional."},
 				reasonParam,
 			}}},
@@ -96,7 +102,7 @@ func writeSpecs() []writeSpec {
 			desc: "Propose to change fields of an existing node: its code, type, data, one data entry, or its handles. Nothing changes until the user approves. Read the node first (read_node_detail). To move a node use propose_move_node.",
 			params: []param{
 				nodeKey("Key of the node to change."),
-				{name: "changes", kind: kChanges, schema: map[string]any{"type": "object", "minProperties": 1, "additionalProperties": true},
+				{name: "changes", kind: kObject, schema: map[string]any{"type": "object", "minProperties": 1, "additionalProperties": true},
 					desc: "New values by field path: \"process\" (string, the full new code), \"type\" (string), \"data\" (the whole data object), \"data.<key>\" or \"data.<key>.<key>\" (any JSON value, one entry of data), \"handles\" (same shape as in propose_create_node)."},
 				reasonParam,
 			}}},
@@ -130,19 +136,10 @@ type writeSpec struct {
 }
 
 func batchSpec(types []string) spec {
-	step := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"type":    map[string]any{"type": "string", "enum": types, "description": "The kind of step."},
-			"payload": map[string]any{"type": "object", "description": "The arguments of the matching propose_<type> tool, without reason."},
-		},
-		"required":             []string{"type", "payload"},
-		"additionalProperties": false,
-	}
 	return spec{name: ProposeBatch, strict: true,
 		desc: "Propose several changes applied in order as one change the user approves or rejects at once, e.g. add a node and connect it. Each step is {\"type\": \"create_node\", \"payload\": {...}} where payload holds the arguments of propose_create_node (without reason); likewise update_node, move_node, delete_node, create_edge, delete_edge. A node created in an earlier step can be used by later steps through the nodeKey it was given.",
 		params: []param{
-			{name: "actions", kind: kActions, schema: map[string]any{"type": "array", "minItems": 1, "maxItems": MaxBatchSteps, "items": step},
+			{name: "actions", kind: kArray, fields: stepParams(types), hasRange: true, min: 1, max: MaxBatchSteps,
 				desc: fmt.Sprintf("The steps, in order (1 to %d).", MaxBatchSteps)},
 			reasonParam,
 		}}
@@ -281,10 +278,7 @@ func (st *state) batch(tool string, raw json.RawMessage) (datasource.Action, err
 	for _, ws := range writeSpecs() {
 		types = append(types, string(ws.action))
 	}
-	stepParams := []param{
-		{name: "type", kind: kString, required: true, enum: types},
-		{name: "payload", kind: kObject, required: true},
-	}
+	stepFields := stepParams(types)
 	out := make([]datasource.Action, 0, len(steps))
 	for i, s := range steps {
 		where := fmt.Sprintf("actions[%d].", i)
@@ -296,7 +290,7 @@ func (st *state) batch(tool string, raw json.RawMessage) (datasource.Action, err
 			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
 				Msg: fmt.Sprintf("step %d is a batch: batches cannot be nested, list its steps directly in \"actions\"", i+1)}
 		}
-		if err := checkFields(tool, where, m, stepParams, true); err != nil {
+		if err := checkFields(tool, where, m, stepFields, true); err != nil {
 			return datasource.Action{}, err
 		}
 		t := datasource.ActionType(stepType(m))
@@ -506,18 +500,6 @@ func cloneHandles(h map[string]datasource.HandleGroup) map[string]datasource.Han
 	return out
 }
 
-var (
-	groupParams = []param{
-		{name: "position", kind: kString},
-		{name: "point", kind: kActions, required: true},
-	}
-	pointParams = []param{
-		{name: "id", kind: kString, required: true},
-		{name: "type", kind: kString, required: true, enum: []string{"in", "out"}},
-		{name: "accept", kind: kString},
-	}
-)
-
 // parseHandles reads a handles object strictly: sides L, R, T, B; points with an id
 // and a direction; no two points of the same direction sharing an id (edges name a
 // point by id, so the id must say which one).
@@ -537,7 +519,7 @@ func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasourc
 		if err != nil || firstByte(m[side]) != '{' {
 			return nil, argErr(tool, "%q must be an object {\"position\": ..., \"point\": [...]}, got %s", where+"."+side, describeJSON(m[side]))
 		}
-		if err := checkFields(tool, gw, gm, groupParams, true); err != nil {
+		if err := checkFields(tool, gw, gm, groupParams(), true); err != nil {
 			return nil, err
 		}
 		g := datasource.HandleGroup{Position: "separate"}
@@ -554,7 +536,7 @@ func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasourc
 			if err != nil || firstByte(pr) != '{' {
 				return nil, argErr(tool, "%q must be an object {\"id\", \"type\"}, got %s", strings.TrimSuffix(pw, "."), describeJSON(pr))
 			}
-			if err := checkFields(tool, pw, pm, pointParams, true); err != nil {
+			if err := checkFields(tool, pw, pm, pointParams(), true); err != nil {
 				return nil, err
 			}
 			a := args{m: pm}
