@@ -549,3 +549,31 @@ func TestRetryBeforeFirstTokenShowsRetrying(t *testing.T) {
 		t.Fatalf("retried=%v, %d requests", retried, len(f.llm.requests()))
 	}
 }
+
+func TestApprovedChangeReachesTheNextContext(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, agent.Options{},
+		turn{text: "I suggest a node.", calls: []convo.ToolCall{
+			call("p1", "propose_create_node", `{"nodeKey":"audit-trail","typeKey":"log-node","sheet":"0","posX":1,"posY":2,"reason":"audit"}`),
+		}},
+		turn{text: "Created."},
+		turn{text: "It logs."})
+	ctx := context.Background()
+	res, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "what does fetch-api do?"}, nil)
+	if err != nil || res.Proposal == nil {
+		t.Fatalf("res=%+v err=%v", res, err)
+	}
+	if _, err := f.agent.Resume(ctx, res.ThreadID, convo.Decision{Approved: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The retriever indexed the graph before the change; after an applied change the
+	// next question must see the new node.
+	if _, err := f.agent.Send(ctx, agent.SendRequest{ThreadID: res.ThreadID, Text: "what does audit-trail do?"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	msgs := f.llm.requests()[2].Messages
+	context := msgs[len(msgs)-2]
+	if context.Kind != convo.KindContext || !strings.Contains(context.Content, "audit-trail") {
+		t.Fatalf("the context after the change lacks the new node:\n%s", context.Content)
+	}
+}
