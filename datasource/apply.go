@@ -17,44 +17,86 @@ func Apply(ctx context.Context, src Source, graphKey string, a Action) (ApplyRes
 		return ApplyResult{}, ErrReadOnly
 	}
 	res := ApplyResult{Applied: true, Created: Created{Nodes: []string{}, Edges: []string{}}}
-	if err := applyOne(ctx, m, graphKey, a, &res); err != nil {
+	if err := ApplyChanges(mutableChanges{ctx: ctx, m: m, graphKey: graphKey}, a, &res); err != nil {
 		return ApplyResult{}, err
 	}
 	return res, nil
 }
 
-func applyOne(ctx context.Context, m Mutable, graphKey string, a Action, res *ApplyResult) error {
+// Changes makes single changes to one graph: what applying an action comes down to.
+// Apply adapts a Mutable to it; an in-memory store implements it on a working copy,
+// so that a whole batch is published at once. The methods mean what Mutable's do.
+type Changes interface {
+	CreateNode(n Node) (Node, error)
+	UpdateNode(nodeKey string, changes map[string]any) (Node, error)
+	MoveNode(nodeKey string, posX, posY float64) error
+	DeleteNode(nodeKey string) ([]Edge, error)
+	CreateEdge(e Edge) (Edge, error)
+	DeleteEdge(edgeKey string) error
+}
+
+// MaxBatchDepth bounds how deeply batches may nest inside batches.
+const MaxBatchDepth = 8
+
+// ApplyChanges carries out a through c, batch steps in order, and appends the keys
+// of what it creates to res. An action without the payload its type needs is an
+// error, not a panic: actions come from the model and from stored threads.
+func ApplyChanges(c Changes, a Action, res *ApplyResult) error {
+	return applyChanges(c, a, res, 0)
+}
+
+func applyChanges(c Changes, a Action, res *ApplyResult, depth int) error {
+	missing := func() error { return fmt.Errorf("action %s has no payload", a.Type) }
 	switch a.Type {
 	case CreateNodeAction:
-		p := a.CreateNode
-		n, err := m.CreateNode(ctx, graphKey, NodeFromPayload(*p))
+		if a.CreateNode == nil {
+			return missing()
+		}
+		n, err := c.CreateNode(NodeFromPayload(*a.CreateNode))
 		if err != nil {
 			return err
 		}
 		res.Created.Nodes = append(res.Created.Nodes, n.Key)
 	case UpdateNodeAction:
-		_, err := m.UpdateNode(ctx, graphKey, a.UpdateNode.NodeKey, a.UpdateNode.Changes)
+		if a.UpdateNode == nil {
+			return missing()
+		}
+		_, err := c.UpdateNode(a.UpdateNode.NodeKey, a.UpdateNode.Changes)
 		return err
 	case MoveNodeAction:
-		return m.MoveNode(ctx, graphKey, a.MoveNode.NodeKey, a.MoveNode.PosX, a.MoveNode.PosY)
+		if a.MoveNode == nil {
+			return missing()
+		}
+		return c.MoveNode(a.MoveNode.NodeKey, a.MoveNode.PosX, a.MoveNode.PosY)
 	case DeleteNodeAction:
-		_, err := m.DeleteNode(ctx, graphKey, a.DeleteNode.NodeKey)
+		if a.DeleteNode == nil {
+			return missing()
+		}
+		_, err := c.DeleteNode(a.DeleteNode.NodeKey)
 		return err
 	case CreateEdgeAction:
-		p := a.CreateEdge
-		e, err := m.CreateEdge(ctx, graphKey, Edge{
-			Key: p.EdgeKey, Sheet: p.Sheet, Source: p.SourceKey, SourceHandle: p.SourceHandle,
-			Target: p.TargetKey, TargetHandle: p.TargetHandle, Label: p.Label,
-		})
+		if a.CreateEdge == nil {
+			return missing()
+		}
+		e, err := c.CreateEdge(EdgeFromPayload(*a.CreateEdge))
 		if err != nil {
 			return err
 		}
 		res.Created.Edges = append(res.Created.Edges, e.Key)
 	case DeleteEdgeAction:
-		return m.DeleteEdge(ctx, graphKey, a.DeleteEdge.EdgeKey)
+		if a.DeleteEdge == nil {
+			return missing()
+		}
+		return c.DeleteEdge(a.DeleteEdge.EdgeKey)
 	case BatchAction:
+		if a.Batch == nil {
+			return missing()
+		}
+		if depth >= MaxBatchDepth {
+			return fmt.Errorf("batches nested more than %d deep", MaxBatchDepth)
+		}
 		for i, sub := range a.Batch.Actions {
-			if err := applyOne(ctx, m, graphKey, sub, res); err != nil {
+			if err := applyChanges(c, sub, res, depth+1); err != nil {
 				return fmt.Errorf("batch step %d (%s): %w", i+1, sub.Type, err)
 			}
 		}
@@ -64,11 +106,39 @@ func applyOne(ctx context.Context, m Mutable, graphKey string, a Action, res *Ap
 	return nil
 }
 
+// mutableChanges binds a Mutable to one graph and one context.
+type mutableChanges struct {
+	ctx      context.Context
+	m        Mutable
+	graphKey string
+}
+
+func (c mutableChanges) CreateNode(n Node) (Node, error) { return c.m.CreateNode(c.ctx, c.graphKey, n) }
+func (c mutableChanges) UpdateNode(key string, changes map[string]any) (Node, error) {
+	return c.m.UpdateNode(c.ctx, c.graphKey, key, changes)
+}
+func (c mutableChanges) MoveNode(key string, x, y float64) error {
+	return c.m.MoveNode(c.ctx, c.graphKey, key, x, y)
+}
+func (c mutableChanges) DeleteNode(key string) ([]Edge, error) {
+	return c.m.DeleteNode(c.ctx, c.graphKey, key)
+}
+func (c mutableChanges) CreateEdge(e Edge) (Edge, error) { return c.m.CreateEdge(c.ctx, c.graphKey, e) }
+func (c mutableChanges) DeleteEdge(key string) error     { return c.m.DeleteEdge(c.ctx, c.graphKey, key) }
+
 // NodeFromPayload builds the node a create_node action describes (key may be empty).
 func NodeFromPayload(p CreateNodePayload) Node {
 	return Node{
 		Key: p.NodeKey, Type: p.TypeKey, Sheet: p.Sheet, Process: p.Process,
 		Handles: p.Handles, Data: p.Data, PosX: p.PosX, PosY: p.PosY,
 		Size: Size{Width: 200, Height: 100},
+	}
+}
+
+// EdgeFromPayload builds the edge a create_edge action describes (key may be empty).
+func EdgeFromPayload(p CreateEdgePayload) Edge {
+	return Edge{
+		Key: p.EdgeKey, Sheet: p.Sheet, Source: p.SourceKey, SourceHandle: p.SourceHandle,
+		Target: p.TargetKey, TargetHandle: p.TargetHandle, Label: p.Label,
 	}
 }

@@ -34,6 +34,9 @@ func defaultKey(string) string {
 // Copies are made lazily: a move or an update copies the node list only; the edge
 // list, the key maps and the adjacency lists are copied or rebuilt only when nodes or
 // edges are added or removed.
+//
+// Its exported methods make it a datasource.Changes, so ApplyAction runs a whole
+// action, batch included, on one working copy.
 type txn struct {
 	s       *Store
 	graph   datasource.Graph
@@ -124,7 +127,7 @@ func (s *Store) CreateNode(ctx context.Context, graphKey string, n datasource.No
 	var created datasource.Node
 	err := s.mutate(ctx, graphKey, func(tx *txn) error {
 		var err error
-		created, err = tx.createNode(n)
+		created, err = tx.CreateNode(n)
 		return err
 	})
 	return created, err
@@ -138,7 +141,7 @@ func (s *Store) UpdateNode(ctx context.Context, graphKey, nodeKey string, change
 	var updated datasource.Node
 	err := s.mutate(ctx, graphKey, func(tx *txn) error {
 		var err error
-		updated, err = tx.updateNode(nodeKey, changes)
+		updated, err = tx.UpdateNode(nodeKey, changes)
 		return err
 	})
 	return updated, err
@@ -146,7 +149,7 @@ func (s *Store) UpdateNode(ctx context.Context, graphKey, nodeKey string, change
 
 // MoveNode sets a node's position on the canvas.
 func (s *Store) MoveNode(ctx context.Context, graphKey, nodeKey string, posX, posY float64) error {
-	return s.mutate(ctx, graphKey, func(tx *txn) error { return tx.moveNode(nodeKey, posX, posY) })
+	return s.mutate(ctx, graphKey, func(tx *txn) error { return tx.MoveNode(nodeKey, posX, posY) })
 }
 
 // DeleteNode removes a node and the edges attached to it, and returns those edges.
@@ -154,7 +157,7 @@ func (s *Store) DeleteNode(ctx context.Context, graphKey, nodeKey string) ([]dat
 	var removed []datasource.Edge
 	err := s.mutate(ctx, graphKey, func(tx *txn) error {
 		var err error
-		removed, err = tx.deleteNode(nodeKey)
+		removed, err = tx.DeleteNode(nodeKey)
 		return err
 	})
 	return removed, err
@@ -167,7 +170,7 @@ func (s *Store) CreateEdge(ctx context.Context, graphKey string, e datasource.Ed
 	var created datasource.Edge
 	err := s.mutate(ctx, graphKey, func(tx *txn) error {
 		var err error
-		created, err = tx.createEdge(e)
+		created, err = tx.CreateEdge(e)
 		return err
 	})
 	return created, err
@@ -175,83 +178,18 @@ func (s *Store) CreateEdge(ctx context.Context, graphKey string, e datasource.Ed
 
 // DeleteEdge removes one edge.
 func (s *Store) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error {
-	return s.mutate(ctx, graphKey, func(tx *txn) error { return tx.deleteEdge(edgeKey) })
+	return s.mutate(ctx, graphKey, func(tx *txn) error { return tx.DeleteEdge(edgeKey) })
 }
 
 // ApplyAction applies a whole proposed action, batch included, as one change: either
 // every step is applied and published together, or none is.
 func (s *Store) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (datasource.ApplyResult, error) {
 	res := datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: []string{}, Edges: []string{}}, Note: s.applyNote}
-	err := s.mutate(ctx, graphKey, func(tx *txn) error { return tx.apply(a, &res, 0) })
+	err := s.mutate(ctx, graphKey, func(tx *txn) error { return datasource.ApplyChanges(tx, a, &res) })
 	if err != nil {
 		return datasource.ApplyResult{}, err
 	}
 	return res, nil
-}
-
-const maxBatchDepth = 8
-
-func (tx *txn) apply(a datasource.Action, res *datasource.ApplyResult, depth int) error {
-	missing := fmt.Errorf("action %s has no payload", a.Type)
-	switch a.Type {
-	case datasource.CreateNodeAction:
-		if a.CreateNode == nil {
-			return missing
-		}
-		n, err := tx.createNode(datasource.NodeFromPayload(*a.CreateNode))
-		if err != nil {
-			return err
-		}
-		res.Created.Nodes = append(res.Created.Nodes, n.Key)
-	case datasource.UpdateNodeAction:
-		if a.UpdateNode == nil {
-			return missing
-		}
-		_, err := tx.updateNode(a.UpdateNode.NodeKey, a.UpdateNode.Changes)
-		return err
-	case datasource.MoveNodeAction:
-		if a.MoveNode == nil {
-			return missing
-		}
-		return tx.moveNode(a.MoveNode.NodeKey, a.MoveNode.PosX, a.MoveNode.PosY)
-	case datasource.DeleteNodeAction:
-		if a.DeleteNode == nil {
-			return missing
-		}
-		_, err := tx.deleteNode(a.DeleteNode.NodeKey)
-		return err
-	case datasource.CreateEdgeAction:
-		p := a.CreateEdge
-		if p == nil {
-			return missing
-		}
-		e, err := tx.createEdge(datasource.Edge{Key: p.EdgeKey, Sheet: p.Sheet, Source: p.SourceKey,
-			SourceHandle: p.SourceHandle, Target: p.TargetKey, TargetHandle: p.TargetHandle, Label: p.Label})
-		if err != nil {
-			return err
-		}
-		res.Created.Edges = append(res.Created.Edges, e.Key)
-	case datasource.DeleteEdgeAction:
-		if a.DeleteEdge == nil {
-			return missing
-		}
-		return tx.deleteEdge(a.DeleteEdge.EdgeKey)
-	case datasource.BatchAction:
-		if a.Batch == nil {
-			return missing
-		}
-		if depth >= maxBatchDepth {
-			return fmt.Errorf("batches nested more than %d deep", maxBatchDepth)
-		}
-		for i, sub := range a.Batch.Actions {
-			if err := tx.apply(sub, res, depth+1); err != nil {
-				return fmt.Errorf("batch step %d (%s): %w", i+1, sub.Type, err)
-			}
-		}
-	default:
-		return fmt.Errorf("unknown action type %q", a.Type)
-	}
-	return nil
 }
 
 func (tx *txn) node(key string) (int32, error) {
@@ -390,7 +328,7 @@ func checkHandles(h map[string]datasource.HandleGroup) (map[string]datasource.Ha
 	return out, nil
 }
 
-func (tx *txn) createNode(n datasource.Node) (datasource.Node, error) {
+func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 	if n.Key == "" {
 		k, err := tx.generateKey("node")
 		if err != nil {
@@ -446,7 +384,7 @@ func checkPosition(x, y float64) error {
 	return nil
 }
 
-func (tx *txn) moveNode(key string, x, y float64) error {
+func (tx *txn) MoveNode(key string, x, y float64) error {
 	i, err := tx.node(key)
 	if err != nil {
 		return err
@@ -459,8 +397,8 @@ func (tx *txn) moveNode(key string, x, y float64) error {
 	return nil
 }
 
-// deleteNode removes the node and its edges; the index maps are rebuilt.
-func (tx *txn) deleteNode(key string) ([]datasource.Edge, error) {
+// DeleteNode removes the node and its edges; the index maps are rebuilt.
+func (tx *txn) DeleteNode(key string) ([]datasource.Edge, error) {
 	i, err := tx.node(key)
 	if err != nil {
 		return nil, err
@@ -494,7 +432,7 @@ func (tx *txn) reindex() {
 	}
 }
 
-func (tx *txn) deleteEdge(key string) error {
+func (tx *txn) DeleteEdge(key string) error {
 	i, ok := tx.edgeIdx[key]
 	if !ok {
 		return &datasource.NotFoundError{Kind: "edge", Key: key}
@@ -566,7 +504,7 @@ func resolveHandle(n datasource.Node, id, typ, end string) (string, error) {
 	return "", fmt.Errorf("%s handle %q does not exist on node %q; its %s points (type %q) are: %s", end, id, n.Key, kind, typ, list)
 }
 
-func (tx *txn) createEdge(e datasource.Edge) (datasource.Edge, error) {
+func (tx *txn) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
 	si, err := tx.node(e.Source)
 	if err != nil {
 		return datasource.Edge{}, fmt.Errorf("source: %w", err)
@@ -628,7 +566,7 @@ func (tx *txn) createEdge(e datasource.Edge) (datasource.Edge, error) {
 // updatePaths lists the accepted UpdateNode paths, for the error message.
 const updatePaths = "process, type, data, data.<path>, handles, sheet, posX, posY, size, size.width, size.height"
 
-func (tx *txn) updateNode(key string, changes map[string]any) (datasource.Node, error) {
+func (tx *txn) UpdateNode(key string, changes map[string]any) (datasource.Node, error) {
 	i, err := tx.node(key)
 	if err != nil {
 		return datasource.Node{}, err
