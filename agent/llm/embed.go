@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -50,18 +49,7 @@ func NewEmbedder(o EmbedderOptions) Embedder {
 	if hc == nil {
 		hc = NewHTTPClient(0)
 	}
-	if o.Retry.MaxAttempts <= 0 {
-		o.Retry.MaxAttempts = 3
-	}
-	if o.Retry.BaseDelay <= 0 {
-		o.Retry.BaseDelay = time.Second
-	}
-	if o.Retry.MaxDelay <= 0 {
-		o.Retry.MaxDelay = 20 * time.Second
-	}
-	if o.Retry.Sleep == nil {
-		o.Retry.Sleep = sleep
-	}
+	o.Retry = o.Retry.withDefaults()
 	return &embedder{o: o, client: openai.NewClient(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, hc)...),
 		who: who{provider: o.ProviderName, model: o.Model, keyHint: o.KeyHint, baseURL: o.BaseURL, key: o.APIKey}}
 }
@@ -82,27 +70,19 @@ func (e *embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	return out, nil
 }
 
+// batch embeds one batch, retrying its transient failures: nothing was shown to
+// anyone, so every failure may be retried.
 func (e *embedder) batch(ctx context.Context, texts []string) ([][]float32, error) {
-	for attempt := 1; ; attempt++ {
-		vecs, err := e.once(ctx, texts)
-		if err == nil {
-			return vecs, nil
-		}
-		ce, _ := convo.AsError(err)
-		if ce == nil || !ce.Retryable || attempt >= e.o.Retry.MaxAttempts || ctx.Err() != nil {
-			return nil, err
-		}
-		delay := backoff(attempt, e.o.Retry.BaseDelay, e.o.Retry.MaxDelay)
-		if ce.RetryAfter > 0 {
-			delay = min(ce.RetryAfter, MaxRetryAfter)
-		}
-		if e.o.Retry.OnRetry != nil {
-			e.o.Retry.OnRetry(attempt, delay, ce)
-		}
-		if serr := e.o.Retry.Sleep(ctx, delay); serr != nil {
-			return nil, &convo.Error{Code: convo.CodeInterrupted, Message: "stopped while waiting to retry", Err: serr}
-		}
+	var vecs [][]float32
+	err := e.o.Retry.run(ctx, func() (bool, error) {
+		var err error
+		vecs, err = e.once(ctx, texts)
+		return true, err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return vecs, nil
 }
 
 func (e *embedder) once(ctx context.Context, texts []string) ([][]float32, error) {

@@ -3,7 +3,11 @@ package llm_test
 import (
 	"context"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/llm"
@@ -59,6 +63,57 @@ func TestEmbedderErrors(t *testing.T) {
 	_, err := e.Embed(context.Background(), []string{"x"})
 	if code(err) != convo.CodeInvalidRequest {
 		t.Errorf("404: %v", err)
+	}
+}
+
+// TestEmbedderRetry: a transient failure of a batch is retried (Retry-After honoured),
+// a permanent one is not.
+func TestEmbedderRetry(t *testing.T) {
+	t.Parallel()
+	fake := llmtest.New(llmtest.Script{})
+	var mu sync.Mutex
+	statuses := []int{503, 429, 401}
+	calls := 0
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls++
+		st := 0
+		if len(statuses) > 0 {
+			st, statuses = statuses[0], statuses[1:]
+		}
+		mu.Unlock()
+		switch st {
+		case 0:
+			fake.Handler().ServeHTTP(w, r)
+		case 429:
+			w.Header().Set("Retry-After", "3")
+			fallthrough
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(st)
+			_, _ = w.Write([]byte(`{"error":{"message":"try later","type":"server_error"}}`))
+		}
+	}))
+	t.Cleanup(hs.Close)
+	fs := &fakeSleep{}
+	e := llm.NewEmbedder(llm.EmbedderOptions{BaseURL: hs.URL + "/v1", Model: "m", Retry: llm.RetryOptions{Sleep: fs.sleep}})
+	vecs, err := e.Embed(context.Background(), []string{"a", "b"})
+	if code(err) != convo.CodeAuth || len(vecs) != 0 {
+		t.Fatalf("503, 429 then 401: want auth_error after two retries, got %v (%d vectors)", err, len(vecs))
+	}
+	mu.Lock()
+	if calls != 3 || len(fs.waits) != 2 || fs.waits[1] != 3*time.Second {
+		t.Errorf("%d calls, waits %v", calls, fs.waits)
+	}
+	statuses = []int{500}
+	mu.Unlock()
+	if vecs, err := e.Embed(context.Background(), []string{"a", "b"}); err != nil || len(vecs) != 2 {
+		t.Errorf("500 then ok: %v, %d vectors", err, len(vecs))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 5 {
+		t.Errorf("%d calls, want 5", calls)
 	}
 }
 

@@ -24,19 +24,7 @@ type RetryOptions struct {
 // while no delta of the attempt has reached onDelta: once a token was shown, a
 // retry would repeat it, so the error goes back to the user instead.
 func WithRetry(p Provider, o RetryOptions) Provider {
-	if o.MaxAttempts <= 0 {
-		o.MaxAttempts = 3
-	}
-	if o.BaseDelay <= 0 {
-		o.BaseDelay = time.Second
-	}
-	if o.MaxDelay <= 0 {
-		o.MaxDelay = 20 * time.Second
-	}
-	if o.Sleep == nil {
-		o.Sleep = sleep
-	}
-	return &retrying{p: p, o: o}
+	return &retrying{p: p, o: o.withDefaults()}
 }
 
 type retrying struct {
@@ -51,30 +39,60 @@ func (r *retrying) Model() string { return r.p.Model() }
 func (r *retrying) Unwrap() Provider { return r.p }
 
 func (r *retrying) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Reply, error) {
-	for attempt := 1; ; attempt++ {
+	var reply Reply
+	err := r.o.run(ctx, func() (bool, error) {
 		shown := false
-		reply, err := r.p.Stream(ctx, req, func(d Delta) {
+		var err error
+		reply, err = r.p.Stream(ctx, req, func(d Delta) {
 			shown = true
 			if onDelta != nil {
 				onDelta(d)
 			}
 		})
+		return !shown, err
+	})
+	return reply, err
+}
+
+// withDefaults fills the zero fields with the defaults in brackets.
+func (o RetryOptions) withDefaults() RetryOptions {
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 3
+	}
+	if o.BaseDelay <= 0 {
+		o.BaseDelay = time.Second
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = 20 * time.Second
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+	return o
+}
+
+// run calls attempt until it succeeds, fails for good, or the attempts run out.
+// attempt also says whether its failure may be retried at all: a stream that
+// already showed a token may not, whatever the error.
+func (o RetryOptions) run(ctx context.Context, attempt func() (mayRetry bool, err error)) error {
+	for n := 1; ; n++ {
+		mayRetry, err := attempt()
 		if err == nil {
-			return reply, nil
+			return nil
 		}
 		ce, ok := convo.AsError(err)
-		if !ok || !ce.Retryable || shown || attempt >= r.o.MaxAttempts || ctx.Err() != nil {
-			return reply, err
+		if !ok || !ce.Retryable || !mayRetry || n >= o.MaxAttempts || ctx.Err() != nil {
+			return err
 		}
-		delay := backoff(attempt, r.o.BaseDelay, r.o.MaxDelay)
+		delay := backoff(n, o.BaseDelay, o.MaxDelay)
 		if ce.RetryAfter > 0 {
 			delay = min(ce.RetryAfter, MaxRetryAfter)
 		}
-		if r.o.OnRetry != nil {
-			r.o.OnRetry(attempt, delay, ce)
+		if o.OnRetry != nil {
+			o.OnRetry(n, delay, ce)
 		}
-		if serr := r.o.Sleep(ctx, delay); serr != nil {
-			return reply, &convo.Error{Code: convo.CodeInterrupted, Message: "stopped while waiting to retry", Err: serr}
+		if serr := o.Sleep(ctx, delay); serr != nil {
+			return &convo.Error{Code: convo.CodeInterrupted, Message: "stopped while waiting to retry", Err: serr}
 		}
 	}
 }
