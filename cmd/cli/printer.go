@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/mdstream"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -88,10 +89,12 @@ func (p *printer) token(s string) {
 	}
 	if p.md != nil {
 		p.pending.WriteString(s)
-		if block, rest, ok := splitStableMarkdown(p.pending.String()); ok {
-			p.renderMarkdown(block)
+		// Render the blocks that are done; keep the unfinished one for later.
+		pending := p.pending.String()
+		if cut := mdstream.StablePrefix(pending); cut > 0 {
+			p.renderMarkdown(pending[:cut])
 			p.pending.Reset()
-			p.pending.WriteString(rest)
+			p.pending.WriteString(pending[cut:])
 		}
 		return
 	}
@@ -186,32 +189,6 @@ func truncateRunes(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
-}
-
-// splitStableMarkdown cuts text after its last blank line outside a code fence: the
-// part before can be rendered for good, the rest may still change.
-func splitStableMarkdown(s string) (stable, rest string, ok bool) {
-	inFence := false
-	cut := -1
-	pos := 0
-	for _, line := range strings.SplitAfter(s, "\n") {
-		pos += len(line)
-		if !strings.HasSuffix(line, "\n") {
-			break // unfinished last line
-		}
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			inFence = !inFence
-			continue
-		}
-		if t == "" && !inFence {
-			cut = pos
-		}
-	}
-	if cut <= 0 {
-		return "", s, false
-	}
-	return s[:cut], s[cut:], true
 }
 
 // describeAction is a one-line, human summary of a proposed action.

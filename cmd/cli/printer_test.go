@@ -121,21 +121,3 @@ func TestPrinterMarkdown(t *testing.T) {
 		}
 	}
 }
-
-func TestSplitStableMarkdown(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		in, stable string
-	}{
-		{"para one\n\npara two", "para one\n\n"},
-		{"no blank line yet", ""},
-		{"```\ncode\n\nmore\n", ""}, // a blank line inside a fence is not a boundary
-		{"```\ncode\n```\n\nafter", "```\ncode\n```\n\n"},
-	}
-	for _, tt := range tests {
-		stable, rest, ok := splitStableMarkdown(tt.in)
-		if stable != tt.stable || ok != (tt.stable != "") || stable+rest != tt.in {
-			t.Errorf("%q: stable %q rest %q ok %v", tt.in, stable, rest, ok)
-		}
-	}
-}
