@@ -113,6 +113,10 @@ func (x *Executor) Run(ctx context.Context, name, argsJSON string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	x, err = x.pinned(ctx, name)
+	if err != nil {
+		return "", err
+	}
 	var v any
 	switch name {
 	case ReadGraphOverview:
@@ -134,6 +138,26 @@ func (x *Executor) Run(ctx context.Context, name, argsJSON string) (string, erro
 		return "", err
 	}
 	return toon.Encode(v, toon.Options{}), nil
+}
+
+// viewer is a source whose every read fetches the whole graph (the server source);
+// View fetches it once and answers from that snapshot.
+type viewer interface {
+	View(ctx context.Context, graphKey string) (datasource.Source, error)
+}
+
+// pinned is the executor one call runs on: over a viewer's View, so the call's
+// several reads (node, edges, type names, sheet names) cost one fetch and agree.
+func (x *Executor) pinned(ctx context.Context, tool string) (*Executor, error) {
+	v, ok := x.src.(viewer)
+	if !ok {
+		return x, nil
+	}
+	src, err := v.View(ctx, x.graphKey)
+	if err != nil {
+		return nil, x.srcErr(tool, "reading", err)
+	}
+	return &Executor{src: src, graphKey: x.graphKey, specs: x.specs}, nil
 }
 
 func (x *Executor) names() string {

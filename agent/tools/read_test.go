@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/server"
 )
 
 func TestReadToolDefs(t *testing.T) {
@@ -259,5 +260,46 @@ func TestListsAreBounded(t *testing.T) {
 		if !strings.Contains(res, "truncated:") || strings.Count(res, "\n  ") > MaxListNodes+MaxListEdges {
 			t.Errorf("%s not bounded:\n%.300s", c[0], res)
 		}
+	}
+}
+
+// viewSource is a source whose own reads all fail: every read of a tool call must go
+// through the one View it hands out.
+type viewSource struct {
+	datasource.Source
+	view  datasource.Source
+	err   error
+	views int
+}
+
+func (v *viewSource) View(context.Context, string) (datasource.Source, error) {
+	v.views++
+	return v.view, v.err
+}
+
+// The server source is the viewer the executor is written for: if its View changed
+// shape, tool calls would silently go back to one fetch per read.
+var _ viewer = (*server.Source)(nil)
+
+func TestRunReadsThroughOneView(t *testing.T) {
+	t.Parallel()
+	failing := &fakeSource{snap: datasource.Snapshot{Graph: datasource.Graph{Key: "other"}}} // every read of "demo": not found
+	for _, tc := range []struct{ tool, args string }{
+		{ReadGraphOverview, `{}`}, {SearchNodes, `{"query":"fetch"}`}, {ExploreNeighborhood, `{"nodeKey":"fetch-api"}`},
+		{ReadNodeDetail, `{"nodeKey":"fetch-api"}`}, {ListNodeEdges, `{"nodeKey":"fetch-api"}`},
+	} {
+		src := &viewSource{Source: failing, view: loadFakeDemo(t)}
+		if _, err := NewExecutor(src, "demo").Run(context.Background(), tc.tool, tc.args); err != nil {
+			t.Errorf("%s: %v", tc.tool, err)
+		}
+		if src.views != 1 {
+			t.Errorf("%s: %d views, want 1 per call", tc.tool, src.views)
+		}
+	}
+	src := &viewSource{Source: failing, err: &datasource.NotFoundError{Kind: "graph", Key: "demo"}}
+	_, err := NewExecutor(src, "demo").Run(context.Background(), ReadNodeDetail, `{"nodeKey":"fetch-api"}`)
+	var te *Error
+	if !errors.Is(err, datasource.ErrNotFound) || errors.As(err, &te) {
+		t.Errorf("view failure = %v, want the source's error, wrapped", err)
 	}
 }

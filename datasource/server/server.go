@@ -5,7 +5,8 @@
 //
 // Each read fetches one snapshot (GET /api/ai/memory/{graphKey}) and answers from it
 // in memory; nothing is cached between calls, so every call sees the editor's current
-// state. Approved proposals go to POST /api/ai/memory/{graphKey}/apply.
+// state (View pins one snapshot for a caller that reads several times). Approved
+// proposals go to POST /api/ai/memory/{graphKey}/apply.
 package server
 
 import (
@@ -325,9 +326,12 @@ func assemble(graphKey string, ans memoryAnswer) datasource.Snapshot {
 	return snap
 }
 
-// live returns an in-memory view of the graph's snapshot, or the fallback when the
-// server does not hold the graph (nil fallback: not found).
-func (s *Source) live(ctx context.Context, graphKey string) (datasource.Source, error) {
+// View reads the graph once and returns a source that answers from that one
+// snapshot, or the fallback when the server does not hold the graph (nil fallback:
+// not found). Every read of Source fetches the whole graph; a caller that reads
+// several times for one answer (a tool call: the node, its edges, the type names)
+// takes a View, so the answer costs one request and comes from one state.
+func (s *Source) View(ctx context.Context, graphKey string) (datasource.Source, error) {
 	snap, err := s.fetch(ctx, graphKey)
 	if errors.Is(err, errNotInMemory) {
 		if s.fallback == nil {
@@ -360,7 +364,7 @@ func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snap
 
 // Graph returns the graph's metadata.
 func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return datasource.Graph{}, err
 	}
@@ -369,7 +373,7 @@ func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, 
 
 // Nodes lists nodes, of one sheet when sheet is not empty.
 func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
@@ -378,7 +382,7 @@ func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasourc
 
 // Edges lists edges (each once), of one sheet when sheet is not empty.
 func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +391,7 @@ func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasourc
 
 // Node returns one node.
 func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return datasource.Node{}, err
 	}
@@ -396,7 +400,7 @@ func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource
 
 // Configs lists the custom node types the server sent with the graph.
 func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
@@ -405,7 +409,7 @@ func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.Nod
 
 // Search ranks nodes by text over the live graph (the fallback may use the embedding).
 func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, queryEmbedding []float32) ([]datasource.ScoredNode, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
@@ -414,7 +418,7 @@ func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, 
 
 // Neighborhood walks the live graph breadth first.
 func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, depth int, dir datasource.Direction) (datasource.Neighborhood, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return datasource.Neighborhood{}, err
 	}
@@ -425,7 +429,7 @@ func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, dep
 // fallback's side. A fallback that cannot rank by vectors gives an error, and the
 // retriever uses text ranking.
 func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbedding []float32, limit int) ([]datasource.ScoredNode, error) {
-	src, err := s.live(ctx, graphKey)
+	src, err := s.View(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}

@@ -312,3 +312,42 @@ func TestEndpointEscapesKeys(t *testing.T) {
 		t.Errorf("Describe = %s", d)
 	}
 }
+
+// TestViewReadsOnce: a View answers several reads from one GET; a graph the server
+// does not hold is the fallback's.
+func TestViewReadsOnce(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{}
+	s := newTestSource(t, f, fallbackStore(t), token, 0)
+	ctx := ctxT(t)
+	v, err := s.View(ctx, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := v.Node(ctx, "live", "shape"); err != nil || n.Process != "reshape rows" {
+		t.Errorf("node = %+v, %v", n, err)
+	}
+	if edges, err := v.Edges(ctx, "live", ""); err != nil || len(edges) != 2 {
+		t.Errorf("edges = %+v, %v", edges, err)
+	}
+	if g, err := v.Graph(ctx, "live"); err != nil || g.Name != "Live" {
+		t.Errorf("graph = %+v, %v", g, err)
+	}
+	f.mu.Lock()
+	gets := f.gets
+	f.mu.Unlock()
+	if gets != 1 {
+		t.Errorf("%d GETs for one view, want 1", gets)
+	}
+	fb, err := s.View(ctx, "stored")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err := fb.Graph(ctx, "stored"); err != nil || g.Name != "Stored" {
+		t.Errorf("fallback view graph = %+v, %v", g, err)
+	}
+	none := newTestSource(t, &fakeServer{}, nil, token, 0)
+	if _, err := none.View(ctx, "stored"); !errors.Is(err, datasource.ErrNotFound) {
+		t.Errorf("no fallback: %v, want not found", err)
+	}
+}
