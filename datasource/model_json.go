@@ -270,10 +270,12 @@ func nonNil[T any](s []T) []T {
 // Reading
 
 // objectReader hands out the members of one JSON object; what is left once the known
-// fields are taken becomes Extra.
+// fields are taken becomes Extra. Like objectWriter it keeps the first error and
+// ignores later calls, so a type's UnmarshalJSON is a plain list of its fields.
 type objectReader struct {
 	data    []byte
 	members map[string]json.RawMessage
+	err     error
 }
 
 // readObject splits data into members. ok is false for a JSON null (a no-op, as
@@ -307,86 +309,101 @@ func (r *objectReader) take(key string) (json.RawMessage, bool) {
 	return raw, ok
 }
 
-// field decodes member key into dst with encoding/json (dst must be a plain type).
-func (r *objectReader) field(key string, dst any) error {
+// custom decodes member key with fn, which reports errors relative to raw. The other
+// readers are built on it.
+func (r *objectReader) custom(key string, fn func(raw []byte) error) {
+	if r.err != nil {
+		return
+	}
 	raw, ok := r.take(key)
 	if !ok {
-		return nil
+		return
 	}
-	if isNull(raw) {
-		return nil
+	if err := fn(raw); err != nil {
+		r.err = r.wrap(key, raw, err)
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return r.wrap(key, raw, err)
-	}
-	return nil
+}
+
+// field decodes member key into dst with encoding/json (dst must be a plain type).
+func (r *objectReader) field(key string, dst any) {
+	r.custom(key, func(raw []byte) error {
+		if isNull(raw) {
+			return nil
+		}
+		return json.Unmarshal(raw, dst)
+	})
 }
 
 // text decodes member key as a string, accepting a number as its literal text
 // (handle ids and sheet ids are sometimes written as 0 rather than "0").
-func (r *objectReader) text(key string, dst *string) error {
-	raw, ok := r.members[key]
-	if ok {
+func (r *objectReader) text(key string, dst *string) {
+	r.custom(key, func(raw []byte) error {
 		t := bytes.TrimSpace(raw)
 		if len(t) > 0 && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')) {
-			delete(r.members, key)
 			*dst = string(t)
 			return nil
 		}
-	}
-	return r.field(key, dst)
+		if isNull(raw) {
+			return nil
+		}
+		return json.Unmarshal(raw, dst)
+	})
 }
 
 // free decodes member key as free JSON, numbers as json.Number.
-func (r *objectReader) free(key string, dst *any) error {
-	raw, ok := r.take(key)
-	if !ok {
-		return nil
-	}
-	v, err := decodeFree(raw)
-	if err != nil {
-		return r.wrap(key, raw, err)
-	}
-	*dst = v
-	return nil
+func (r *objectReader) free(key string, dst *any) {
+	r.custom(key, func(raw []byte) (err error) {
+		*dst, err = decodeFree(raw)
+		return err
+	})
 }
 
 // freeMap decodes member key as a free JSON object.
-func (r *objectReader) freeMap(key string, dst *map[string]any) error {
-	raw, ok := r.take(key)
-	if !ok || isNull(raw) {
+func (r *objectReader) freeMap(key string, dst *map[string]any) {
+	r.custom(key, func(raw []byte) error {
+		if isNull(raw) {
+			return nil
+		}
+		v, err := decodeFree(raw)
+		if err != nil {
+			return err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return &DecodeError{Msg: "expected object, got " + jsonKindOf(raw)}
+		}
+		*dst = m
 		return nil
-	}
-	v, err := decodeFree(raw)
-	if err != nil {
-		return r.wrap(key, raw, err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return r.wrap(key, raw, &DecodeError{Msg: "expected object, got " + jsonKindOf(raw)})
-	}
-	*dst = m
-	return nil
+	})
 }
 
-// custom decodes member key with fn, which reports errors relative to raw.
-func (r *objectReader) custom(key string, fn func(raw []byte) error) error {
-	raw, ok := r.take(key)
-	if !ok {
-		return nil
-	}
-	if err := fn(raw); err != nil {
-		return r.wrap(key, raw, err)
-	}
-	return nil
+// list decodes member key as an array of T, appending to dst.
+func list[T any, PT interface {
+	*T
+	json.Unmarshaler
+}](r *objectReader, key string, dst *[]T) {
+	r.custom(key, func(raw []byte) error {
+		return eachElement(raw, func(_ int, elem []byte) error {
+			var v T
+			if err := PT(&v).UnmarshalJSON(elem); err != nil {
+				return err
+			}
+			*dst = append(*dst, v)
+			return nil
+		})
+	})
 }
 
-// rest returns the unknown members (nil when there are none).
-func (r *objectReader) rest() map[string]json.RawMessage {
-	if len(r.members) == 0 {
-		return nil
+// finish returns the first error, or stores the unknown members in extra (nil when
+// there are none).
+func (r *objectReader) finish(extra *map[string]json.RawMessage) error {
+	if r.err != nil {
+		return r.err
 	}
-	return r.members
+	if len(r.members) > 0 {
+		*extra = r.members
+	}
+	return nil
 }
 
 // wrap turns err, met while decoding member key, into a *DecodeError located in r.data.
@@ -655,81 +672,62 @@ func (g *Graph) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	var out Graph
-	for _, step := range []error{
-		r.field("_key", &out.Key),
-		r.field("name", &out.Name),
-		r.field("description", &out.Description),
-		r.field("workspace", &out.Workspace),
-		r.custom("sheets", func(raw []byte) error {
-			if isNull(raw) {
-				return nil
-			}
-			out.Sheets = map[string]string{}
-			return eachMember(raw, func(id string, val []byte) error {
-				var name string
-				if err := json.Unmarshal(val, &name); err != nil {
-					return err
-				}
-				out.Sheets[id] = name
-				return nil
-			})
-		}),
-		r.freeMap("metadata", &out.Metadata),
-	} {
-		if step != nil {
-			return step
+	r.field("_key", &out.Key)
+	r.field("name", &out.Name)
+	r.field("description", &out.Description)
+	r.field("workspace", &out.Workspace)
+	r.custom("sheets", func(raw []byte) error {
+		if isNull(raw) {
+			return nil
 		}
+		out.Sheets = map[string]string{}
+		return eachMember(raw, func(id string, val []byte) error {
+			var name string
+			if err := json.Unmarshal(val, &name); err != nil {
+				return err
+			}
+			out.Sheets[id] = name
+			return nil
+		})
+	})
+	r.freeMap("metadata", &out.Metadata)
+	if err := r.finish(&out.Extra); err != nil {
+		return err
 	}
-	out.Extra = r.rest()
 	*g = out
 	return nil
 }
 
-// UnmarshalJSON reads the known fields and keeps the others in Extra.
+// UnmarshalJSON reads the known fields and keeps the others in Extra. A point id
+// given as a number (0) is read as its text ("0").
 func (p *HandlePoint) UnmarshalJSON(data []byte) error {
 	r, ok, err := readObject(data)
 	if err != nil || !ok {
 		return err
 	}
 	var out HandlePoint
-	for _, step := range []error{
-		r.text("id", &out.ID),
-		r.field("type", &out.Type),
-		r.field("accept", &out.Accept),
-	} {
-		if step != nil {
-			return step
-		}
+	r.text("id", &out.ID)
+	r.field("type", &out.Type)
+	r.field("accept", &out.Accept)
+	if err := r.finish(&out.Extra); err != nil {
+		return err
 	}
-	out.Extra = r.rest()
 	*p = out
 	return nil
 }
 
-// UnmarshalJSON reads the known fields and keeps the others in Extra. A point id
-// given as a number (0) is read as its text ("0").
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
 func (h *HandleGroup) UnmarshalJSON(data []byte) error {
 	r, ok, err := readObject(data)
 	if err != nil || !ok {
 		return err
 	}
 	var out HandleGroup
-	if err := r.field("position", &out.Position); err != nil {
+	r.field("position", &out.Position)
+	list(r, "point", &out.Point)
+	if err := r.finish(&out.Extra); err != nil {
 		return err
 	}
-	if err := r.custom("point", func(raw []byte) error {
-		return eachElement(raw, func(_ int, elem []byte) error {
-			var p HandlePoint
-			if err := p.UnmarshalJSON(elem); err != nil {
-				return err
-			}
-			out.Point = append(out.Point, p)
-			return nil
-		})
-	}); err != nil {
-		return err
-	}
-	out.Extra = r.rest()
 	*h = out
 	return nil
 }
@@ -742,28 +740,22 @@ func (n *Node) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	var out Node
-	for _, step := range []func() error{
-		func() error { return r.field("_key", &out.Key) },
-		func() error { return r.field("type", &out.Type) },
-		func() error { return r.text("sheet", &out.Sheet) },
-		func() error { return r.field("process", &out.Process) },
-		func() error {
-			return r.custom("handles", func(raw []byte) (err error) {
-				out.Handles, err = decodeHandles(raw)
-				return err
-			})
-		},
-		func() error { return r.free("data", &out.Data) },
-		func() error { return r.field("posX", &out.PosX) },
-		func() error { return r.field("posY", &out.PosY) },
-		func() error { return r.field("size", &out.Size) },
-		func() error { return r.field("embedding", &out.Embedding) },
-	} {
-		if err := step(); err != nil {
-			return err
-		}
+	r.field("_key", &out.Key)
+	r.field("type", &out.Type)
+	r.text("sheet", &out.Sheet)
+	r.field("process", &out.Process)
+	r.custom("handles", func(raw []byte) (err error) {
+		out.Handles, err = decodeHandles(raw)
+		return err
+	})
+	r.free("data", &out.Data)
+	r.field("posX", &out.PosX)
+	r.field("posY", &out.PosY)
+	r.field("size", &out.Size)
+	r.field("embedding", &out.Embedding)
+	if err := r.finish(&out.Extra); err != nil {
+		return err
 	}
-	out.Extra = r.rest()
 	*n = out
 	return nil
 }
@@ -775,20 +767,16 @@ func (e *Edge) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	var out Edge
-	for _, step := range []error{
-		r.field("_key", &out.Key),
-		r.text("sheet", &out.Sheet),
-		r.field("source", &out.Source),
-		r.text("sourceHandle", &out.SourceHandle),
-		r.field("target", &out.Target),
-		r.text("targetHandle", &out.TargetHandle),
-		r.field("label", &out.Label),
-	} {
-		if step != nil {
-			return step
-		}
+	r.field("_key", &out.Key)
+	r.text("sheet", &out.Sheet)
+	r.field("source", &out.Source)
+	r.text("sourceHandle", &out.SourceHandle)
+	r.field("target", &out.Target)
+	r.text("targetHandle", &out.TargetHandle)
+	r.field("label", &out.Label)
+	if err := r.finish(&out.Extra); err != nil {
+		return err
 	}
-	out.Extra = r.rest()
 	*e = out
 	return nil
 }
@@ -800,25 +788,19 @@ func (c *NodeConfig) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	var out NodeConfig
-	for _, step := range []func() error{
-		func() error { return r.field("_key", &out.Key) },
-		func() error { return r.field("displayName", &out.DisplayName) },
-		func() error { return r.field("description", &out.Description) },
-		func() error { return r.field("category", &out.Category) },
-		func() error { return r.field("icon", &out.Icon) },
-		func() error {
-			return r.custom("handles", func(raw []byte) (err error) {
-				out.Handles, err = decodeHandles(raw)
-				return err
-			})
-		},
-		func() error { return r.field("workspace", &out.Workspace) },
-	} {
-		if err := step(); err != nil {
-			return err
-		}
+	r.field("_key", &out.Key)
+	r.field("displayName", &out.DisplayName)
+	r.field("description", &out.Description)
+	r.field("category", &out.Category)
+	r.field("icon", &out.Icon)
+	r.custom("handles", func(raw []byte) (err error) {
+		out.Handles, err = decodeHandles(raw)
+		return err
+	})
+	r.field("workspace", &out.Workspace)
+	if err := r.finish(&out.Extra); err != nil {
+		return err
 	}
-	out.Extra = r.rest()
 	*c = out
 	return nil
 }
@@ -834,57 +816,13 @@ func (d *Document) UnmarshalJSON(data []byte) error {
 		return &DecodeError{Msg: "expected object, got null"}
 	}
 	var out Document
-	steps := []func() error{
-		func() error {
-			raw, ok := r.members["graph"]
-			if !ok || isNull(raw) {
-				return nil
-			}
-			return r.custom("graph", func(raw []byte) error { return out.Graph.UnmarshalJSON(raw) })
-		},
-		func() error {
-			return r.custom("nodes", func(raw []byte) error {
-				return eachElement(raw, func(_ int, elem []byte) error {
-					var n Node
-					if err := n.UnmarshalJSON(elem); err != nil {
-						return err
-					}
-					out.Nodes = append(out.Nodes, n)
-					return nil
-				})
-			})
-		},
-		func() error {
-			return r.custom("edges", func(raw []byte) error {
-				return eachElement(raw, func(_ int, elem []byte) error {
-					var e Edge
-					if err := e.UnmarshalJSON(elem); err != nil {
-						return err
-					}
-					out.Edges = append(out.Edges, e)
-					return nil
-				})
-			})
-		},
-		func() error {
-			return r.custom("nodeConfigs", func(raw []byte) error {
-				return eachElement(raw, func(_ int, elem []byte) error {
-					var c NodeConfig
-					if err := c.UnmarshalJSON(elem); err != nil {
-						return err
-					}
-					out.NodeConfigs = append(out.NodeConfigs, c)
-					return nil
-				})
-			})
-		},
+	r.custom("graph", out.Graph.UnmarshalJSON)
+	list(r, "nodes", &out.Nodes)
+	list(r, "edges", &out.Edges)
+	list(r, "nodeConfigs", &out.NodeConfigs)
+	if err := r.finish(&out.Extra); err != nil {
+		return err
 	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return err
-		}
-	}
-	out.Extra = r.rest()
 	*d = out
 	return nil
 }
