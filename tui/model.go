@@ -525,22 +525,17 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 		m.st.state = "thinking"
 	case convo.EventToolStart:
 		m.closeAnswer(aDone)
-		e := m.tr.add(&badgeItem{lk: m.lk, call: ev.ToolCall})
+		e := m.tr.add(newBadge(m.lk, ev.ToolCall))
 		m.badges[ev.ToolCall.ID] = e
 		m.st.state = "running " + strip(ev.ToolCall.Name)
 	case convo.EventToolResult:
 		e := m.badges[ev.ToolCall.ID]
 		if e == nil {
 			m.closeAnswer(aDone)
-			e = m.tr.add(&badgeItem{lk: m.lk, call: ev.ToolCall})
+			e = m.tr.add(newBadge(m.lk, ev.ToolCall))
 			m.badges[ev.ToolCall.ID] = e
 		}
-		b := e.it.(*badgeItem)
-		b.result, b.errText, b.dur = ev.Result, ev.ToolErr, ev.Duration
-		b.state = bOK
-		if ev.ToolErr != "" {
-			b.state = bErr
-		}
+		e.it.(*badgeItem).finish(ev.Result, ev.ToolErr, ev.Duration)
 		delete(m.badges, ev.ToolCall.ID) // no longer spins
 		m.tr.touch(e)
 	case convo.EventProposal:
@@ -789,19 +784,18 @@ func (m *Model) loadHistory(msgs []convo.Message) {
 				m.tr.add(a)
 			}
 			for _, c := range msg.ToolCalls {
-				calls[c.ID] = m.tr.add(&badgeItem{lk: m.lk, call: c})
+				calls[c.ID] = m.tr.add(newBadge(m.lk, c))
 			}
 		case convo.Tool:
 			if e := calls[msg.ToolCallID]; e != nil {
-				b := e.it.(*badgeItem)
-				b.state, b.result = bOK, msg.Content
+				e.it.(*badgeItem).finish(msg.Content, "", 0)
 			}
 		}
 	}
 	// calls left without a result: a pending proposal, or an interrupted run
 	for _, e := range calls {
 		if b := e.it.(*badgeItem); b.state == bRunning {
-			b.state, b.errText = bErr, "no result (interrupted or awaiting a decision)"
+			b.finish("", "no result (interrupted or awaiting a decision)", 0)
 		}
 	}
 }

@@ -498,7 +498,9 @@ func TestControlSequencesStripped(t *testing.T) {
 		startQuestion(t, m, "q "+evil)
 		call := convo.ToolCall{ID: "c", Name: "read\x1b[2J", Arguments: `{"nodeKey":"` + strings.ReplaceAll(evil, "\x1b", `\u001b`) + `"}`}
 		feed(m, tok(evil+"\n\n"+evil), convo.Event{Type: convo.EventToolStart, ToolCall: call},
-			convo.Event{Type: convo.EventToolResult, ToolCall: call, Result: evil})
+			convo.Event{Type: convo.EventToolResult, ToolCall: call, Result: evil},
+			convo.Event{Type: convo.EventToolStart, ToolCall: convo.ToolCall{ID: "c2", Name: "search_nodes", Arguments: `{}`}},
+			convo.Event{Type: convo.EventToolResult, ToolCall: convo.ToolCall{ID: "c2", Name: "search_nodes"}, ToolErr: evil})
 		p := sampleProposal()
 		p.Action = datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{
 			NodeKey: "fetch-api", Changes: map[string]any{"process": "return 1;\n// " + evil}, Before: map[string]any{"process": evil}}}

@@ -317,17 +317,34 @@ const (
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 // badgeItem is one tool call: `● name args` with a spinner, then `✓ … 12 ms` or
-// `× …`; focused, it expands to its arguments and result.
+// `× …`; focused, it expands to its arguments and result. Everything it shows is
+// stripped and summarized once, when the call or its result arrives: a running
+// badge re-renders every frame for its spinner, and that must stay cheap.
 type badgeItem struct {
-	lk       *look
-	call     convo.ToolCall
-	state    badgeState
-	frame    int
-	dur      time.Duration
-	result   string
-	errText  string
-	focused  bool
-	maxLines int
+	lk      *look
+	name    string // the tool's name
+	args    string // the arguments as sent
+	summary string // `key=value …`, for the one-line head
+	state   badgeState
+	frame   int
+	dur     time.Duration
+	result  string
+	errText string
+	focused bool
+}
+
+func newBadge(lk *look, c convo.ToolCall) *badgeItem {
+	args := strip(c.Arguments)
+	return &badgeItem{lk: lk, name: strip(c.Name), args: args, summary: argSummary(args)}
+}
+
+// finish records the call's outcome; an empty errText means it succeeded.
+func (b *badgeItem) finish(result, errText string, d time.Duration) {
+	b.result, b.errText, b.dur = strip(result), strip(errText), d
+	b.state = bOK
+	if errText != "" {
+		b.state = bErr
+	}
 }
 
 // expandLines is how many lines of arguments or result an expanded badge shows.
@@ -335,16 +352,14 @@ const expandLines = 10
 
 func (b *badgeItem) Render(width int) string {
 	th := b.lk.th
-	name := strip(b.call.Name)
-	args := argSummary(b.call.Arguments)
 	var head string
 	switch b.state {
 	case bRunning:
-		head = th.badgeRun.Render("● "+name) + " " + th.badgeArg.Render(args) + " " + th.badgeRun.Render(spinnerFrames[b.frame%len(spinnerFrames)])
+		head = th.badgeRun.Render("● "+b.name) + " " + th.badgeArg.Render(b.summary) + " " + th.badgeRun.Render(spinnerFrames[b.frame%len(spinnerFrames)])
 	case bOK:
-		head = th.badgeOK.Render("✓ "+name) + " " + th.badgeArg.Render(args) + " " + th.dim.Render(fmtDur(b.dur))
+		head = th.badgeOK.Render("✓ "+b.name) + " " + th.badgeArg.Render(b.summary) + " " + th.dim.Render(fmtDur(b.dur))
 	case bErr:
-		head = th.badgeErr.Render("× "+name) + " " + th.badgeArg.Render(args) + " " + th.badgeErr.Render(firstLine(strip(b.errText)))
+		head = th.badgeErr.Render("× "+b.name) + " " + th.badgeArg.Render(b.summary) + " " + th.badgeErr.Render(firstLine(b.errText))
 	}
 	if b.focused {
 		head = th.focus.Render("▶ ") + head
@@ -358,7 +373,7 @@ func (b *badgeItem) Render(width int) string {
 	var out strings.Builder
 	out.WriteString(head)
 	out.WriteString("\n" + th.dim.Render("    arguments:") + "\n")
-	out.WriteString(clipLines(prettyJSON(strip(b.call.Arguments)), width-4, expandLines, th))
+	out.WriteString(clipLines(prettyJSON(b.args), width-4, expandLines, th))
 	res := b.result
 	label := "    result:"
 	if b.state == bErr {
@@ -366,7 +381,7 @@ func (b *badgeItem) Render(width int) string {
 	}
 	if b.state != bRunning {
 		out.WriteString("\n" + th.dim.Render(label) + "\n")
-		out.WriteString(clipLines(prettyJSON(strip(res)), width-4, expandLines, th))
+		out.WriteString(clipLines(prettyJSON(res), width-4, expandLines, th))
 	}
 	return out.String()
 }
@@ -387,6 +402,8 @@ func clipLines(text string, width, n int, th theme) string {
 }
 
 // argSummary turns {"nodeKey":"fetch-api","depth":2} into `nodeKey=fetch-api depth=2`.
+// Keys and values are stripped again after decoding: JSON can spell an escape as
+// \u001b, which only becomes a control character once it is decoded.
 func argSummary(raw string) string {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(raw), &m); err != nil {
