@@ -28,6 +28,10 @@ const ContextHeader = "[Retrieval context for this question]"
 // Retrieval already truncates to 500; this keeps the message bounded whatever it gets.
 const ContextProcessMax = 500
 
+// bestMatchesMax bounds the search ranking the context repeats: the seeds retrieval
+// expanded from (DESIGN.md section 4: five), which tell the model where to look first.
+const bestMatchesMax = 5
+
 // configDescMax bounds a custom type's description in the system prompt.
 const configDescMax = 240
 
@@ -171,7 +175,7 @@ func ContextMessage(c *rag.Context) string {
 	if len(c.Hits) > 0 {
 		best := make([]any, 0, len(c.Hits))
 		for i, h := range c.Hits {
-			if i == 5 {
+			if i == bestMatchesMax {
 				break
 			}
 			best = append(best, h.Key)

@@ -167,6 +167,14 @@ func TestContextMessageNoData(t *testing.T) {
 	}
 }
 
+func TestContextMessageBestMatchesBounded(t *testing.T) {
+	t.Parallel()
+	m := ContextMessage(context20())
+	if !strings.Contains(m, "bestMatches[5]: node-00,node-01,node-02,node-03,node-04\n") {
+		t.Errorf("context should name the 5 best hits only:\n%s", m[:min(len(m), 300)])
+	}
+}
+
 func TestContextMessageEmpty(t *testing.T) {
 	t.Parallel()
 	for _, c := range []*rag.Context{nil, {}} {
