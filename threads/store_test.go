@@ -207,6 +207,7 @@ func TestAgentSteps(t *testing.T) {
 	}
 	final := &convo.Message{ThreadID: th.ID, Role: convo.Assistant, Content: "Done: cache-node added.", Usage: convo.Usage{PromptTokens: 1100, CompletionTokens: 20, CostUSD: 0.0005}}
 	save(t, s, final)
+	save(t, s, final) // a replayed step: an update whose usage is already counted
 
 	tt, err := s.Thread(ctx, th.ID)
 	if err != nil {
@@ -435,6 +436,17 @@ func TestRepairMovesLateResults(t *testing.T) {
 	if len(open) != 2 {
 		t.Errorf("open calls got results: %+v", open)
 	}
+	// A result stored before the call it names answers nothing: dropped, and the
+	// call gets the synthetic interrupted result.
+	early := threads.Repair([]convo.Message{
+		{Role: convo.Tool, ToolCallID: "x", Content: "before its call"},
+		{Role: convo.User, Content: "q"},
+		{Role: convo.Assistant, ToolCalls: []convo.ToolCall{{ID: "x", Name: "search_nodes"}}},
+	}, nil)
+	if len(early) != 3 || early[2].Content != threads.InterruptedResult {
+		t.Errorf("a result before its call was kept: %+v", early)
+	}
+	assertValid(t, early)
 }
 
 func TestResolveID(t *testing.T) {
@@ -780,7 +792,7 @@ func TestMarkdownTranscript(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	th := newThread(t, s, "demo")
-	save(t, s, &convo.Message{ThreadID: th.ID, Role: convo.System, Kind: convo.KindPrompt, Content: "SYSTEM PROMPT TEXT"})
+	save(t, s, &convo.Message{ThreadID: th.ID, Role: convo.System, Kind: convo.KindPrompt, Content: "SYSTEM PROMPT TEXT\n```\nstill the prompt"})
 	p := fullTurn(t, s, th, "evil \x1b]0;pwned\x07title \x1b[31mred")
 	decide(t, s, p, true)
 	save(t, s, &convo.Message{ThreadID: th.ID, Role: convo.Assistant, Content: "```\nclose the fence\x1b[2J\n```"})
@@ -806,6 +818,10 @@ func TestMarkdownTranscript(t *testing.T) {
 		}
 		if got := strings.Contains(out, "SYSTEM PROMPT TEXT") && strings.Contains(out, "## Retrieval context"); got != withContext {
 			t.Errorf("context=%v but system prompt/context shown=%v:\n%s", withContext, got, out)
+		}
+		// A fence is longer than any backtick run inside it, so stored text cannot close it.
+		if fenced := "\n````\nSYSTEM PROMPT TEXT\n```\nstill the prompt\n````\n"; withContext && !strings.Contains(out, fenced) {
+			t.Errorf("the system prompt is not fenced past its own backticks:\n%s", out)
 		}
 	}
 }
