@@ -84,7 +84,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	if onDelta == nil {
 		onDelta = func(Delta) {}
 	}
-	system, msgs := ConvertMessagesToAnthropic(req.Messages, p.log)
+	system, msgs := convertMessagesToAnthropic(req.Messages, p.log)
 	params := anthropic.MessageNewParams{
 		Model:     anthropic.Model(p.opts.Model),
 		MaxTokens: int64(DefaultAnthropicMaxTokens),
@@ -96,7 +96,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	if system != "" {
 		params.System = []anthropic.TextBlockParam{{Text: system}}
 	}
-	if tools := ConvertToolsToAnthropic(req.Tools, p.log); len(tools) > 0 {
+	if tools := convertToolsToAnthropic(req.Tools, p.log); len(tools) > 0 {
 		params.Tools = tools
 	}
 
@@ -217,12 +217,12 @@ func (p *anthropicProvider) classify(ctx, callCtx context.Context, err error) er
 	return p.who.classifyTransport(ctx, callCtx, err)
 }
 
-// ConvertMessagesToAnthropic converts the history (seed 001): system messages are
+// convertMessagesToAnthropic converts the history (seed 001): system messages are
 // joined by blank lines into the system parameter; assistant tool calls become
 // tool_use blocks; consecutive tool results merge into ONE user message of
 // tool_result blocks (Anthropic forbids consecutive user messages, so a user message
 // right after results joins them too). Malformed stored arguments become {} (logged).
-func ConvertMessagesToAnthropic(history []convo.Message, log *slog.Logger) (string, []anthropic.MessageParam) {
+func convertMessagesToAnthropic(history []convo.Message, log *slog.Logger) (string, []anthropic.MessageParam) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -278,9 +278,9 @@ func ConvertMessagesToAnthropic(history []convo.Message, log *slog.Logger) (stri
 	return strings.Join(system, "\n\n"), out
 }
 
-// ConvertToolsToAnthropic maps function definitions to Anthropic tools
+// convertToolsToAnthropic maps function definitions to Anthropic tools
 // (name, description, input_schema); an empty list gives nil so no tools are sent.
-func ConvertToolsToAnthropic(tools []convo.ToolDef, log *slog.Logger) []anthropic.ToolUnionParam {
+func convertToolsToAnthropic(tools []convo.ToolDef, log *slog.Logger) []anthropic.ToolUnionParam {
 	if len(tools) == 0 {
 		return nil
 	}

@@ -3,7 +3,6 @@ package llm
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 
 	"github.com/openai/openai-go/v3"
@@ -28,7 +27,6 @@ type EmbedderOptions struct {
 	Retry RetryOptions
 	// OnUsage is told the prompt tokens of each batch (embedding cost tracking).
 	OnUsage func(tokens int)
-	Logger  *slog.Logger
 }
 
 type embedder struct {

@@ -33,8 +33,9 @@ func FromConfig(cfg *config.Config, httpClient *http.Client, log *slog.Logger) (
 }
 
 // EmbedderFromConfig builds the embeddings client, or returns (nil, nil) when no
-// embedding endpoint is configured (retrieval then ranks by text alone).
-func EmbedderFromConfig(cfg *config.Config, httpClient *http.Client, log *slog.Logger) (Embedder, error) {
+// embedding endpoint is configured (retrieval then ranks by text alone). The logger
+// is unused (the embedder reports through its errors); the parameter mirrors FromConfig.
+func EmbedderFromConfig(cfg *config.Config, httpClient *http.Client, _ *slog.Logger) (Embedder, error) {
 	if cfg.EmbeddingBaseURL == "" {
 		if cfg.EmbeddingModel != "" && cfg.Provider != "" {
 			return nil, &convo.Error{Code: convo.CodeConfig,
@@ -51,6 +52,6 @@ func EmbedderFromConfig(cfg *config.Config, httpClient *http.Client, log *slog.L
 	}
 	return NewEmbedder(EmbedderOptions{
 		BaseURL: cfg.EmbeddingBaseURL, APIKey: cfg.EmbeddingAPIKey, Model: cfg.EmbeddingModel,
-		ProviderName: orDefault(cfg.EmbeddingProvider, "embeddings"), KeyHint: hint, HTTPClient: httpClient, Logger: log,
+		ProviderName: orDefault(cfg.EmbeddingProvider, "embeddings"), KeyHint: hint, HTTPClient: httpClient,
 	}), nil
 }

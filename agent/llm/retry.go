@@ -35,9 +35,6 @@ type retrying struct {
 func (r *retrying) Name() string  { return r.p.Name() }
 func (r *retrying) Model() string { return r.p.Model() }
 
-// Unwrap returns the wrapped provider.
-func (r *retrying) Unwrap() Provider { return r.p }
-
 func (r *retrying) Stream(ctx context.Context, req Request, onDelta func(Delta)) (Reply, error) {
 	var reply Reply
 	err := r.o.run(ctx, func() (bool, error) {

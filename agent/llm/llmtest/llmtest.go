@@ -198,13 +198,6 @@ func (s *Server) SetScript(sc Script) {
 	s.script, s.next = sc, 0
 }
 
-// Add appends turns to the script.
-func (s *Server) Add(turns ...Turn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.script.Turns = append(s.script.Turns, turns...)
-}
-
 // OnRequest sets a sink called with every recorded request.
 func (s *Server) OnRequest(f func(Request)) {
 	s.mu.Lock()
