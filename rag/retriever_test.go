@@ -633,7 +633,9 @@ func TestRetrieveEmbeddings(t *testing.T) {
 	})
 	t.Run("a named key stays first", func(t *testing.T) {
 		t.Parallel()
-		const q = "Que fait le node fetch-api ?"
+		// display-html is liked by both rankings (the word "html", and the vector),
+		// so by rank fusion alone it would beat fetch-api: only being named wins.
+		const q = "Que fait le node fetch-api avec le html ?"
 		emb := &fakeEmbedder{vectors: map[string][]float32{q: axes["display-html"]}}
 		c, err := New(newFakeSource(snap), Options{}, emb).Retrieve(ctx, "demo", q)
 		if err != nil {
