@@ -279,11 +279,8 @@ func (s *Store) Neighborhood(ctx context.Context, graphKey, nodeKey string, dept
 	if err != nil {
 		return datasource.Neighborhood{}, err
 	}
-	if dir == "" {
-		dir = datasource.Any
-	}
-	if dir != datasource.Any && dir != datasource.Inbound && dir != datasource.Outbound {
-		return datasource.Neighborhood{}, fmt.Errorf("direction must be one of any, inbound, outbound (got %q)", dir)
+	if dir, err = datasource.ParseDirection(string(dir)); err != nil {
+		return datasource.Neighborhood{}, err
 	}
 	start, ok := v.nodeIdx[nodeKey]
 	if !ok {
