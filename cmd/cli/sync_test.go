@@ -228,6 +228,14 @@ func TestThreadsSyncLocalThreadPushed(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "pushed 0") || !strings.Contains(out, "1 thread(s) of other workspaces not pushed") {
 		t.Errorf("push to another workspace: exit %d, %q", code, out)
 	}
+	// A --sync URL without ?workspace= takes the configured workspace.
+	configured := newSyncEnv(t, fa.URL(""))
+	configured.db = e.db
+	configured.env["NODIUS_AI_WORKSPACE"] = "acme"
+	out, _, code = configured.runSync("threads", "sync", "--push")
+	if code != 0 || !strings.Contains(out, "pushed 0") || !strings.Contains(out, "1 thread(s) of other workspaces not pushed") {
+		t.Errorf("push with NODIUS_AI_WORKSPACE=acme: exit %d, %q", code, out)
+	}
 }
 
 // TestThreadsSyncFailureRetried: a thread the database refuses is reported (exit 1)

@@ -402,8 +402,9 @@ func TestThreadsRenameArchiveDelete(t *testing.T) {
 	if _, _, code := e.run("", "threads", "delete", "--yes", "ai_1709000000003", "nope"); code != ExitUsage {
 		t.Errorf("delete with an unknown id: exit %d", code)
 	}
-	if _, _, code := e.run("", "threads", "delete", "--yes", "ai_1709000000003"); code != 0 {
-		t.Errorf("delete --yes: exit %d", code)
+	// The same thread named twice (by a prefix and in full) is deleted once.
+	if _, errOut, code := e.run("", "threads", "delete", "--yes", "ai_1709000000003", "ai_1709000000003_1"); code != 0 || strings.Count(errOut, "Deleted") != 1 {
+		t.Errorf("delete --yes: exit %d %q", code, errOut)
 	}
 	if out, _, _ := e.run("", "threads", "list", "--all", "--format", "json"); strings.TrimSpace(out) != "[]" {
 		t.Errorf("threads left: %s", out)
