@@ -69,12 +69,14 @@ func TestEmbedGraph(t *testing.T) {
 		name    string
 		tty     bool
 		runs    int
+		force   bool
 		summary string
 		bar     bool
 	}{
-		{"pipe: no progress bar", false, 1, "embedded 3, skipped 0, failed 0 of 3 nodes (graph g, model text-embedding-3-small)", false},
-		{"terminal: progress bar", true, 1, "embedded 3, skipped 0, failed 0 of 3 nodes", true},
-		{"second run skips unchanged", false, 2, "embedded 0, skipped 3, failed 0 of 3 nodes", false},
+		{"pipe: no progress bar", false, 1, false, "embedded 3, skipped 0, failed 0 of 3 nodes (graph g, model text-embedding-3-small)", false},
+		{"terminal: progress bar", true, 1, false, "embedded 3, skipped 0, failed 0 of 3 nodes", true},
+		{"second run skips unchanged", false, 2, false, "embedded 0, skipped 3, failed 0 of 3 nodes", false},
+		{"--force embeds unchanged nodes again", false, 2, true, "embedded 3, skipped 0, failed 0 of 3 nodes", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,7 +86,7 @@ func TestEmbedGraph(t *testing.T) {
 			ios := &IOStreams{Out: &out, ErrOut: &errOut, ErrTTY: tc.tty, Getenv: func(string) string { return "" }}
 			for i := 0; i < tc.runs; i++ {
 				out.Reset()
-				if err := embedGraph(context.Background(), ios, st, emb, "g", embedOptions{Batch: 2}); err != nil {
+				if err := embedGraph(context.Background(), ios, st, emb, "g", embedOptions{Batch: 2, Force: tc.force}); err != nil {
 					t.Fatal(err)
 				}
 			}
