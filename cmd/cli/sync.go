@@ -43,19 +43,21 @@ func syncDest(ctx context.Context, f *Factory) (*arango.Source, error) {
 		return nil, &convo.Error{Code: convo.CodeConfig,
 			Message: "--sync must be an arango:// or arangos:// URL (the database of the Nodius server), got " + redactedScheme(url)}
 	}
-	ac, err := arango.ParseURL(url)
+	// The same opening as --source arango://, so the URL's ?workspace= wins over the
+	// configured workspace in both places.
+	src, err := openArango(ctx, cfg, url)
 	if err != nil {
 		return nil, err
 	}
-	if ac.Workspace == "" {
-		ac.Workspace = cfg.Workspace
+	remote, ok := src.(*arango.Source)
+	if !ok { // openArango returns what arango.Open opened; this guards a future change
+		if c, ok := src.(interface{ Close() error }); ok {
+			_ = c.Close()
+		}
+		return nil, fmt.Errorf("thread sync: the --sync URL opened a %T, not an ArangoDB database", src)
 	}
-	src, err := arango.Open(ctx, ac)
-	if err != nil {
-		return nil, err
-	}
-	f.closers = append(f.closers, syncRemote{src})
-	return src, nil
+	f.closers = append(f.closers, syncRemote{remote})
+	return remote, nil
 }
 
 // redactedScheme names what was given without echoing credentials it may hold.
