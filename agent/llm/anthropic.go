@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
@@ -13,32 +12,21 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/nodius/nodius-ai/agent/convo"
-	"github.com/nodius/nodius-ai/config"
 )
 
 // DefaultAnthropicMaxTokens is sent when the request sets none: Anthropic requires it.
 const DefaultAnthropicMaxTokens = 4096
 
-// AnthropicOptions configure the native Anthropic provider.
+// AnthropicOptions configure the native Anthropic provider. ProviderName defaults
+// to "anthropic", KeyHint to ANTHROPIC_API_KEY, BaseURL to https://api.anthropic.com.
 type AnthropicOptions struct {
-	BaseURL      string // "" means https://api.anthropic.com
-	APIKey       string
-	Model        string
-	ProviderName string // default "anthropic"
-	KeyHint      string // default ANTHROPIC_API_KEY
-	HTTPClient   *http.Client
-	Pricing      *config.Pricing
-	// HeaderTimeout and StallTimeout as in OpenAIOptions.
-	HeaderTimeout time.Duration
-	StallTimeout  time.Duration
-	Logger        *slog.Logger
+	Endpoint
 }
 
 type anthropicProvider struct {
 	opts   AnthropicOptions
 	client anthropic.Client
 	who    who
-	log    *slog.Logger
 }
 
 // NewAnthropic returns a provider speaking Anthropic's messages API natively,
@@ -46,35 +34,21 @@ type anthropicProvider struct {
 // The SDK's environment defaults (ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN...) and
 // retries are off: configuration and retries are ours.
 func NewAnthropic(o AnthropicOptions) Provider {
-	if o.ProviderName == "" {
-		o.ProviderName = "anthropic"
-	}
 	if o.KeyHint == "" {
 		o.KeyHint = "ANTHROPIC_API_KEY"
 	}
 	if o.BaseURL == "" {
 		o.BaseURL = "https://api.anthropic.com"
 	}
-	if o.StallTimeout <= 0 {
-		o.StallTimeout = DefaultStallTimeout
-	}
-	hc := o.HTTPClient
-	if hc == nil {
-		hc = NewHTTPClient(o.HeaderTimeout)
-	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	o.Endpoint = o.withDefaults("anthropic")
 	client := anthropic.NewClient(
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(o.BaseURL),
 		option.WithAPIKey(o.APIKey),
-		option.WithHTTPClient(hc),
+		option.WithHTTPClient(o.HTTPClient),
 		option.WithMaxRetries(0),
 	)
-	return &anthropicProvider{opts: o, client: client, log: log,
-		who: who{provider: o.ProviderName, model: o.Model, keyHint: o.KeyHint, baseURL: o.BaseURL, key: o.APIKey}}
+	return &anthropicProvider{opts: o, client: client, who: o.who()}
 }
 
 func (p *anthropicProvider) Name() string  { return p.opts.ProviderName }
@@ -84,7 +58,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	if onDelta == nil {
 		onDelta = func(Delta) {}
 	}
-	system, msgs := convertMessagesToAnthropic(req.Messages, p.log)
+	system, msgs := convertMessagesToAnthropic(req.Messages, p.opts.Logger)
 	params := anthropic.MessageNewParams{
 		Model:     anthropic.Model(p.opts.Model),
 		MaxTokens: int64(DefaultAnthropicMaxTokens),
@@ -96,7 +70,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	if system != "" {
 		params.System = []anthropic.TextBlockParam{{Text: system}}
 	}
-	if tools := convertToolsToAnthropic(req.Tools, p.log); len(tools) > 0 {
+	if tools := convertToolsToAnthropic(req.Tools, p.opts.Logger); len(tools) > 0 {
 		params.Tools = tools
 	}
 
@@ -105,11 +79,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	// NewStreaming waits for the headers inside the call, so the first wait also
 	// allows the header timeout; from the first event on, silence is bounded by the
 	// stall timeout alone.
-	headerWait := p.opts.HeaderTimeout
-	if headerWait <= 0 {
-		headerWait = DefaultHeaderTimeout
-	}
-	stall := time.AfterFunc(headerWait+p.opts.StallTimeout, func() { cancel(errStalled) })
+	stall := time.AfterFunc(p.opts.HeaderTimeout+p.opts.StallTimeout, func() { cancel(errStalled) })
 	defer stall.Stop()
 	stream := p.client.Messages.NewStreaming(callCtx, params)
 	defer stream.Close()
@@ -183,9 +153,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 		b.call.Arguments = args
 		reply.ToolCalls = append(reply.ToolCalls, *b.call)
 	}
-	if p.opts.Pricing != nil {
-		reply.Usage.CostUSD = p.opts.Pricing.Cost(reply.Usage)
-	}
+	p.opts.price(&reply.Usage)
 	if err != nil {
 		return reply, p.classify(ctx, callCtx, err)
 	}
@@ -223,9 +191,6 @@ func (p *anthropicProvider) classify(ctx, callCtx context.Context, err error) er
 // tool_result blocks (Anthropic forbids consecutive user messages, so a user message
 // right after results joins them too). Malformed stored arguments become {} (logged).
 func convertMessagesToAnthropic(history []convo.Message, log *slog.Logger) (string, []anthropic.MessageParam) {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	var system []string
 	var out []anthropic.MessageParam
 	appendUser := func(blocks ...anthropic.ContentBlockParamUnion) {
@@ -292,7 +257,7 @@ func convertToolsToAnthropic(tools []convo.ToolDef, log *slog.Logger) []anthropi
 		}
 		extra := map[string]any{}
 		if len(t.Parameters) > 0 {
-			if err := json.Unmarshal(t.Parameters, &schema); err != nil && log != nil {
+			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
 				log.Warn("tool schema is not a JSON object", "tool", t.Name, "err", err)
 			}
 			var all map[string]any

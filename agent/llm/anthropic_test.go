@@ -13,7 +13,7 @@ import (
 )
 
 func newAnthropic(srv *llmtest.Server, mod ...func(*llm.AnthropicOptions)) llm.Provider {
-	o := llm.AnthropicOptions{BaseURL: srv.AnthropicURL(), APIKey: "sk-ant-secret", Model: "claude-test"}
+	o := llm.AnthropicOptions{Endpoint: llm.Endpoint{BaseURL: srv.AnthropicURL(), APIKey: "sk-ant-secret", Model: "claude-test"}}
 	for _, m := range mod {
 		m(&o)
 	}

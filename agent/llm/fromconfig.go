@@ -17,17 +17,14 @@ func FromConfig(cfg *config.Config, httpClient *http.Client, log *slog.Logger) (
 		return nil, err
 	}
 	pricing := cfg.Entry.Pricing
+	ep := Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, ProviderName: cfg.Provider,
+		KeyHint: cfg.KeyHint(), HTTPClient: httpClient, Pricing: &pricing, Logger: log}
 	if cfg.Entry.Type == config.Anthropic {
-		return NewAnthropic(AnthropicOptions{
-			BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, ProviderName: cfg.Provider,
-			KeyHint: cfg.KeyHint(), HTTPClient: httpClient, Pricing: &pricing, Logger: log,
-		}), nil
+		return NewAnthropic(AnthropicOptions{Endpoint: ep}), nil
 	}
-	isDeepSeek := cfg.Provider == "deepseek" || strings.Contains(cfg.BaseURL, "deepseek")
 	return NewOpenAI(OpenAIOptions{
-		BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, ProviderName: cfg.Provider,
-		KeyHint: cfg.KeyHint(), HTTPClient: httpClient, Pricing: &pricing, Logger: log,
-		SendReasoning:       isDeepSeek,
+		Endpoint:            ep,
+		SendReasoning:       cfg.Provider == "deepseek" || strings.Contains(cfg.BaseURL, "deepseek"),
 		MaxCompletionTokens: strings.HasPrefix(cfg.Provider, "openai") && strings.Contains(cfg.BaseURL, "api.openai.com"),
 	}), nil
 }

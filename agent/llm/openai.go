@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"strconv"
@@ -21,33 +19,11 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/nodius/nodius-ai/agent/convo"
-	"github.com/nodius/nodius-ai/config"
-)
-
-// Defaults for the transport. The header timeout bounds the wait for the first byte
-// of the answer (a hung server); the stall timeout bounds the silence between two
-// chunks of a stream. Neither bounds a long answer that keeps streaming, unlike the
-// SDK's WithRequestTimeout, which would cut a slow but healthy stream.
-const (
-	DefaultHeaderTimeout = 2 * time.Minute
-	DefaultStallTimeout  = 60 * time.Second
 )
 
 // OpenAIOptions configure an OpenAI-compatible provider.
 type OpenAIOptions struct {
-	BaseURL      string
-	APIKey       string // may be empty (ollama, local servers): no Authorization header is sent
-	Model        string
-	ProviderName string // registry name, for messages ("deepseek")
-	// KeyHint names what to set when the key is rejected ("DEEPSEEK_API_KEY").
-	KeyHint string
-	// HTTPClient replaces the default client (which has the header timeout).
-	HTTPClient *http.Client
-	// Pricing, when set, fills Reply.Usage.CostUSD.
-	Pricing *config.Pricing
-	// HeaderTimeout and StallTimeout: 0 means the defaults above.
-	HeaderTimeout time.Duration
-	StallTimeout  time.Duration
+	Endpoint
 	// SendReasoning sends an assistant tool-call message's Reasoning back as
 	// reasoning_content: DeepSeek's thinking mode answers 400 without it, while other
 	// providers may reject the unknown field.
@@ -55,39 +31,23 @@ type OpenAIOptions struct {
 	// MaxCompletionTokens sends max_completion_tokens instead of the older max_tokens
 	// (OpenAI's reasoning models reject max_tokens; most compatible servers only know it).
 	MaxCompletionTokens bool
-	Logger              *slog.Logger
 }
 
 type openaiProvider struct {
 	opts   OpenAIOptions
 	client openai.Client
 	who    who
-	log    *slog.Logger
 }
 
 // NewOpenAI returns a streaming provider for any OpenAI-compatible chat-completions
 // endpoint, built on openai-go with the SDK's own retries off (WithRetry retries,
 // and only before any token was shown).
 func NewOpenAI(o OpenAIOptions) Provider {
-	if o.ProviderName == "" {
-		o.ProviderName = "openai"
-	}
-	if o.StallTimeout <= 0 {
-		o.StallTimeout = DefaultStallTimeout
-	}
-	hc := o.HTTPClient
-	if hc == nil {
-		hc = NewHTTPClient(o.HeaderTimeout)
-	}
-	log := o.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	o.Endpoint = o.withDefaults("openai")
 	return &openaiProvider{
 		opts:   o,
-		client: openai.NewClient(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, hc)...),
-		who:    who{provider: o.ProviderName, model: o.Model, keyHint: o.KeyHint, baseURL: o.BaseURL, key: o.APIKey},
-		log:    log,
+		client: openai.NewClient(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, o.HTTPClient)...),
+		who:    o.who(),
 	}
 }
 
@@ -117,25 +77,6 @@ func clientOptions(baseURL, key, provider string, hc *http.Client) []option.Requ
 		}))
 	}
 	return opts
-}
-
-// NewHTTPClient returns a client whose transport bounds the wait for response
-// headers (0: DefaultHeaderTimeout) and nothing else: the stream itself may last.
-func NewHTTPClient(headerTimeout time.Duration) *http.Client {
-	if headerTimeout <= 0 {
-		headerTimeout = DefaultHeaderTimeout
-	}
-	t := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          10,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   15 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		ResponseHeaderTimeout: headerTimeout,
-	}
-	return &http.Client{Transport: t}
 }
 
 func (p *openaiProvider) Name() string  { return p.opts.ProviderName }
@@ -173,9 +114,7 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, onDelta func(D
 		_ = stream.Close()
 	}
 	reply := acc.finish(onDelta)
-	if p.opts.Pricing != nil {
-		reply.Usage.CostUSD = p.opts.Pricing.Cost(reply.Usage)
-	}
+	p.opts.price(&reply.Usage)
 	if err != nil {
 		var se *ssestream.StreamError
 		if errors.As(err, &se) {
@@ -256,7 +195,7 @@ func (p *openaiProvider) params(req Request) openai.ChatCompletionNewParams {
 		schema := map[string]any{}
 		if len(t.Parameters) > 0 {
 			if err := json.Unmarshal(t.Parameters, &schema); err != nil {
-				p.log.Warn("tool schema is not a JSON object; sending an empty one", "tool", t.Name, "err", err)
+				p.opts.Logger.Warn("tool schema is not a JSON object; sending an empty one", "tool", t.Name, "err", err)
 				schema = map[string]any{}
 			}
 		}

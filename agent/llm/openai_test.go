@@ -31,7 +31,7 @@ func fixtureDir(t *testing.T) string {
 }
 
 func newProvider(srv *llmtest.Server, mod ...func(*llm.OpenAIOptions)) llm.Provider {
-	o := llm.OpenAIOptions{BaseURL: srv.OpenAIURL(), APIKey: "sk-test-secret", Model: "fake-model", ProviderName: "deepseek", KeyHint: "DEEPSEEK_API_KEY"}
+	o := llm.OpenAIOptions{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIURL(), APIKey: "sk-test-secret", Model: "fake-model", ProviderName: "deepseek", KeyHint: "DEEPSEEK_API_KEY"}}
 	for _, m := range mod {
 		m(&o)
 	}
@@ -380,7 +380,7 @@ func TestCancelMidStream(t *testing.T) {
 
 func TestConnectionRefused(t *testing.T) {
 	t.Parallel()
-	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: "http://127.0.0.1:1/v1", Model: "m", ProviderName: "ollama"})
+	p := llm.NewOpenAI(llm.OpenAIOptions{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m", ProviderName: "ollama"}})
 	_, err := p.Stream(context.Background(), userAsk, nil)
 	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeNetwork || !ce.Retryable || !strings.Contains(ce.Message, "127.0.0.1:1") {
 		t.Fatalf("want network error, got %v", err)

@@ -9,7 +9,7 @@
 //
 //	srv := llmtest.Start(t, llmtest.Turn{ToolCalls: []llmtest.ToolCall{{Name: "read_node", Arguments: `{"key":"a"}`}}},
 //		llmtest.Turn{Text: "done"})
-//	p := llm.NewOpenAI(llm.OpenAIOptions{BaseURL: srv.OpenAIURL(), Model: "fake"})
+//	p := llm.NewOpenAI(llm.OpenAIOptions{Endpoint: llm.Endpoint{BaseURL: srv.OpenAIURL(), Model: "fake"}})
 //	...
 //	srv.Requests()[1].Messages // what the client sent back
 //
