@@ -60,6 +60,19 @@ func syncDest(ctx context.Context, f *Factory) (*arango.Source, error) {
 	return remote, nil
 }
 
+// syncEnds opens both ends of a sync: the --sync database and the threads store.
+func syncEnds(ctx context.Context, f *Factory) (*threads.Store, *arango.Source, error) {
+	remote, err := syncDest(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := f.Store(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return store, remote, nil
+}
+
 // redactedScheme names what was given without echoing credentials it may hold.
 func redactedScheme(url string) string {
 	if i := strings.Index(url, "://"); i > 0 {
@@ -107,17 +120,10 @@ func pushQuietly(ctx context.Context, f *Factory, what string, push func(context
 	}
 	ctx, cancel := context.WithTimeout(ctx, syncAfterRunTimeout)
 	defer cancel()
-	err = func() error {
-		remote, err := syncDest(ctx, f)
-		if err != nil {
-			return err
-		}
-		store, err := f.Store(ctx)
-		if err != nil {
-			return err
-		}
-		return push(ctx, store, remote)
-	}()
+	store, remote, err := syncEnds(ctx, f)
+	if err == nil {
+		err = push(ctx, store, remote)
+	}
 	if err == nil {
 		return
 	}
@@ -130,11 +136,7 @@ func pushQuietly(ctx context.Context, f *Factory, what string, push func(context
 // stdout. Threads that failed are listed on stderr and make the exit code 1; they
 // are retried by the next sync.
 func runThreadsSync(ctx context.Context, f *Factory, push, pull bool) error {
-	remote, err := syncDest(ctx, f)
-	if err != nil {
-		return err
-	}
-	store, err := f.Store(ctx)
+	store, remote, err := syncEnds(ctx, f)
 	if err != nil {
 		return err
 	}
