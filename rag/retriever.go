@@ -176,13 +176,33 @@ func (r *Retriever) snapshotTTL() time.Duration {
 	return DefaultCacheTTL
 }
 
+// Versioner is implemented by sources that number their graph's changes
+// (datasource/memgraph, the file source). For them a snapshot is kept exactly as long
+// as the graph's version is unchanged: every question sees the latest graph, and an
+// unchanged graph is never indexed again. Other sources rely on Invalidate and the TTL.
+type Versioner interface {
+	Version(graphKey string) (uint64, error)
+}
+
+// stale reports whether a loaded snapshot must be loaded again.
+func (r *Retriever) stale(st *graphState, graphKey string) bool {
+	if st.err != nil {
+		return true
+	}
+	if v, ok := r.src.(Versioner); ok && st.versioned {
+		cur, err := v.Version(graphKey)
+		return err != nil || cur != st.version
+	}
+	return r.opts.Now().Sub(st.loaded) > r.snapshotTTL()
+}
+
 // state returns the graph's indexed snapshot, loading it when missing or stale.
 // Concurrent questions about the same graph share one load.
 func (r *Retriever) state(ctx context.Context, graphKey string) (*graphState, error) {
 	for attempt := 0; ; attempt++ {
 		r.mu.Lock()
 		st := r.graphs[graphKey]
-		if st != nil && st.isReady() && (st.err != nil || r.opts.Now().Sub(st.loaded) > r.snapshotTTL()) {
+		if st != nil && st.isReady() && r.stale(st, graphKey) {
 			delete(r.graphs, graphKey)
 			st = nil
 		}
@@ -227,6 +247,9 @@ type graphState struct {
 	ready  chan struct{} // closed when load has finished
 	err    error
 	loaded time.Time
+	// version of the graph when it was loaded, for a Versioner source.
+	version   uint64
+	versioned bool
 
 	snap    datasource.Snapshot
 	index   *search.Index
@@ -252,6 +275,13 @@ func (st *graphState) isReady() bool {
 
 func (st *graphState) load(ctx context.Context, src datasource.Source, graphKey string, now time.Time) {
 	defer close(st.ready)
+	if v, ok := src.(Versioner); ok {
+		// Read before the snapshot: a change in between makes the next question
+		// reload, never keep a stale graph.
+		if ver, err := v.Version(graphKey); err == nil {
+			st.version, st.versioned = ver, true
+		}
+	}
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {

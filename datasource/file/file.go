@@ -154,6 +154,15 @@ func (s *Source) refresh(ctx context.Context) error {
 	return s.reloadLocked()
 }
 
+// Version is the graph's change counter (see memgraph.Store.Version), after picking
+// up an edit made to the file on disk, so a cache keyed by it sees outside edits too.
+func (s *Source) Version(graphKey string) (uint64, error) {
+	if err := s.refresh(context.Background()); err != nil {
+		return 0, err
+	}
+	return s.store.Version(graphKey)
+}
+
 // Reload reads the file again now, whether or not it looks changed.
 func (s *Source) Reload(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
