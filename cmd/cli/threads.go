@@ -63,6 +63,16 @@ func openThread(ctx context.Context, f *Factory, arg string) (*threads.Store, st
 	return s, id, err
 }
 
+// loadTranscript reads, in one snapshot, everything stored about the thread a
+// command was given.
+func loadTranscript(ctx context.Context, f *Factory, arg string) (threads.Transcript, error) {
+	s, id, err := openThread(ctx, f, arg)
+	if err != nil {
+		return threads.Transcript{}, err
+	}
+	return s.Transcript(ctx, id)
+}
+
 func threadsFormat(got string, allowed ...string) error {
 	for _, a := range allowed {
 		if got == a {
@@ -247,12 +257,7 @@ func newThreadsShowCmd(f *Factory) *cobra.Command {
 			if err := threadsFormat(format, "markdown", "json"); err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			s, id, err := openThread(ctx, f, args[0])
-			if err != nil {
-				return err
-			}
-			tr, err := s.Transcript(ctx, id)
+			tr, err := loadTranscript(cmd.Context(), f, args[0])
 			if err != nil {
 				return err
 			}
@@ -293,8 +298,9 @@ query is plain words, all required; the last one also matches as a prefix.`,
 				return err
 			}
 			if format == "json" {
+				unmark := strings.NewReplacer(threads.MatchStart, "", threads.MatchEnd, "")
 				for i := range hits {
-					hits[i].Snippet = strings.NewReplacer(threads.MatchStart, "", threads.MatchEnd, "").Replace(hits[i].Snippet)
+					hits[i].Snippet = unmark.Replace(hits[i].Snippet)
 				}
 				return threadsJSON(f.IO.Out, hits)
 			}
@@ -341,12 +347,7 @@ back. markdown writes the full transcript, system prompt and retrieval context i
 			if err := threadsFormat(format, "json", "markdown"); err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			s, id, err := openThread(ctx, f, args[0])
-			if err != nil {
-				return err
-			}
-			tr, err := s.Transcript(ctx, id)
+			tr, err := loadTranscript(cmd.Context(), f, args[0])
 			if err != nil {
 				return err
 			}
