@@ -43,7 +43,7 @@ every generated id starts with may be left out.`,
 	return cmd
 }
 
-// resolve turns what was typed into a full thread id. An unknown, ambiguous or too
+// threadsResolve turns what was typed into a full thread id. An unknown, ambiguous or too
 // short id is a usage error (exit 2): the person asked for something that is not there.
 func threadsResolve(ctx context.Context, s *threads.Store, arg string) (string, error) {
 	id, err := s.ResolveID(ctx, arg)
@@ -89,7 +89,7 @@ func threadsJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// ago says how long before now t was, the way a person would: "3m ago".
+// timeAgo says how long before now t was, the way a person would: "3m ago".
 func timeAgo(now, t time.Time) string {
 	d := now.Sub(t)
 	switch {
@@ -107,7 +107,7 @@ func timeAgo(now, t time.Time) string {
 	return t.Local().Format("2006-01-02")
 }
 
-// cell makes stored text safe and short for one table cell.
+// threadCell makes stored text safe and short for one table cell.
 func threadCell(s string, max int) string {
 	s = termtext.OneLine(s)
 	if r := []rune(s); len(r) > max {
@@ -116,7 +116,7 @@ func threadCell(s string, max int) string {
 	return s
 }
 
-// table writes rows aligned in columns; the header is bold only when colour is on.
+// threadsTable writes rows aligned in columns; the header is bold only when colour is on.
 func threadsTable(ios *IOStreams, header []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
 	h := strings.Join(header, "\t")
