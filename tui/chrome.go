@@ -10,7 +10,8 @@ import (
 )
 
 // header is the top line: graph, source, provider/model, thread title. It is cached
-// per width: it changes only when the thread or the configuration does.
+// per width: it changes only when the thread or the configuration does. Its fields
+// are stripped when set (newHeader, setTitle), so rendering never strips.
 type header struct {
 	lk                   *look
 	graph, source, model string
@@ -19,7 +20,12 @@ type header struct {
 	cacheW               int
 }
 
+func newHeader(lk *look, graph, source, model string) *header {
+	return &header{lk: lk, graph: strip(graph), source: strip(source), model: strip(model)}
+}
+
 func (h *header) setTitle(t string) {
+	t = strings.TrimSpace(strip(t))
 	if h.title != t {
 		h.title, h.cacheW = t, 0
 	}
@@ -30,16 +36,16 @@ func (h *header) Render(width int) string {
 		return h.cache
 	}
 	th := h.lk.th
-	title := strings.TrimSpace(strip(h.title))
+	title := h.title
 	if title == "" {
 		title = "new thread"
 	}
-	left := th.header.Render("◆ "+strip(h.graph)) + th.headerDim.Render(" · "+strip(h.source)+" · "+strip(h.model))
+	left := th.header.Render("◆ "+h.graph) + th.headerDim.Render(" · "+h.source+" · "+h.model)
 	right := th.headerDim.Render(" │ ") + th.focus.Render(title)
 	line := left + right
 	if ansi.StringWidth(line) > width {
 		// narrow: the title matters more than the source
-		line = th.header.Render("◆ "+strip(h.graph)) + right
+		line = th.header.Render("◆ "+h.graph) + right
 	}
 	h.cache = ansi.Truncate(line, width, "…")
 	h.cacheW = width

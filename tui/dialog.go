@@ -3,6 +3,7 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,6 +64,12 @@ type proposalDialog struct {
 	opened   time.Time
 	offset   int
 	feedback *textinput.Model // non-nil while typing feedback
+
+	// body is the diff and reason drawn for bodyW and bodyDark: built (and stripped)
+	// once per width and theme, not on every redraw while the user reads and scrolls.
+	body     []string
+	bodyW    int
+	bodyDark bool
 }
 
 func newProposalDialog(lk *look, p convo.Proposal, sheets map[string]string, now time.Time) *proposalDialog {
@@ -127,11 +134,14 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 func (d *proposalDialog) Render(width, height int) string {
 	th := d.lk.th
 	w := max(20, min(width, 100)-4)
-	body := diffLines(th, d.p.Action, d.sheets, w)
-	if r := strings.TrimSpace(strip(d.p.Reason)); r != "" {
-		body = append(body, "", th.dim.Render("Reason:"))
-		body = append(body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)
+	if d.body == nil || d.bodyW != w || d.bodyDark != th.dark {
+		d.body, d.bodyW, d.bodyDark = diffLines(th, d.p.Action, d.sheets, w), w, th.dark
+		if r := strings.TrimSpace(strip(d.p.Reason)); r != "" {
+			d.body = append(d.body, "", th.dim.Render("Reason:"))
+			d.body = append(d.body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)
+		}
 	}
+	body := d.body
 	var foot []string
 	if d.feedback != nil {
 		d.feedback.SetWidth(w - 12)
@@ -149,7 +159,7 @@ func (d *proposalDialog) Render(width, height int) string {
 		view = append(view[:room-1:room-1], th.dim.Render(fmt.Sprintf("  ↓ %d more lines (j/k to scroll)", len(body)-d.offset-room+1)))
 	}
 	title := "Proposed change · " + strip(d.p.Tool)
-	return boxed(th, title, strings.Join(append(view, foot...), "\n"), min(width, 100), height)
+	return boxed(th, title, strings.Join(slices.Concat(view, foot), "\n"), min(width, 100), height)
 }
 
 // diffLines renders an action as a graph diff: + added, − removed, ~ changed.

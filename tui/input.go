@@ -55,6 +55,15 @@ func newInput(th theme) *input {
 	return &input{ta: ta}
 }
 
+// setNodes takes the graph's node keys for completion, stripped here once: they are
+// drawn in the menu and inserted into the question.
+func (in *input) setNodes(nodes []NodeRef) {
+	in.nodes = make([]NodeRef, len(nodes))
+	for i, n := range nodes {
+		in.nodes[i] = NodeRef{Key: strip(n.Key), Type: strip(n.Type)}
+	}
+}
+
 func (in *input) value() string { return in.ta.Value() }
 func (in *input) empty() bool   { return in.ta.Value() == "" }
 
@@ -276,9 +285,9 @@ func (in *input) Render(width int, th theme) string {
 	}
 	var b strings.Builder
 	for i, n := range in.menu {
-		line := "  @" + strip(n.Key)
+		line := "  @" + n.Key
 		if n.Type != "" {
-			line += "  " + th.dim.Render(strip(n.Type))
+			line += "  " + th.dim.Render(n.Type)
 		}
 		line = ansi.Truncate(line, width, "…")
 		if i == in.menuSel {

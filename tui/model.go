@@ -97,7 +97,7 @@ func New(opts Options) *Model {
 		km:     newKeyMap(),
 		width:  80,
 		height: 24,
-		hdr:    &header{lk: lk, graph: graph, source: opts.Source, model: model},
+		hdr:    newHeader(lk, graph, opts.Source, model),
 		tr:     newTranscript(),
 		in:     newInput(th),
 		st:     &statusBar{lk: lk, state: "idle", window: opts.ContextWindow},
@@ -223,7 +223,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onFrame()
 	case nodesLoadedMsg:
 		if msg.err == nil {
-			m.in.nodes = msg.nodes
+			m.in.setNodes(msg.nodes)
 		}
 		return m, nil
 	case threadOpenedMsg:
@@ -389,7 +389,7 @@ func (m *Model) send() tea.Cmd {
 	req := agent.SendRequest{GraphKey: m.opts.GraphKey, ThreadID: m.threadID, Text: text, Mentions: m.in.mentions(text)}
 	m.in.remember(text)
 	m.in.reset()
-	m.tr.add(&userItem{lk: m.lk, text: text})
+	m.tr.add(newUser(m.lk, text))
 	m.tr.toBottom()
 	if m.hdr.title == "" {
 		m.hdr.setTitle(firstLine(text))
@@ -768,7 +768,7 @@ func (m *Model) loadHistory(msgs []convo.Message) {
 	for _, msg := range msgs {
 		switch msg.Role {
 		case convo.User:
-			m.tr.add(&userItem{lk: m.lk, text: msg.Content})
+			m.tr.add(newUser(m.lk, msg.Content))
 			if m.hdr.title == "" {
 				m.hdr.setTitle(firstLine(msg.Content))
 			}
@@ -837,7 +837,7 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "nodius-ai · " + strip(m.hdr.graph)
+	v.WindowTitle = "nodius-ai · " + m.hdr.graph
 	if m.dlg == nil {
 		if c := m.in.ta.Cursor(); c != nil {
 			c.Position.Y += 1 + th + boolInt(m.banner() != "") + m.in.menuHeight()

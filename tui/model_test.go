@@ -554,3 +554,42 @@ func TestErrorWithoutEvent(t *testing.T) {
 		t.Errorf("plain error not shown:\n%s", view(m))
 	}
 }
+
+// TestControlSequencesStrippedFromStoreAndGraph covers the strings that do not come
+// from a run: thread titles and stored messages in the picker, node keys in the @
+// menu, and the graph's name in the header.
+func TestControlSequencesStrippedFromStoreAndGraph(t *testing.T) {
+	t.Parallel()
+	evil := "x\x1b]0;pwned\x07\x1b[2J\x9b2J\x1bPdcs\x1b\\"
+	ts := &fakeThreads{
+		threads: []convo.Thread{{ID: "ai_1_aaaa", GraphKey: "demo", Title: "title " + evil}},
+		history: map[string][]convo.Message{"ai_1_aaaa": {{Role: convo.User, Content: "question " + evil}, {Role: convo.Assistant, Content: "answer " + evil}}},
+	}
+	opts := Options{Runner: &fakeRunner{}, Threads: ts, GraphKey: "demo", GraphName: "graph " + evil, NoColor: true}
+	m := newTestModel(t, opts)
+	// two nodes: the selected menu row is drawn differently from the others
+	m.Update(nodesLoadedMsg{nodes: []NodeRef{{Key: "key" + evil, Type: "type" + evil}, {Key: "kez" + evil, Type: "type" + evil}}})
+	check := func(stage string, want ...string) {
+		t.Helper()
+		v := m.View()
+		if strings.Contains(v.Content, "\x1b") || strings.Contains(v.Content, "\x9b") || strings.Contains(v.Content, "\x07") ||
+			strings.Contains(v.WindowTitle, "\x1b") {
+			t.Errorf("%s: a control sequence reached the screen: %q", stage, v.Content)
+		}
+		for _, w := range want {
+			if !strings.Contains(v.Content, w) {
+				t.Errorf("%s: view lacks %q:\n%s", stage, w, v.Content)
+			}
+		}
+	}
+	typeText(m, "@ke")
+	check("mention menu", "@keyx", "@kezx", "typex")
+	press(m, "tab")
+	if strings.ContainsAny(m.in.value(), "\x1b\x07") {
+		t.Errorf("accepting a mention inserted a control sequence: %q", m.in.value())
+	}
+	runCmd(m, press(m, "ctrl+t"))
+	check("picker", "title x", "answer x")
+	runCmd(m, press(m, "enter"))
+	check("opened thread", "graph x", "title x", "question x", "answer x")
+}

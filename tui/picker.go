@@ -129,11 +129,21 @@ func (p *picker) previewCmd() tea.Cmd {
 func (p *picker) Update(msg tea.Msg, _ time.Time) (bool, tea.Cmd) {
 	switch msg := msg.(type) {
 	case threadsLoadedMsg:
-		p.loading, p.all, p.err = false, msg.list, msg.err
+		p.all = make([]convo.Thread, len(msg.list))
+		for i, t := range msg.list {
+			t.Title = strings.TrimSpace(strip(t.Title)) // once, here: the list redraws on every key
+			p.all[i] = t
+		}
+		p.loading, p.err = false, msg.err
 		p.sel = min(p.sel, max(0, len(p.visible())-1))
 		return false, p.previewCmd()
 	case previewLoadedMsg:
-		p.previews[msg.id] = msg.msgs
+		msgs := make([]convo.Message, len(msg.msgs))
+		for i, m := range msg.msgs {
+			m.Content = strip(m.Content)
+			msgs[i] = m
+		}
+		p.previews[msg.id] = msgs
 		return false, nil
 	case threadOpMsg:
 		if msg.err != nil {
@@ -272,7 +282,7 @@ func (p *picker) Render(width, height int) string {
 		rows = append(rows, th.dim.Render("no threads yet — n starts one"))
 	}
 	for i, t := range list {
-		title := strings.TrimSpace(strip(t.Title))
+		title := t.Title
 		if title == "" {
 			title = "(untitled)"
 		}
@@ -310,7 +320,7 @@ func (p *picker) Render(width, height int) string {
 		b.WriteString(p.rename.View() + "\n" + th.dim.Render("enter save · esc cancel"))
 	case pmDelete:
 		t, _ := p.selected()
-		b.WriteString(th.warn.Render(fmt.Sprintf("Delete %q and all its messages? y/n", strip(t.Title))))
+		b.WriteString(th.warn.Render(fmt.Sprintf("Delete %q and all its messages? y/n", t.Title)))
 	default:
 		b.WriteString(keyHints(th, w, [][2]string{{"enter", "open"}, {"n", "new"}, {"r", "rename"}, {"d", "delete"}, {"esc", "close"}}))
 	}
@@ -341,7 +351,7 @@ func (p *picker) previewLines(w, room int) []string {
 		default:
 			continue
 		}
-		text := strings.Join(strings.Fields(strip(m.Content)), " ")
+		text := strings.Join(strings.Fields(m.Content), " ")
 		out = append(out, ansi.Truncate(who+text, w, "…"))
 	}
 	if len(out) > room {

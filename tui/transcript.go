@@ -209,14 +209,16 @@ func (t *transcript) focused() *badgeItem {
 
 // ---- items ----
 
-// userItem is a question as typed.
+// userItem is a question as typed (or as stored: history may hold anything).
 type userItem struct {
 	lk   *look
-	text string
+	text string // stripped by newUser
 }
 
+func newUser(lk *look, text string) *userItem { return &userItem{lk: lk, text: strip(text)} }
+
 func (u *userItem) Render(width int) string {
-	body := wrapPlain(strip(u.text), width-2)
+	body := wrapPlain(u.text, width-2)
 	return u.lk.th.userLabel.Render("You") + "\n" + indent(u.lk.th.user.Render(body), 2)
 }
 
