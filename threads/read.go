@@ -396,12 +396,7 @@ func (s *Store) PendingProposal(ctx context.Context, threadID string) (*convo.Pr
 	return &p, nil
 }
 
-// ProposalsOf returns every proposal of the thread, oldest first.
-func (s *Store) ProposalsOf(ctx context.Context, threadID string) ([]convo.Proposal, error) {
-	ps, err := proposals(ctx, s.r, threadID)
-	return ps, classify(s.path, "read proposals", err)
-}
-
+// proposals returns every proposal of the thread, oldest first.
 func proposals(ctx context.Context, q querier, threadID string) ([]convo.Proposal, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+proposalCols+` FROM proposals WHERE thread_id = ? ORDER BY created_ms, tool_call_id`, threadID)
 	if err != nil {

@@ -41,9 +41,11 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Now is the clock (tests pin it); default time.Now.
 	Now func() time.Time
-	// ReadConns is the size of the reader pool (default 4).
-	ReadConns int
 }
+
+// readConns is the size of the reader pool: one process makes only a few reads at
+// once, and in WAL mode none of them waits for the writer.
+const readConns = 4
 
 // Store is the thread database. It is safe for concurrent use by one process, and
 // several processes may use the same file at once.
@@ -77,9 +79,6 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.ReadConns <= 0 {
-		opts.ReadConns = 4
-	}
 	if err := prepareFile(abs); err != nil {
 		return nil, err
 	}
@@ -104,8 +103,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		_ = s.w.Close()
 		return nil, classify(abs, "open", err)
 	}
-	s.r.SetMaxOpenConns(opts.ReadConns)
-	s.r.SetMaxIdleConns(opts.ReadConns)
+	s.r.SetMaxOpenConns(readConns)
+	s.r.SetMaxIdleConns(readConns)
 	if err := s.r.PingContext(ctx); err != nil {
 		_ = s.Close()
 		return nil, classify(abs, "open", err)
