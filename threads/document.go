@@ -212,7 +212,7 @@ func ParseDocument(r io.Reader) (Document, error) {
 	}
 	var doc Document
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return Document{}, invalid("the thread document is not valid JSON: %v", err)
+		return Document{}, invalidBecause(err, "the thread document is not valid JSON")
 	}
 	return doc, doc.Validate()
 }
@@ -379,7 +379,7 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 			}
 			action, err := json.Marshal(in.ProposedAction)
 			if err != nil {
-				return invalid("pendingInterrupt.proposedAction: %v", err)
+				return invalidBecause(err, "pendingInterrupt.proposedAction")
 			}
 			at := in.CreatedTime
 			if at == 0 {

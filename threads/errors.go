@@ -97,6 +97,12 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrInvalid)
 }
 
+// invalidBecause is invalid with the failure that made the input unusable, kept
+// reachable (errors.As finds a *json.SyntaxError, say) without changing the text.
+func invalidBecause(cause error, format string, args ...any) error {
+	return fmt.Errorf("%s: %w: %w", fmt.Sprintf(format, args...), cause, ErrInvalid)
+}
+
 // SQLite primary result codes (sqlite3.h).
 const (
 	sqliteBusy     = 5

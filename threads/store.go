@@ -71,7 +71,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return nil, invalid("threads database path %q: %v", path, err)
+		return nil, invalidBecause(err, "threads database path %q", path)
 	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = DefaultBusyTimeout

@@ -783,7 +783,15 @@ func TestImportRejectsBadDocuments(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("ParseDocument: err = %v, want it to mention %q", err, tt.want)
 			}
+			if !errors.Is(err, threads.ErrInvalid) {
+				t.Errorf("ParseDocument: err = %v, want ErrInvalid", err)
+			}
 		})
+	}
+	// The decoder's own error stays reachable behind ErrInvalid.
+	var syntax *json.SyntaxError
+	if _, err := threads.ParseDocument(strings.NewReader(`{`)); !errors.As(err, &syntax) {
+		t.Errorf("ParseDocument({): err = %v, want a *json.SyntaxError inside", err)
 	}
 }
 

@@ -53,7 +53,7 @@ func (s *Store) CreateThread(ctx context.Context, t convo.Thread) (convo.Thread,
 	t.Usage, t.MessageCount = convo.Usage{}, 0
 	auto, err := json.Marshal(nonNil(t.AutoApprove))
 	if err != nil {
-		return convo.Thread{}, invalid("auto-approve list: %v", err)
+		return convo.Thread{}, invalidBecause(err, "auto-approve list")
 	}
 	given := t.ID != ""
 	err = s.tx(ctx, "create a thread", func(tx *sql.Tx) error {
@@ -155,7 +155,7 @@ func encodeCalls(calls []convo.ToolCall) (string, error) {
 	}
 	b, err := json.Marshal(calls)
 	if err != nil {
-		return "", invalid("tool calls: %v", err)
+		return "", invalidBecause(err, "tool calls")
 	}
 	return string(b), nil
 }
@@ -443,7 +443,7 @@ func (s *Store) SaveProposal(ctx context.Context, p convo.Proposal) error {
 	}
 	action, err := json.Marshal(p.Action)
 	if err != nil {
-		return invalid("proposal action: %v", err)
+		return invalidBecause(err, "proposal action")
 	}
 	now := s.now()
 	created := p.CreatedAt
@@ -499,7 +499,7 @@ func (s *Store) DecideProposal(ctx context.Context, p convo.Proposal, toolResult
 	if p.Result != nil {
 		b, err := json.Marshal(p.Result)
 		if err != nil {
-			return invalid("apply result: %v", err)
+			return invalidBecause(err, "apply result")
 		}
 		result = string(b)
 	}
@@ -608,7 +608,7 @@ func addProvenance(ctx context.Context, tx *sql.Tx, threadID, kind, key, graph, 
 func (s *Store) SetAutoApprove(ctx context.Context, threadID string, types []string) error {
 	b, err := json.Marshal(nonNil(types))
 	if err != nil {
-		return invalid("auto-approve list: %v", err)
+		return invalidBecause(err, "auto-approve list")
 	}
 	return s.updateThread(ctx, "set auto-approve", threadID, `UPDATE threads SET auto_approve = ? WHERE id = ?`, string(b), threadID)
 }
