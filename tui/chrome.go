@@ -62,6 +62,12 @@ type statusBar struct {
 	lastPrompt int
 	window     int
 	note       string // one-off message (quit confirmation, hints)
+
+	// hints is the key hints line for hintsW and hintsDark, built once: the bar is
+	// drawn on every token batch and the hints never change.
+	hints     string
+	hintsW    int
+	hintsDark bool
 }
 
 func (s *statusBar) Render(width int) string {
@@ -80,7 +86,11 @@ func (s *statusBar) Render(width int) string {
 	if s.note != "" {
 		right = th.warn.Render(s.note)
 	} else {
-		right = keyHints(th, width, [][2]string{{"enter", "send"}, {"esc", "stop"}, {"ctrl+t", "threads"}, {"?", "help"}})
+		if s.hints == "" || s.hintsW != width || s.hintsDark != th.dark {
+			s.hints = keyHints(th, width, [][2]string{{"enter", "send"}, {"esc", "stop"}, {"ctrl+t", "threads"}, {"?", "help"}})
+			s.hintsW, s.hintsDark = width, th.dark
+		}
+		right = s.hints
 	}
 	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
 	if lw+rw+2 > width {

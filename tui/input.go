@@ -25,6 +25,12 @@ type input struct {
 	menu    []NodeRef // completion candidates, empty when closed
 	menuSel int
 	menuQ   string
+
+	// view is the editor as last drawn at viewW. Every change to ta sets stale: the
+	// screen is redrawn on every token batch, and the editor rarely changes then.
+	view  string
+	viewW int
+	stale bool
 }
 
 const maxInputLines = 6
@@ -52,7 +58,7 @@ func newInput(th theme) *input {
 	st.Focused.CursorLine = st.Focused.Text
 	ta.SetStyles(st)
 	ta.Focus()
-	return &input{ta: ta}
+	return &input{ta: ta, stale: true}
 }
 
 // setNodes takes the graph's node keys for completion, stripped here once: they are
@@ -71,6 +77,7 @@ func (in *input) setWidth(w int) { in.ta.SetWidth(max(10, w)) }
 
 func (in *input) reset() {
 	in.ta.Reset()
+	in.stale = true
 	in.histPos = len(in.history)
 	in.draft = ""
 	in.menu = nil
@@ -95,6 +102,7 @@ func (in *input) recall(dir int) bool {
 	if !browsing {
 		in.histPos = len(in.history)
 	}
+	in.stale = true
 	pos := in.histPos + dir
 	switch {
 	case pos < 0 || len(in.history) == 0:
@@ -114,6 +122,7 @@ func (in *input) recall(dir int) bool {
 func (in *input) update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	in.ta, cmd = in.ta.Update(msg)
+	in.stale = true
 	in.refreshMenu()
 	return cmd
 }
@@ -182,6 +191,7 @@ func (in *input) accept(n NodeRef) {
 	}
 	in.ta.InsertString(n.Key + " ")
 	in.menu = nil
+	in.stale = true
 }
 
 // mentions returns the known node keys named with @ in text, in order, once each.
@@ -278,8 +288,11 @@ func fuzzyScore(s, q string) (int, bool) {
 
 // Render draws the completion menu (when open) above the editor.
 func (in *input) Render(width int, th theme) string {
-	in.setWidth(width)
-	view := in.ta.View()
+	if in.stale || in.viewW != width {
+		in.setWidth(width)
+		in.view, in.viewW, in.stale = in.ta.View(), width, false
+	}
+	view := in.view
 	if len(in.menu) == 0 {
 		return view
 	}

@@ -593,3 +593,40 @@ func TestControlSequencesStrippedFromStoreAndGraph(t *testing.T) {
 	runCmd(m, press(m, "enter"))
 	check("opened thread", "graph x", "title x", "question x", "answer x")
 }
+
+// TestInputRedrawsEveryChange checks the editor on screen after each kind of change
+// (typing, sending, recalling): the editor's drawing is cached between changes.
+func TestInputRedrawsEveryChange(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, Options{Runner: &fakeRunner{}, GraphKey: "demo", NoColor: true})
+	m.Update(nodesLoadedMsg{nodes: []NodeRef{{Key: "fetch-api"}}})
+	editor := func() string {
+		var rows []string
+		for _, l := range strings.Split(view(m), "\n") {
+			if strings.HasPrefix(l, "┃") {
+				rows = append(rows, strings.TrimSpace(strings.TrimPrefix(l, "┃")))
+			}
+		}
+		return strings.Join(rows, "|")
+	}
+	if got := editor(); strings.Contains(got, "hello") {
+		t.Fatalf("editor not empty at start: %q", got)
+	}
+	typeText(m, "hello @fe")
+	if got := editor(); !strings.HasPrefix(got, "hello @fe") {
+		t.Fatalf("typed text not drawn: %q", got)
+	}
+	press(m, "tab")
+	if got := editor(); !strings.HasPrefix(got, "hello @fetch-api") {
+		t.Fatalf("accepted mention not drawn: %q", got)
+	}
+	press(m, "enter")
+	end(m, agent.Result{}, nil)
+	if got := editor(); strings.Contains(got, "hello") {
+		t.Fatalf("sent text still drawn in the editor: %q", got)
+	}
+	press(m, "up")
+	if got := editor(); !strings.HasPrefix(got, "hello @fetch-api") {
+		t.Fatalf("recalled question not drawn: %q", got)
+	}
+}
