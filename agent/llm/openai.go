@@ -2,9 +2,11 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -104,14 +106,8 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, onDelta func(D
 		err = acc.whole(resp.Body, onDelta)
 	} else {
 		stall := time.AfterFunc(p.opts.StallTimeout, func() { cancel(errStalled) })
-		stream := ssestream.NewStream[wireChunk](ssestream.NewDecoder(resp), nil)
-		for stream.Next() {
-			stall.Reset(p.opts.StallTimeout)
-			acc.add(stream.Current(), onDelta)
-		}
+		err = acc.stream(ssestream.NewDecoder(resp), func() { stall.Reset(p.opts.StallTimeout) }, onDelta)
 		stall.Stop()
-		err = stream.Err()
-		_ = stream.Close()
 	}
 	reply := acc.finish(onDelta)
 	p.opts.price(&reply.Usage)
@@ -220,12 +216,21 @@ func argsOrEmpty(s string) string {
 // wireChunk is the subset of chat.completion.chunk we read, decoded with
 // encoding/json: four times cheaper than the SDK's reflective decoder, and it sees
 // the non-standard fields (reasoning_content, reasoning, prompt_cache_hit_tokens,
-// a missing index) directly.
+// a missing index) directly. Text fields are plain strings: null and "" mean the
+// same here, and a pointer would cost an allocation per token.
 type wireChunk struct {
 	Model   string        `json:"model"`
 	Choices []wireChoice  `json:"choices"`
 	Usage   *wireUsage    `json:"usage"`
 	XGroq   *wireGroqInfo `json:"x_groq"`
+}
+
+// reset empties c for the next chunk but keeps the storage of its choices, which
+// the decoder then fills in place.
+func (c *wireChunk) reset() {
+	choices := c.Choices[:cap(c.Choices)]
+	clear(choices)
+	*c = wireChunk{Choices: choices[:0]}
 }
 
 type wireGroqInfo struct {
@@ -236,14 +241,14 @@ type wireChoice struct {
 	Index        int       `json:"index"`
 	Delta        wireDelta `json:"delta"`
 	Message      wireDelta `json:"message"` // non-streamed completions
-	FinishReason *string   `json:"finish_reason"`
+	FinishReason string    `json:"finish_reason"`
 }
 
 type wireDelta struct {
-	Content          *string        `json:"content"`
-	ReasoningContent *string        `json:"reasoning_content"`
-	Reasoning        *string        `json:"reasoning"`
-	Refusal          *string        `json:"refusal"`
+	Content          string         `json:"content"`
+	ReasoningContent string         `json:"reasoning_content"`
+	Reasoning        string         `json:"reasoning"`
+	Refusal          string         `json:"refusal"`
 	ToolCalls        []wireToolCall `json:"tool_calls"`
 }
 
@@ -300,7 +305,66 @@ func newAccumulator(model string) *accumulator {
 	return &accumulator{model: model}
 }
 
-func (a *accumulator) add(ch wireChunk, onDelta func(Delta)) {
+// stream reads a chat.completion.chunk event stream up to [DONE] or its end, calling
+// onEvent for each event. One json.Decoder serves the whole stream: json.Unmarshal
+// would build its decoder state (parse stack, error context) again for every chunk,
+// that is for every token.
+func (a *accumulator) stream(events ssestream.Decoder, onEvent func(), onDelta func(Delta)) error {
+	var src eventData
+	dec := json.NewDecoder(&src)
+	var ch wireChunk
+	for events.Next() {
+		onEvent()
+		ev := events.Event()
+		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
+			return nil
+		}
+		if hasError(ev.Data) {
+			return &ssestream.StreamError{Message: "received error while streaming", Event: ev}
+		}
+		src.data = ev.Data
+		ch.reset()
+		if err := dec.Decode(&ch); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				// The event ended inside the value: malformed, not a cut connection.
+				err = fmt.Errorf("truncated JSON in a stream event: %w", &json.SyntaxError{Offset: dec.InputOffset()})
+			}
+			return err
+		}
+		if dec.More() {
+			return fmt.Errorf("more than one JSON value in a stream event: %w", &json.SyntaxError{Offset: dec.InputOffset()})
+		}
+		a.add(&ch, onDelta)
+	}
+	return events.Err()
+}
+
+// eventData feeds the stream's json.Decoder one event at a time: it reads the
+// current event's data, then reports io.EOF until the next event is set.
+type eventData struct{ data []byte }
+
+func (e *eventData) Read(p []byte) (int, error) {
+	if len(e.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, e.data)
+	e.data = e.data[n:]
+	return n, nil
+}
+
+// hasError reports whether a JSON object has a non-null top-level "error": an error
+// event inside a stream, or an error body sent with status 200.
+func hasError(data []byte) bool {
+	if !bytes.Contains(data, []byte(`"error"`)) {
+		return false
+	}
+	var probe struct {
+		Error json.RawMessage `json:"error"`
+	}
+	return json.Unmarshal(data, &probe) == nil && len(probe.Error) > 0 && string(probe.Error) != "null"
+}
+
+func (a *accumulator) add(ch *wireChunk, onDelta func(Delta)) {
 	if ch.Model != "" && !a.modelSet {
 		a.model, a.modelSet = ch.Model, true
 	}
@@ -319,27 +383,22 @@ func (a *accumulator) add(ch wireChunk, onDelta func(Delta)) {
 			continue // n > 1 is never requested
 		}
 		a.delta(&c.Delta, onDelta)
-		if c.FinishReason != nil && *c.FinishReason != "" {
-			a.finishReason = *c.FinishReason
+		if c.FinishReason != "" {
+			a.finishReason = c.FinishReason
 		}
 	}
 }
 
 func (a *accumulator) delta(d *wireDelta, onDelta func(Delta)) {
-	if r := d.ReasoningContent; r != nil && *r != "" {
-		a.reasoning.WriteString(*r)
-		onDelta(Delta{Kind: DeltaReasoning, Text: *r})
-	} else if r := d.Reasoning; r != nil && *r != "" {
-		a.reasoning.WriteString(*r)
-		onDelta(Delta{Kind: DeltaReasoning, Text: *r})
+	if r := cmp.Or(d.ReasoningContent, d.Reasoning); r != "" {
+		a.reasoning.WriteString(r)
+		onDelta(Delta{Kind: DeltaReasoning, Text: r})
 	}
-	if d.Content != nil && *d.Content != "" {
-		a.content.WriteString(*d.Content)
-		onDelta(Delta{Kind: DeltaText, Text: *d.Content})
-	}
-	if d.Refusal != nil && *d.Refusal != "" {
-		a.content.WriteString(*d.Refusal)
-		onDelta(Delta{Kind: DeltaText, Text: *d.Refusal})
+	for _, t := range [...]string{d.Content, d.Refusal} {
+		if t != "" {
+			a.content.WriteString(t)
+			onDelta(Delta{Kind: DeltaText, Text: t})
+		}
 	}
 	for i := range d.ToolCalls {
 		a.toolDelta(&d.ToolCalls[i], onDelta)
@@ -437,13 +496,8 @@ func (a *accumulator) whole(body io.Reader, onDelta func(Delta)) error {
 	if err != nil {
 		return err
 	}
-	if bytes.Contains(data, []byte(`"error"`)) {
-		var probe struct {
-			Error json.RawMessage `json:"error"`
-		}
-		if json.Unmarshal(data, &probe) == nil && len(probe.Error) > 0 && string(probe.Error) != "null" {
-			return &ssestream.StreamError{Message: "error in response", Event: ssestream.Event{Data: data}}
-		}
+	if hasError(data) {
+		return &ssestream.StreamError{Message: "error in response", Event: ssestream.Event{Data: data}}
 	}
 	var ch wireChunk
 	if err := json.Unmarshal(data, &ch); err != nil {
@@ -458,6 +512,6 @@ func (a *accumulator) whole(body io.Reader, onDelta func(Delta)) error {
 			}
 		}
 	}
-	a.add(ch, onDelta)
+	a.add(&ch, onDelta)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -319,6 +320,43 @@ func TestFaults(t *testing.T) {
 			}
 			if r.Content != tt.partial {
 				t.Errorf("partial %q, want %q", r.Content, tt.partial)
+			}
+		})
+	}
+}
+
+// TestMalformedChunks: an event that is not one whole JSON object ends the stream as
+// a retryable server_error (not a cut connection), keeping the text so far; a token
+// that is the word "error" is not mistaken for an error event.
+func TestMalformedChunks(t *testing.T) {
+	t.Parallel()
+	chunk := func(text string) string {
+		return `data: {"model":"m","choices":[{"index":0,"delta":{"content":` + strconv.Quote(text) + `}}]}` + "\n\n"
+	}
+	tests := []struct {
+		name, raw, partial string
+		code               convo.ErrorCode
+	}{
+		{"truncated", chunk("one ") + `data: {"choices":[{"index":0,"delta":{"content":"two"}` + "\n\n" + chunk("three"), "one ", convo.CodeServerError},
+		{"bad character", chunk("one ") + `data: {"choices":[{"index":0,"delta":{"content":"tw` + "\n\n" + chunk("three"), "one ", convo.CodeServerError},
+		{"two values", chunk("one ") + `data: {"choices":[]} {"choices":[]}` + "\n\n" + chunk("three"), "one ", convo.CodeServerError},
+		{"not json", chunk("one ") + "data: <html>\n\n", "one ", convo.CodeServerError},
+		{"the word error", chunk("no ") + chunk("error") + chunk(`"error"`) + "data: [DONE]\n\n", `no error"error"`, ""},
+		{"error event", chunk("no ") + `data: {"error":{"message":"boom","type":"server_error"}}` + "\n\n" + chunk("more"), "no ", convo.CodeServerError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := llmtest.Start(t, llmtest.Turn{Raw: tt.raw})
+			r, err := newProvider(srv).Stream(context.Background(), userAsk, nil)
+			if tt.code == "" && err != nil || tt.code != "" && code(err) != tt.code {
+				t.Fatalf("want %q, got %v", tt.code, err)
+			}
+			if ce, ok := convo.AsError(err); ok && !ce.Retryable {
+				t.Errorf("not retryable: %v", err)
+			}
+			if r.Content != tt.partial || r.Model != "m" {
+				t.Errorf("partial %q model %q, want %q", r.Content, r.Model, tt.partial)
 			}
 		})
 	}
