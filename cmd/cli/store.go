@@ -22,15 +22,7 @@ func (f *Factory) Store(ctx context.Context) (*threads.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	path := cfg.DB
-	// --db wins over everything. Read it from the flag itself as well: cobra marks a
-	// persistent flag Changed on the shared *pflag.Flag, but records it as set only in
-	// the subcommand's flag set, so a Visit over the root's set does not see it.
-	if f.flags != nil {
-		if fl := f.flags.Lookup("db"); fl != nil && fl.Changed && fl.Value.String() != "" {
-			path = fl.Value.String()
-		}
-	}
+	path := cfg.DB // --db, wherever it was typed, reaches it through setFlags
 	if path == "" {
 		path = config.DefaultDBPath(f.IO.Getenv)
 	}

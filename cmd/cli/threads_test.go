@@ -444,6 +444,12 @@ func TestThreadsDatabaseLocation(t *testing.T) {
 	if _, err := os.Stat(e.env["NODIUS_AI_DB"]); err != nil {
 		t.Errorf("NODIUS_AI_DB not used: %v", err)
 	}
+	// --db after the subcommand wins over NODIUS_AI_DB.
+	flagDB := filepath.Join(e.home, "flag.db")
+	e.run("", "threads", "list", "--db", flagDB)
+	if _, err := os.Stat(flagDB); err != nil {
+		t.Errorf("--db after the subcommand not used: %v", err)
+	}
 	// A file that is not a database: exit 1, the file named, what to do said.
 	bad := filepath.Join(e.home, "notes.txt")
 	if err := os.WriteFile(bad, []byte("not a database at all"), 0o600); err != nil {
