@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -177,6 +178,62 @@ func TestNeighborhood(t *testing.T) {
 	}
 	if _, err := h.src.Neighborhood(ctx, "g1", "nope", 1, datasource.Any); !errors.Is(err, datasource.ErrNotFound) {
 		t.Errorf("missing start: %v", err)
+	}
+}
+
+// The arango source walks a graph exactly as the in-memory store does: same nodes,
+// same edges, parallel edges, triangles, cycles and self-loops included.
+func TestNeighborhoodMatchesMemgraph(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 2)
+	ctx := ctxT(t)
+	snap, err := h.src.Snapshot(ctx, "tri")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Nodes) != 5 || len(snap.Edges) != 8 {
+		t.Fatalf("snapshot of tri: %d nodes, %d edges", len(snap.Nodes), len(snap.Edges))
+	}
+	mem, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The defect this guards against: both parallel edges fetch -> handler.
+	nb, err := h.src.Neighborhood(ctx, "tri", "fetch", 1, datasource.Outbound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := edgeKeys(nb.Edges), []string{"p1", "p2", "t3"}; !slices.Equal(got, want) {
+		t.Errorf("fetch 1 outbound: edges %v, want %v", got, want)
+	}
+	for _, start := range nodeKeys(snap.Nodes) {
+		for depth := 0; depth <= 3; depth++ {
+			for _, dir := range []datasource.Direction{datasource.Any, datasource.Inbound, datasource.Outbound} {
+				name := fmt.Sprintf("%s %d %s", start, depth, dir)
+				got, err := h.src.Neighborhood(ctx, "tri", start, depth, dir)
+				if err != nil {
+					t.Fatalf("%s: arango: %v", name, err)
+				}
+				want, err := mem.Neighborhood(ctx, "tri", start, depth, dir)
+				if err != nil {
+					t.Fatalf("%s: memgraph: %v", name, err)
+				}
+				if got.Nodes[0].Key != start {
+					t.Errorf("%s: first node %s, want the start node", name, got.Nodes[0].Key)
+				}
+				if g, w := nodeKeys(got.Nodes), nodeKeys(want.Nodes); !slices.Equal(g, w) {
+					t.Errorf("%s: nodes %v, memgraph %v", name, g, w)
+				}
+				if g, w := edgeKeys(got.Edges), edgeKeys(want.Edges); !slices.Equal(g, w) {
+					t.Errorf("%s: edges %v, memgraph %v", name, g, w)
+				}
+				for _, e := range got.Edges {
+					if strings.HasPrefix(e.Key, "tri-") || strings.HasPrefix(e.Source, "tri-") || strings.HasPrefix(e.Target, "tri-") {
+						t.Errorf("%s: edge %+v has storage keys", name, e)
+					}
+				}
+			}
+		}
 	}
 }
 

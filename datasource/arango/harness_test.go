@@ -25,7 +25,9 @@ type harness struct {
 const testWS = "ws1"
 
 // fixture: graph g1 (workspace ws1), 5 nodes on two sheets, a chain of edges; graph
-// other (workspace ws2) whose node must never be seen from ws1.
+// other (workspace ws2) whose node must never be seen from ws1; graph tri
+// (workspace ws1) whose edges a traversal visiting each vertex once would miss:
+// parallel edges, a triangle, a cycle back to the first node and a self-loop.
 func fixture() map[string][]map[string]any {
 	node := func(gk, key, typ, sheet, process string, data map[string]any) map[string]any {
 		return map[string]any{
@@ -42,10 +44,12 @@ func fixture() map[string][]map[string]any {
 			"source": from, "sourceHandle": "0", "target": to, "targetHandle": "0", "label": "",
 		}
 	}
+	handle := func(e map[string]any, source string) map[string]any { e["sourceHandle"] = source; return e }
 	return map[string][]map[string]any{
 		arangotest.Graphs: {
 			{"_key": "g1", "workspace": "ws1", "name": "NBA", "description": "stats", "sheets": map[string]any{"0": "main", "1": "data"}},
 			{"_key": "other", "workspace": "ws2", "name": "Secret", "sheets": map[string]any{"0": "main"}},
+			{"_key": "tri", "workspace": "ws1", "name": "Triangle", "sheets": map[string]any{"0": "main"}},
 		},
 		arangotest.Nodes: {
 			node("g1", "root", "starter", "0", "", nil),
@@ -54,12 +58,25 @@ func fixture() map[string][]map[string]any {
 			node("g1", "out", "return", "0", "", nil),
 			node("g1", "side", "js", "1", "sheet one", nil),
 			node("other", "secret", "js", "0", "classified", nil),
+			node("tri", "start", "starter", "0", "", nil),
+			node("tri", "fetch", "api-call", "0", "", nil),
+			node("tri", "handler", "js", "0", "", nil),
+			node("tri", "sink", "return", "0", "", nil),
+			node("tri", "tail", "js", "0", "", nil),
 		},
 		arangotest.Edges: {
 			edge("g1", "e1", "root", "fetch-api", "0"),
 			edge("g1", "e2", "fetch-api", "transform", "0"),
 			edge("g1", "e3", "transform", "out", "0"),
 			edge("other", "e1", "secret", "secret", "0"),
+			edge("tri", "t1", "start", "fetch", "0"),
+			handle(edge("tri", "p1", "fetch", "handler", "0"), "0"),
+			handle(edge("tri", "p2", "fetch", "handler", "0"), "1"),
+			edge("tri", "t2", "handler", "sink", "0"),
+			edge("tri", "t3", "fetch", "sink", "0"),
+			edge("tri", "t4", "sink", "start", "0"),
+			edge("tri", "t5", "sink", "tail", "0"),
+			edge("tri", "loop", "handler", "handler", "0"),
 		},
 		arangotest.Configs: {
 			{"_key": "api-call", "workspace": "ws1", "displayName": "API Call", "description": "calls an HTTP API", "category": "network"},

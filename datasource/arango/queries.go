@@ -23,13 +23,23 @@ const (
 	qNode       = `FOR n IN nodius_nodes FILTER n._key == @key AND n.graphKey == @gk LIMIT 1 RETURN n`
 	qConfigs    = `FOR c IN nodius_node_config FILTER c.workspace == @ws RETURN c`
 
-	// The traversal direction cannot be a bind variable: three fixed queries.
-	qTraverseAny = `FOR v, e IN 1..@depth ANY @start nodius_edges OPTIONS {order: "bfs", uniqueVertices: "global"} ` +
-		`FILTER v.graphKey == @gk RETURN {node: v, edge: e}`
-	qTraverseIn = `FOR v, e IN 1..@depth INBOUND @start nodius_edges OPTIONS {order: "bfs", uniqueVertices: "global"} ` +
-		`FILTER v.graphKey == @gk RETURN {node: v, edge: e}`
-	qTraverseOut = `FOR v, e IN 1..@depth OUTBOUND @start nodius_edges OPTIONS {order: "bfs", uniqueVertices: "global"} ` +
-		`FILTER v.graphKey == @gk RETURN {node: v, edge: e}`
+	// Neighborhood, one query per direction (a direction cannot be a bind variable).
+	// The traversal finds each vertex once, with its distance from the start (BFS,
+	// global uniqueness gives the shortest); vertices of another graph are neither
+	// kept nor walked through. The edges are then the ones a breadth-first walk
+	// follows, as datasource/memgraph does: every edge in the direction from a vertex
+	// closer than @depth to a vertex reached, parallel edges and edges back to a
+	// vertex already seen included. Rows are {node} in BFS order (start first), then
+	// {edge}.
+	qTraverseAny = `LET visited = (FOR v, e, p IN 0..@depth ANY @start nodius_edges ` + traverseTail +
+		`LET walked = (FOR e IN nodius_edges FILTER (e._from IN inner AND e._to IN ids) OR (e._to IN inner AND e._from IN ids) RETURN {edge: e}) ` +
+		traverseRows
+	qTraverseIn = `LET visited = (FOR v, e, p IN 0..@depth INBOUND @start nodius_edges ` + traverseTail +
+		`LET walked = (FOR e IN nodius_edges FILTER e._to IN inner AND e._from IN ids RETURN {edge: e}) ` +
+		traverseRows
+	qTraverseOut = `LET visited = (FOR v, e, p IN 0..@depth OUTBOUND @start nodius_edges ` + traverseTail +
+		`LET walked = (FOR e IN nodius_edges FILTER e._from IN inner AND e._to IN ids RETURN {edge: e}) ` +
+		traverseRows
 
 	qInsertNode = `INSERT @doc INTO nodius_nodes RETURN NEW`
 	// mergeObjects false: a changed top-level field (data) is replaced as a whole; the
@@ -58,6 +68,14 @@ const (
 	// Embeddings of one graph's nodes, stored with the hash of the text they came from.
 	qSetEmbeddings = `FOR u IN @updates UPDATE {_key: u.key} WITH {embedding: u.vector, embeddingHash: u.hash} ` +
 		`IN nodius_nodes OPTIONS {ignoreErrors: true, mergeObjects: false} RETURN {key: NEW._key}`
+)
+
+// The parts the three neighbourhood queries share.
+const (
+	traverseTail = `PRUNE v.graphKey != @gk OPTIONS {order: "bfs", uniqueVertices: "global"} ` +
+		`FILTER v.graphKey == @gk RETURN {node: v, hops: LENGTH(p.edges)}) ` +
+		`LET ids = visited[*].node._id LET inner = visited[* FILTER CURRENT.hops < @depth].node._id `
+	traverseRows = `FOR row IN APPEND(visited[* RETURN {node: CURRENT.node}], walked) RETURN row`
 )
 
 // Queries lists every query this package sends, for tests and fake servers.

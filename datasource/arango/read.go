@@ -1,9 +1,12 @@
 package arango
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/search"
@@ -175,7 +178,10 @@ func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, 
 }
 
 // Neighborhood walks edges from nodeKey, breadth first, up to depth hops (at most
-// MaxDepth) in the given direction. The start node comes first.
+// MaxDepth) in the given direction, as datasource/memgraph does: the nodes reached,
+// the start first, and every edge walked, parallel edges and edges between nodes
+// already reached included. Edges come in the order the walk takes them (by the
+// node they are walked from, outgoing before incoming, then by key).
 func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, depth int, dir datasource.Direction) (datasource.Neighborhood, error) {
 	start, err := s.Node(ctx, graphKey, nodeKey)
 	if err != nil {
@@ -197,8 +203,8 @@ func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, dep
 	default:
 		return nb, fmt.Errorf("unknown direction %q", dir)
 	}
-	seenNodes := map[string]bool{start.Key: true}
-	seenEdges := map[string]bool{}
+	// The traversal returns each vertex once (uniqueVertices "global") and each edge
+	// once (one pass over the edge collection): nothing to de-duplicate.
 	err = s.query(ctx, q, map[string]any{"depth": depth, "start": nodeID(graphKey, nodeKey), "gk": graphKey}, func(raw json.RawMessage) error {
 		var row struct {
 			Node json.RawMessage `json:"node"`
@@ -207,28 +213,58 @@ func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, dep
 		if err := json.Unmarshal(raw, &row); err != nil {
 			return fmt.Errorf("decode traversal row: %w", err)
 		}
-		n, err := decodeNode(graphKey, row.Node)
-		if err != nil {
-			return err
-		}
-		if !seenNodes[n.Key] {
-			seenNodes[n.Key] = true
-			nb.Nodes = append(nb.Nodes, n)
+		if len(row.Node) > 0 && string(row.Node) != "null" {
+			n, err := decodeNode(graphKey, row.Node)
+			if err != nil {
+				return err
+			}
+			if n.Key != start.Key { // the start vertex is the traversal's first row
+				nb.Nodes = append(nb.Nodes, n)
+			}
 		}
 		if len(row.Edge) > 0 && string(row.Edge) != "null" {
 			e, err := decodeEdge(graphKey, row.Edge)
 			if err != nil {
 				return err
 			}
-			if !seenEdges[e.Key] {
-				seenEdges[e.Key] = true
-				nb.Edges = append(nb.Edges, e)
-			}
+			nb.Edges = append(nb.Edges, e)
 		}
 		return nil
 	})
 	if err != nil {
 		return datasource.Neighborhood{}, s.classify(err, "walk the neighbours of node "+nodeKey)
 	}
+	sortWalked(nb, dir)
 	return nb, nil
+}
+
+// sortWalked puts the edges in the order a breadth-first walk takes them: by the
+// position of the node each is walked from (the earlier end for Any), outgoing
+// before incoming, then by key.
+func sortWalked(nb datasource.Neighborhood, dir datasource.Direction) {
+	pos := make(map[string]int, len(nb.Nodes))
+	for i, n := range nb.Nodes {
+		pos[n.Key] = i
+	}
+	at := func(key string) int {
+		if i, ok := pos[key]; ok {
+			return i
+		}
+		return len(pos)
+	}
+	type step struct{ from, incoming int }
+	walk := func(e datasource.Edge) step {
+		src, tgt := at(e.Source), at(e.Target)
+		switch {
+		case dir == datasource.Inbound:
+			return step{tgt, 1}
+		case dir == datasource.Outbound || src <= tgt:
+			return step{src, 0}
+		}
+		return step{tgt, 1}
+	}
+	slices.SortStableFunc(nb.Edges, func(a, b datasource.Edge) int {
+		sa, sb := walk(a), walk(b)
+		return cmp.Or(cmp.Compare(sa.from, sb.from), cmp.Compare(sa.incoming, sb.incoming), strings.Compare(a.Key, b.Key))
+	})
 }

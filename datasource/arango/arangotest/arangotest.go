@@ -560,16 +560,31 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 	return nil, 400, 1501, "query not supported by the fake"
 }
 
-// traverse walks edges breadth first from start, each vertex once, as the
-// traversal queries do with uniqueVertices "global". The caller holds s.mu.
+// traverse answers the neighbourhood queries: a breadth-first walk from start,
+// each vertex once (uniqueVertices "global"), vertices of another graph pruned (not
+// returned, not walked through), giving the vertices and their distance; then the
+// edges in the direction from a vertex closer than depth to a vertex reached, in
+// collection (_key) order. Rows are {node} in BFS order, start first, then {edge}.
+// The caller holds s.mu.
 func (s *Server) traverse(k kind, start string, depth int, gk string) []any {
-	visited := map[string]bool{start: true}
-	frontier := []string{start}
+	node := func(id string) (map[string]any, bool) {
+		n, ok := s.colls[Nodes][strings.TrimPrefix(id, Nodes+"/")]
+		return n, ok && strings.HasPrefix(id, Nodes+"/") && n["graphKey"] == gk
+	}
+	first, ok := node(start)
+	if !ok {
+		return nil // ArangoDB warns of a missing start vertex and returns nothing
+	}
 	edges := s.sorted(Edges, func(map[string]any) bool { return true })
-	var out []any
+	out := []any{map[string]any{"node": clone(first)}}
+	seen := map[string]bool{start: true}
+	ids := map[string]bool{start: true}
+	inner := map[string]bool{}
+	frontier := []string{start}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		var next []string
 		for _, id := range frontier {
+			inner[id] = true
 			for _, e := range edges {
 				var other string
 				switch {
@@ -580,19 +595,28 @@ func (s *Server) traverse(k kind, start string, depth int, gk string) []any {
 				default:
 					continue
 				}
-				if visited[other] {
+				if seen[other] {
 					continue
 				}
-				visited[other] = true
-				n, ok := s.colls[Nodes][strings.TrimPrefix(other, Nodes+"/")]
-				if !ok || n["graphKey"] != gk {
+				seen[other] = true
+				n, ok := node(other)
+				if !ok {
 					continue
 				}
-				out = append(out, map[string]any{"node": clone(n), "edge": e})
+				ids[other] = true
+				out = append(out, map[string]any{"node": clone(n)})
 				next = append(next, other)
 			}
 		}
 		frontier = next
+	}
+	for _, e := range edges {
+		from, to := e["_from"].(string), e["_to"].(string)
+		walkedOut := inner[from] && ids[to]
+		walkedIn := inner[to] && ids[from]
+		if (k == kTraverseOut && walkedOut) || (k == kTraverseIn && walkedIn) || (k == kTraverseAny && (walkedOut || walkedIn)) {
+			out = append(out, map[string]any{"edge": e})
+		}
 	}
 	return out
 }
