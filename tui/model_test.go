@@ -630,3 +630,57 @@ func TestInputRedrawsEveryChange(t *testing.T) {
 		t.Fatalf("recalled question not drawn: %q", got)
 	}
 }
+
+// TestStreamingAnswerPieces streams paragraphs, a fenced block holding a blank line
+// and reasoning across frames: every piece is on screen once, in order, and the
+// reasoning count follows the reasoning as it grows.
+func TestStreamingAnswerPieces(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, Options{Runner: &fakeRunner{}, GraphKey: "demo", NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 60})
+	startQuestion(t, m, "q")
+	feed(m, convo.Event{Type: convo.EventReasoning, Text: "one two three"})
+	if v := view(m); !strings.Contains(v, "thought for 3 words") {
+		t.Fatalf("reasoning summary missing:\n%s", v)
+	}
+	feed(m, convo.Event{Type: convo.EventReasoning, Text: " four five"}, tok("alpha paragraph\n\n"))
+	if v := view(m); !strings.Contains(v, "thought for 5 words") {
+		t.Fatalf("reasoning summary did not follow the reasoning:\n%s", v)
+	}
+	feed(m, tok("```\ncode-a\n\n- code-b\n")) // not a list: still inside the fence
+	feed(m, tok("```\n\nbeta "))
+	feed(m, tok("paragraph\n\ngamma"))
+	want := []string{"alpha paragraph", "code-a", "- code-b", "beta paragraph", "gamma"}
+	check := func(stage string) {
+		t.Helper()
+		v := view(m)
+		pos := -1
+		for _, w := range want {
+			if n := strings.Count(v, w); n != 1 {
+				t.Errorf("%s: %q shown %d times:\n%s", stage, w, n, v)
+			}
+			i := strings.Index(v, w)
+			if i < pos {
+				t.Errorf("%s: %q out of order:\n%s", stage, w, v)
+			}
+			pos = i
+		}
+	}
+	check("streaming")
+	streaming := view(m)
+	end(m, agent.Result{}, nil)
+	check("finished")
+	// the stable prefix was rendered in pieces: it must look as the whole does
+	answer := func(v string) string {
+		_, after, _ := strings.Cut(v, "Nodius")
+		before, _, _ := strings.Cut(after, "gamma")
+		lines := strings.Split(before, "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimRight(l, " ") // blank lines may or may not be padded
+		}
+		return strings.Join(lines, "\n")
+	}
+	if a, b := answer(streaming), answer(view(m)); a != b {
+		t.Errorf("streamed rendering differs from the finished one:\n%s\n---\n%s", a, b)
+	}
+}

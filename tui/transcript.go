@@ -233,8 +233,8 @@ const (
 )
 
 // assistantItem is one answer. While streaming, text is only shown up to `shown`
-// (advanced by the frame tick), the stable prefix is rendered in chunks once, and
-// only the tail after it re-renders.
+// (advanced by the frame tick), the stable prefix is rendered once, chunk by chunk,
+// into prefix, and only the tail after it re-renders.
 type assistantItem struct {
 	lk        *look
 	text      strings.Builder
@@ -244,8 +244,16 @@ type assistantItem struct {
 	expanded  bool // reasoning expanded
 
 	chunkW   int
-	chunkEnd int
-	chunks   []string
+	chunkEnd int    // text[:chunkEnd] is rendered in prefix
+	prefix   string // the rendered chunks, joined
+
+	// thought is the reasoning line(s) for thoughtLen bytes of reasoning at thoughtW
+	// (and thoughtExp): the answer streams after the reasoning is done, and every
+	// frame would otherwise count or wrap it again.
+	thought    string
+	thoughtLen int
+	thoughtW   int
+	thoughtExp bool
 }
 
 func (a *assistantItem) label() string {
@@ -262,14 +270,8 @@ func (a *assistantItem) label() string {
 func (a *assistantItem) Render(width int) string {
 	var b strings.Builder
 	b.WriteString(a.label())
-	if r := a.reasoning.String(); strings.TrimSpace(r) != "" {
-		b.WriteString("\n")
-		if a.expanded {
-			b.WriteString(a.lk.th.reasoning.Render(indent(wrapPlain(strip(r), width-4), 2)))
-		} else {
-			n := len(strings.Fields(r))
-			b.WriteString(a.lk.th.reasoning.Render(fmt.Sprintf("  ▸ thought for %d words", n)))
-		}
+	if t := a.thoughtView(width); t != "" {
+		b.WriteString("\n" + t)
 	}
 	text := a.text.String()
 	if a.state == aStreaming {
@@ -284,27 +286,51 @@ func (a *assistantItem) Render(width int) string {
 	return b.String()
 }
 
+// thoughtView is the reasoning: a word count, or the whole text when expanded.
+func (a *assistantItem) thoughtView(width int) string {
+	if a.reasoning.Len() == a.thoughtLen && width == a.thoughtW && a.expanded == a.thoughtExp {
+		return a.thought
+	}
+	a.thoughtLen, a.thoughtW, a.thoughtExp = a.reasoning.Len(), width, a.expanded
+	r := strip(a.reasoning.String())
+	switch {
+	case strings.TrimSpace(r) == "":
+		a.thought = ""
+	case a.expanded:
+		a.thought = a.lk.th.reasoning.Render(indent(wrapPlain(r, width-4), 2))
+	default:
+		a.thought = a.lk.th.reasoning.Render(fmt.Sprintf("  ▸ thought for %d words", len(strings.Fields(r))))
+	}
+	return a.thought
+}
+
 // body renders the answer: whole once finished; while streaming, the stable prefix
 // chunk by chunk (each chunk once) plus the unfinished tail.
 func (a *assistantItem) body(text string, width int) string {
 	if a.state != aStreaming {
-		a.chunks, a.chunkEnd = nil, 0
+		a.prefix, a.chunkEnd = "", 0
 		return a.lk.md.Render(text, width)
 	}
 	if a.chunkW != width {
-		a.chunks, a.chunkEnd, a.chunkW = nil, 0, width
+		a.prefix, a.chunkEnd, a.chunkW = "", 0, width
 	}
-	if p := stablePrefix(text); p > a.chunkEnd {
-		if r := a.lk.md.Render(text[a.chunkEnd:p], width); r != "" {
-			a.chunks = append(a.chunks, r)
-		}
+	// text[:chunkEnd] ends outside a code fence, so the scan can start there.
+	if p := a.chunkEnd + stablePrefix(text[a.chunkEnd:]); p > a.chunkEnd {
+		a.prefix = joinBlocks(a.prefix, a.lk.md.Render(text[a.chunkEnd:p], width))
 		a.chunkEnd = p
 	}
-	parts := append([]string(nil), a.chunks...)
-	if tail := a.lk.md.Render(text[a.chunkEnd:], width); tail != "" {
-		parts = append(parts, tail)
+	return joinBlocks(a.prefix, a.lk.md.Render(text[a.chunkEnd:], width))
+}
+
+// joinBlocks puts two rendered blocks one blank line apart; an empty one vanishes.
+func joinBlocks(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
 	}
-	return strings.Join(parts, "\n\n")
+	return a + "\n\n" + b
 }
 
 // badgeState is a tool call's life.
