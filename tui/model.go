@@ -9,7 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,7 +136,8 @@ func (m *Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// openThread loads a thread (by id or unique prefix; latest when latest is set).
+// openThread loads a thread by its full id (the CLI resolves prefixes before the TUI
+// starts; the picker passes full ids), or the graph's latest when latest is set.
 func (m *Model) openThread(id string, latest bool) tea.Cmd {
 	ts, graph := m.opts.Threads, m.opts.GraphKey
 	return func() tea.Msg {
@@ -146,35 +147,15 @@ func (m *Model) openThread(id string, latest bool) tea.Cmd {
 		if err != nil {
 			return threadOpenedMsg{err: err}
 		}
-		var t convo.Thread
-		found := false
+		t := convo.Thread{ID: id} // a thread of another graph is not listed: open it by id
 		if latest {
-			sort.SliceStable(list, func(i, j int) bool { return list[i].UpdatedAt.After(list[j].UpdatedAt) })
 			if len(list) == 0 {
 				return threadOpenedMsg{none: true}
 			}
-			t, found = list[0], true
-		} else {
-			var matches []convo.Thread
-			for _, x := range list {
-				if x.ID == id {
-					matches = []convo.Thread{x}
-					break
-				}
-				if len(id) >= 4 && strings.HasPrefix(x.ID, id) {
-					matches = append(matches, x)
-				}
-			}
-			switch len(matches) {
-			case 0:
-				t = convo.Thread{ID: id} // may belong to another graph listing; try anyway
-			case 1:
-				t, found = matches[0], true
-			default:
-				return threadOpenedMsg{err: fmt.Errorf("thread id %q matches %d threads; type more of it", id, len(matches))}
-			}
+			t = slices.MaxFunc(list, func(a, b convo.Thread) int { return a.UpdatedAt.Compare(b.UpdatedAt) })
+		} else if i := slices.IndexFunc(list, func(x convo.Thread) bool { return x.ID == id }); i >= 0 {
+			t = list[i]
 		}
-		_ = found
 		msgs, err := ts.History(ctx, t.ID)
 		if err != nil {
 			return threadOpenedMsg{err: err}
@@ -403,7 +384,7 @@ func (m *Model) send() tea.Cmd {
 		return nil
 	}
 	m.lastReq = &req
-	return m.start(false, func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
+	return m.start(func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
 		return m.opts.Runner.Send(ctx, req, e)
 	})
 }
@@ -418,14 +399,14 @@ func (m *Model) retry() tea.Cmd {
 	}
 	m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "↻ retrying: " + firstLine(req.Text)})
 	m.tr.toBottom()
-	return m.start(false, func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
+	return m.start(func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
 		return m.opts.Runner.Send(ctx, req, e)
 	})
 }
 
-func (m *Model) start(resume bool, call func(context.Context, func(convo.Event)) (agent.Result, error)) tea.Cmd {
+func (m *Model) start(call func(context.Context, func(convo.Event)) (agent.Result, error)) tea.Cmd {
 	m.runSeq++
-	r, cmd := startRun(m.runSeq, resume, call)
+	r, cmd := startRun(m.runSeq, call)
 	m.run = r
 	m.lastErr, m.sawErr, m.sawProp, m.stopping = nil, false, false, false
 	m.st.state, m.st.busy = "retrieving", true
@@ -698,7 +679,7 @@ func (m *Model) decide(d convo.Decision) tea.Cmd {
 	if threadID == "" {
 		threadID = p.ThreadID
 	}
-	return m.start(true, func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
+	return m.start(func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
 		return m.opts.Runner.Resume(ctx, threadID, d, e)
 	})
 }

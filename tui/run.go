@@ -33,16 +33,14 @@ type run struct {
 	ch     chan runItem
 	ctx    context.Context
 	cancel context.CancelFunc
-	resume bool // a Resume (decision) rather than a Send
-	ended  bool
 }
 
 // startRun prepares a run and returns the command that starts the agent call and
 // then reads its first batch. The agent's emit pushes into a channel that the
 // model drains through readRun, so Update never blocks or does I/O.
-func startRun(id int, resume bool, call func(ctx context.Context, emit func(convo.Event)) (agent.Result, error)) (*run, tea.Cmd) {
+func startRun(id int, call func(ctx context.Context, emit func(convo.Event)) (agent.Result, error)) (*run, tea.Cmd) {
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &run{id: id, ch: make(chan runItem, 256), ctx: ctx, cancel: cancel, resume: resume}
+	r := &run{id: id, ch: make(chan runItem, 256), ctx: ctx, cancel: cancel}
 	ch := r.ch
 	start := func() tea.Msg {
 		go func() {
