@@ -201,12 +201,16 @@ func feed(m *Model, evs ...convo.Event) {
 	for i, e := range evs {
 		items[i] = runItem{ev: e}
 	}
-	m.Update(runBatchMsg{runID: m.run.id, items: items})
-	m.Update(frameMsg{})
+	deliver(m, items...)
 }
 
+// end delivers the end of the current run, then a frame.
 func end(m *Model, res agent.Result, err error) {
-	m.Update(runBatchMsg{runID: m.run.id, items: []runItem{{done: true, res: res, err: err}}})
+	deliver(m, runItem{done: true, res: res, err: err})
+}
+
+func deliver(m *Model, items ...runItem) {
+	m.Update(runBatchMsg{runID: m.run.id, items: items})
 	m.Update(frameMsg{})
 }
 
