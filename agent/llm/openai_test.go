@@ -375,6 +375,25 @@ func TestStallTimeout(t *testing.T) {
 	}
 }
 
+// TestSlowStreamNotCut: the stall timeout bounds the silence between chunks, not the
+// whole answer: a stream that lasts several stall timeouts but never pauses that
+// long completes (both providers).
+func TestSlowStreamNotCut(t *testing.T) {
+	t.Parallel()
+	text := strings.Repeat("slow ", 30)
+	turn := llmtest.Turn{Text: text, Delay: 40 * time.Millisecond} // about 1.2 s in all
+	srv := llmtest.Start(t, turn, turn)
+	timeouts := func(e *llm.Endpoint) { e.HeaderTimeout, e.StallTimeout = 400*time.Millisecond, 400*time.Millisecond }
+	r, err := newProvider(srv, func(o *llm.OpenAIOptions) { timeouts(&o.Endpoint) }).Stream(context.Background(), userAsk, nil)
+	if err != nil || r.Content != text {
+		t.Errorf("openai: %v, %d bytes", err, len(r.Content))
+	}
+	r, err = newAnthropic(srv, func(o *llm.AnthropicOptions) { timeouts(&o.Endpoint) }).Stream(context.Background(), userAsk, nil)
+	if err != nil || r.Content != text {
+		t.Errorf("anthropic: %v, %d bytes", err, len(r.Content))
+	}
+}
+
 func TestHeaderTimeout(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.Start(t, llmtest.Turn{Text: "x", StallAfter: -1})
