@@ -65,28 +65,3 @@ func trimBlankLines(s string) string {
 func isBlank(line string) bool {
 	return strings.TrimSpace(stripANSI(line)) == ""
 }
-
-// stablePrefix returns the length of the part of a streaming answer that can no
-// longer change how it renders: up to the last blank line outside a code fence.
-// The streaming message renders that prefix once and only re-renders the tail.
-func stablePrefix(s string) int {
-	inFence := false
-	cut := 0
-	pos := 0
-	for pos < len(s) {
-		nl := strings.IndexByte(s[pos:], '\n')
-		if nl < 0 {
-			break // the last line is unfinished
-		}
-		line := s[pos : pos+nl]
-		next := pos + nl + 1
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			inFence = !inFence
-		} else if trimmed == "" && !inFence {
-			cut = next
-		}
-		pos = next
-	}
-	return cut
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/mdstream"
 )
 
 // look is what every transcript item renders with. Items share one pointer so a
@@ -315,7 +316,7 @@ func (a *assistantItem) body(text string, width int) string {
 		a.prefix, a.chunkEnd, a.chunkW = "", 0, width
 	}
 	// text[:chunkEnd] ends outside a code fence, so the scan can start there.
-	if p := a.chunkEnd + stablePrefix(text[a.chunkEnd:]); p > a.chunkEnd {
+	if p := a.chunkEnd + mdstream.StablePrefix(text[a.chunkEnd:]); p > a.chunkEnd {
 		a.prefix = joinBlocks(a.prefix, a.lk.md.Render(text[a.chunkEnd:p], width))
 		a.chunkEnd = p
 	}
