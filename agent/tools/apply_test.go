@@ -3,11 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
 )
 
 // TestParsedProposalsApply checks that what ParseProposal produces is accepted by the
@@ -99,5 +101,138 @@ func TestPlainSource(t *testing.T) {
 	}
 	if _, _, err := ParseProposal(context.Background(), src, "demo", ProposeDeleteEdge, `{"edgeKey":"e1","reason":"r"}`); err != nil {
 		t.Errorf("ParseProposal: %v", err)
+	}
+}
+
+// graphVariants are the demo graph as stored, and the same graph with every node
+// stored without handles (each node then has its type's default handles). A
+// proposal ParseProposal accepts must apply on both.
+func graphVariants(t *testing.T) map[string]datasource.Snapshot {
+	t.Helper()
+	stored, err := demo.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare, err := demo.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range bare.Nodes {
+		bare.Nodes[i].Handles = nil
+	}
+	return map[string]datasource.Snapshot{"stored handles": stored, "no handles": bare}
+}
+
+// parseThenApply parses a proposal against a fresh store holding snap and, when it is
+// accepted, applies it to that store. It returns the parse error; an apply failure
+// of an accepted proposal fails the test.
+func parseThenApply(t *testing.T, snap datasource.Snapshot, tool, args string) error {
+	t.Helper()
+	ctx := context.Background()
+	store, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _, err := ParseProposal(ctx, store, "demo", tool, args)
+	if err != nil {
+		return err
+	}
+	if _, err := datasource.Apply(ctx, store, "demo", a); err != nil {
+		t.Errorf("%s %s: accepted by ParseProposal, but Apply failed: %v", tool, args, err)
+	}
+	return nil
+}
+
+// TestAcceptedProposalsApply: what ParseProposal accepts, the store applies — on the
+// demo graph and on the same graph stored without handles. parseErr marks proposals
+// ParseProposal must refuse (so that they never reach Apply).
+func TestAcceptedProposalsApply(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, tool, args string
+		parseErr         string
+		only             string // a graph variant: the case runs on it alone
+	}{
+		{name: "edge starter to return", tool: ProposeCreateEdge, args: `{"sourceKey":"root","sourceHandle":"0","targetKey":"return","targetHandle":"0","reason":"r"}`},
+		{name: "edge into the starter's input", tool: ProposeBatch, args: `{"actions":[
+				{"type":"delete_edge","payload":{"edgeKey":"e1"}},
+				{"type":"create_edge","payload":{"sourceKey":"entry-form","sourceHandle":"R:0","targetKey":"root","targetHandle":"L:0"}}],"reason":"r"}`},
+		{name: "edge custom to builtin", tool: ProposeCreateEdge, args: `{"sourceKey":"fetch-api","sourceHandle":"1","targetKey":"display-html","targetHandle":"0","reason":"r"}`},
+		{name: "create starter, default handles", tool: ProposeCreateNode, args: `{"nodeKey":"s2","typeKey":"starter","sheet":"0","posX":0,"posY":0,"reason":"r"}`},
+		{name: "create node with handles", tool: ProposeCreateNode, args: `{"typeKey":"log-node","sheet":"1","posX":0,"posY":0,"handles":{"T":{"point":[{"id":"a","type":"in","accept":"json"}]}},"reason":"r"}`},
+		{name: "batch new starter and return joined", tool: ProposeBatch, args: `{"actions":[
+				{"type":"create_node","payload":{"nodeKey":"s2","typeKey":"starter","sheet":"1","posX":0,"posY":0,"handles":{}}},
+				{"type":"create_node","payload":{"nodeKey":"r2","typeKey":"return","sheet":"1","posX":300,"posY":0,"handles":{}}},
+				{"type":"create_node","payload":{"nodeKey":"f2","typeKey":"entryType","sheet":"1","posX":-300,"posY":0}},
+				{"type":"create_edge","payload":{"sourceKey":"f2","sourceHandle":"0","targetKey":"s2","targetHandle":"0"}},
+				{"type":"create_edge","payload":{"sourceKey":"s2","sourceHandle":"0","targetKey":"r2","targetHandle":"0"}}],"reason":"r"}`},
+		{name: "update handles keeping edges", tool: ProposeUpdateNode, args: `{"nodeKey":"display-html","changes":{"handles":{"L":{"point":[{"id":"0","type":"in"}]},"R":{"point":[{"id":"0","type":"out"},{"id":"1","type":"out"}]}}},"reason":"r"}`},
+		{name: "update handles to the defaults", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"handles":{}},"reason":"r"}`},
+		{name: "update handles dropping an edge's point", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"handles":{"R":{"point":[{"id":"0","type":"out"}]}}},"reason":"r"}`,
+			parseErr: `drop input "0" used by edge "e1"`},
+		{name: "update type keeping edges", tool: ProposeUpdateNode, args: `{"nodeKey":"sort-stats","changes":{"type":"html","process":"x"},"reason":"r"}`},
+		{name: "update type dropping an edge's point", tool: ProposeUpdateNode, args: `{"nodeKey":"display-html","changes":{"type":"return"},"reason":"r"}`,
+			parseErr: `drop output "0" used by edge "e6"`, only: "no handles"},
+		{name: "update type of a node with handles", tool: ProposeUpdateNode, args: `{"nodeKey":"display-html","changes":{"type":"return"},"reason":"r"}`,
+			only: "stored handles"},
+		{name: "update data", tool: ProposeUpdateNode, args: `{"nodeKey":"return","changes":{"data.a.b":1},"reason":"r"}`},
+		{name: "move", tool: ProposeMoveNode, args: `{"nodeKey":"root","posX":5,"posY":6,"reason":"r"}`},
+		{name: "delete node", tool: ProposeDeleteNode, args: `{"nodeKey":"root","reason":"r"}`},
+		{name: "delete edge", tool: ProposeDeleteEdge, args: `{"edgeKey":"e6","reason":"r"}`},
+	}
+	for vname, snap := range graphVariants(t) {
+		for _, tc := range tests {
+			if tc.only != "" && tc.only != vname {
+				continue
+			}
+			t.Run(vname+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				err := parseThenApply(t, snap, tc.tool, tc.args)
+				if tc.parseErr == "" && err != nil {
+					t.Fatalf("ParseProposal: %v", err)
+				}
+				if tc.parseErr != "" && (err == nil || !strings.Contains(err.Error(), tc.parseErr)) {
+					t.Fatalf("ParseProposal err = %v, want %q", err, tc.parseErr)
+				}
+			})
+		}
+	}
+}
+
+// TestAcceptedEdgesAndTypesApply sweeps create_edge over every pair of nodes and
+// handle names, and update_node over every node and type: whatever ParseProposal
+// accepts must apply.
+func TestAcceptedEdgesAndTypesApply(t *testing.T) {
+	t.Parallel()
+	for vname, snap := range graphVariants(t) {
+		t.Run(vname, func(t *testing.T) {
+			t.Parallel()
+			types := append([]string{}, datasource.BuiltinTypes...)
+			for _, c := range snap.Configs {
+				types = append(types, c.Key)
+			}
+			accepted := 0
+			for _, src := range snap.Nodes {
+				for _, typ := range types {
+					args := fmt.Sprintf(`{"nodeKey":%q,"changes":{"type":%q},"reason":"r"}`, src.Key, typ)
+					if parseThenApply(t, snap, ProposeUpdateNode, args) == nil {
+						accepted++
+					}
+				}
+				for _, dst := range snap.Nodes {
+					for _, sh := range []string{"0", "1", "R:0"} {
+						for _, th := range []string{"0", "L:0"} {
+							args := fmt.Sprintf(`{"sourceKey":%q,"sourceHandle":%q,"targetKey":%q,"targetHandle":%q,"reason":"r"}`, src.Key, sh, dst.Key, th)
+							if parseThenApply(t, snap, ProposeCreateEdge, args) == nil {
+								accepted++
+							}
+						}
+					}
+				}
+			}
+			if accepted < 50 {
+				t.Errorf("only %d proposals accepted: the sweep tests little", accepted)
+			}
+		})
 	}
 }

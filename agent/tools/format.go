@@ -30,29 +30,14 @@ type Builtin struct {
 	Handles     map[string]datasource.HandleGroup
 }
 
-func point(side, id, typ string) map[string]datasource.HandleGroup {
-	return map[string]datasource.HandleGroup{side: {Position: "separate", Point: []datasource.HandlePoint{{ID: id, Type: typ, Accept: "any"}}}}
-}
-
-func merge(a, b map[string]datasource.HandleGroup) map[string]datasource.HandleGroup {
-	out := map[string]datasource.HandleGroup{}
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
-	return out
-}
-
 // Builtins documents the built-in types (datasource.BuiltinTypes), with the handles a
-// new node of that type gets when the proposal gives none.
+// node of that type has when it is given none (datasource.DefaultHandles).
 func Builtins() []Builtin {
 	return []Builtin{
-		{Type: "starter", Description: "Start of a sheet's flow: receives the entry data (from an entryType form, on its input) and passes it to the next node through its output.", Handles: merge(point("L", "0", "in"), point("R", "0", "out"))},
-		{Type: "return", Description: "End of the flow: the value it receives becomes the workflow's result.", Handles: point("L", "0", "in")},
-		{Type: "html", Description: "Renders HTML for the user from the data it receives; its data holds the HTML template/content.", Handles: merge(point("L", "0", "in"), point("R", "0", "out"))},
-		{Type: "entryType", Description: "Entry form: describes the input the workflow expects (fields in data) and feeds it to the starter.", Handles: point("R", "0", "out")},
+		{Type: "starter", Description: "Start of a sheet's flow: receives the entry data (from an entryType form, on its input) and passes it to the next node through its output.", Handles: datasource.DefaultHandles("starter", nil)},
+		{Type: "return", Description: "End of the flow: the value it receives becomes the workflow's result.", Handles: datasource.DefaultHandles("return", nil)},
+		{Type: "html", Description: "Renders HTML for the user from the data it receives; its data holds the HTML template/content.", Handles: datasource.DefaultHandles("html", nil)},
+		{Type: "entryType", Description: "Entry form: describes the input the workflow expects (fields in data) and feeds it to the starter.", Handles: datasource.DefaultHandles("entryType", nil)},
 	}
 }
 
@@ -65,15 +50,12 @@ func builtin(t string) (Builtin, bool) {
 	return Builtin{}, false
 }
 
-// sides are the sides of a node handles may sit on, in the order they are listed.
-var sides = []string{"L", "R", "T", "B"}
-
 // HandlesSummary writes handles compactly as "L:0:in, R:0:out, R:1:out(json)": side,
 // point id, direction and, when not "any", the accepted data type. Edges name handles
 // by point id, so the id is what the model must see.
 func HandlesSummary(h map[string]datasource.HandleGroup) string {
 	var parts []string
-	for _, side := range orderedSides(h) {
+	for _, side := range datasource.OrderedSides(h) {
 		for _, p := range h[side].Point {
 			s := side + ":" + p.ID + ":" + p.Type
 			if p.Accept != "" && p.Accept != "any" {
@@ -83,24 +65,6 @@ func HandlesSummary(h map[string]datasource.HandleGroup) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// orderedSides lists the sides of h: L, R, T, B first, then any other, sorted.
-func orderedSides(h map[string]datasource.HandleGroup) []string {
-	var out []string
-	for _, s := range sides {
-		if _, ok := h[s]; ok {
-			out = append(out, s)
-		}
-	}
-	var other []string
-	for s := range h {
-		if !contains(sides, s) {
-			other = append(other, s)
-		}
-	}
-	sort.Strings(other)
-	return append(out, other...)
 }
 
 // truncate cuts s to max runes, saying how long it was so the model knows text is

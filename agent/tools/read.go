@@ -442,10 +442,7 @@ func (x *Executor) detail(ctx context.Context, a args) (any, error) {
 			out = append(out, edgeRow(e))
 		}
 	}
-	handles := n.Handles
-	if len(handles) == 0 {
-		handles = typeHandles(n.Type, cfgs)
-	}
+	handles := datasource.EffectiveHandles(n, cfgs)
 	return toon.Object{
 		{Key: "key", Value: n.Key}, {Key: "type", Value: typeLabel(n.Type, names)},
 		{Key: "sheet", Value: n.Sheet}, {Key: "sheetName", Value: g.SheetName(n.Sheet)},
@@ -456,19 +453,6 @@ func (x *Executor) detail(ctx context.Context, a args) (any, error) {
 		{Key: "data", Value: dataValue(n.Data)},
 		{Key: "inbound", Value: in}, {Key: "outbound", Value: out},
 	}, nil
-}
-
-// typeHandles is the default handles of a type: its config's, else the built-in's.
-func typeHandles(t string, cfgs []datasource.NodeConfig) map[string]datasource.HandleGroup {
-	for _, c := range cfgs {
-		if c.Key == t && len(c.Handles) > 0 {
-			return c.Handles
-		}
-	}
-	if b, ok := builtin(t); ok {
-		return b.Handles
-	}
-	return nil
 }
 
 func (x *Executor) config(ctx context.Context, a args) (any, error) {
@@ -487,7 +471,7 @@ func (x *Executor) config(ctx context.Context, a args) (any, error) {
 			return toon.Object{{Key: "type", Value: c.Key}, {Key: "builtin", Value: false},
 				{Key: "displayName", Value: c.DisplayName}, {Key: "description", Value: truncate(c.Description, DetailDataMax)},
 				{Key: "category", Value: c.Category}, {Key: "icon", Value: c.Icon},
-				{Key: "handles", Value: HandlesSummary(c.Handles)}}, nil
+				{Key: "handles", Value: HandlesSummary(datasource.DefaultHandles(c.Key, cfgs))}}, nil
 		}
 		keys = append(keys, c.Key)
 	}
@@ -522,7 +506,7 @@ func (x *Executor) types(ctx context.Context) (any, error) {
 	custom := make([]toon.Object, 0, len(cfgs))
 	for _, c := range cfgs {
 		custom = append(custom, toon.Object{{Key: "type", Value: c.Key}, {Key: "displayName", Value: c.DisplayName},
-			{Key: "category", Value: c.Category}, {Key: "handles", Value: HandlesSummary(c.Handles)},
+			{Key: "category", Value: c.Category}, {Key: "handles", Value: HandlesSummary(datasource.DefaultHandles(c.Key, cfgs))},
 			{Key: "description", Value: preview(c.Description, ConfigDescMax)}})
 	}
 	return toon.Object{{Key: "builtin", Value: builtins}, {Key: "custom", Value: custom}}, nil

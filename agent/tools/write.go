@@ -61,8 +61,8 @@ func groupParams() []param {
 }
 
 func handlesParam(name, desc string) param {
-	fields := make([]param, len(sides))
-	for i, side := range sides {
+	fields := make([]param, len(datasource.Sides))
+	for i, side := range datasource.Sides {
 		fields[i] = param{name: side, kind: kObject, fields: groupParams()}
 	}
 	return param{name: name, kind: kObject, fields: fields, desc: desc}
@@ -471,7 +471,7 @@ func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Actio
 		}
 		p.Handles = h
 	} else {
-		p.Handles = cloneHandles(typeHandles(p.TypeKey, st.cfgs))
+		p.Handles = datasource.DefaultHandles(p.TypeKey, st.cfgs)
 	}
 	if a.has("data") {
 		d, err := decodeAny(a.raw("data"))
@@ -488,30 +488,17 @@ func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Actio
 	return datasource.Action{Type: datasource.CreateNodeAction, CreateNode: p}, nil
 }
 
-func cloneHandles(h map[string]datasource.HandleGroup) map[string]datasource.HandleGroup {
-	if h == nil {
-		return nil
-	}
-	out := make(map[string]datasource.HandleGroup, len(h))
-	for side, g := range h {
-		g.Point = append([]datasource.HandlePoint(nil), g.Point...)
-		out[side] = g
-	}
-	return out
-}
-
-// parseHandles reads a handles object strictly: sides L, R, T, B; points with an id
-// and a direction; no two points of the same direction sharing an id (edges name a
-// point by id, so the id must say which one).
+// parseHandles reads a handles object strictly — sides L, R, T, B; groups and points
+// with no field the schema does not name; points with an id and a direction — then
+// checks it with datasource.CheckHandles, the rules the store applies it with.
 func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasource.HandleGroup, error) {
 	m, err := decodeObject(raw)
 	if err != nil || firstByte(raw) != '{' {
 		return nil, argErr(tool, "%q must be an object of sides (L, R, T, B), got %s", where, describeJSON(raw))
 	}
 	out := map[string]datasource.HandleGroup{}
-	seen := map[string]string{}
 	for _, side := range sortedKeys(m) {
-		if !contains(sides, side) {
+		if !contains(datasource.Sides, side) {
 			return nil, argErr(tool, "%q has an unknown side %q: the sides are L (left), R (right), T (top), B (bottom)", where, side)
 		}
 		gw := where + "." + side + "."
@@ -544,71 +531,25 @@ func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasourc
 			if a.has("accept") && a.str("accept") != "" {
 				pt.Accept = a.str("accept")
 			}
-			if prev, dup := seen[pt.Type+"\x00"+pt.ID]; dup {
-				return nil, argErr(tool, "two %s points have the id %q (sides %s and %s): give each a distinct id", pt.Type, pt.ID, prev, side)
-			}
-			seen[pt.Type+"\x00"+pt.ID] = side
 			g.Point = append(g.Point, pt)
 		}
 		out[side] = g
 	}
+	out, err = datasource.CheckHandles(out)
+	if err != nil {
+		return nil, argErr(tool, "%q: %v", where, err)
+	}
 	return out, nil
 }
 
-// handlesOf is a node's handles, or its type's defaults when it has none.
-func (st *state) handlesOf(n datasource.Node) map[string]datasource.HandleGroup {
-	if len(n.Handles) > 0 {
-		return n.Handles
+// findHandle resolves the handle named at one end of an edge on node n (dir "out"
+// for the source, "in" for the target) to its point id, by the store's rule.
+func (st *state) findHandle(tool string, n datasource.Node, handle, dir string) (string, error) {
+	id, err := datasource.ResolveHandle(n.Key, datasource.EffectiveHandles(n, st.cfgs), handle, dir)
+	if err != nil {
+		return "", &Error{Tool: tool, Code: CodeInvalidAction, Msg: err.Error()}
 	}
-	return typeHandles(n.Type, st.cfgs)
-}
-
-// findHandle resolves handle on node n for direction dir ("out" for a source, "in"
-// for a target) to its point id. "R:0" and "R-0" (side and id) are accepted too.
-func (st *state) findHandle(tool string, n datasource.Node, handle, dir, role string) (string, error) {
-	h := st.handlesOf(n)
-	var wrongDir bool
-	match := func(side, id string) bool {
-		for _, s := range orderedSides(h) {
-			if side != "" && s != side {
-				continue
-			}
-			for _, p := range h[s].Point {
-				if p.ID == id {
-					if p.Type == dir {
-						return true
-					}
-					wrongDir = true
-				}
-			}
-		}
-		return false
-	}
-	if match("", handle) {
-		return handle, nil
-	}
-	if len(handle) > 2 && contains(sides, handle[:1]) && (handle[1] == ':' || handle[1] == '-') && match(handle[:1], handle[2:]) {
-		return handle[2:], nil
-	}
-	var valid []string
-	for _, s := range orderedSides(h) {
-		for _, p := range h[s].Point {
-			if p.Type == dir {
-				valid = append(valid, fmt.Sprintf("%q (side %s)", p.ID, s))
-			}
-		}
-	}
-	dirName := map[string]string{"out": "output", "in": "input"}[dir]
-	var msg string
-	switch {
-	case len(valid) == 0:
-		msg = fmt.Sprintf("node %q has no %s point, so it cannot be the %s of an edge", n.Key, dirName, role)
-	case wrongDir:
-		msg = fmt.Sprintf("handle %q of node %q is not an %s point; the %s handle must be one of its %ss: %s", handle, n.Key, dirName, role, dirName, joinComma(valid))
-	default:
-		msg = fmt.Sprintf("node %q has no %s handle %q; its %ss are: %s", n.Key, dirName, handle, dirName, joinComma(valid))
-	}
-	return "", &Error{Tool: tool, Code: CodeInvalidAction, Msg: msg}
+	return id, nil
 }
 
 func (st *state) createEdge(tool string, a args, inBatch bool) (datasource.Action, error) {
@@ -638,11 +579,11 @@ func (st *state) createEdge(tool string, a args, inBatch bool) (datasource.Actio
 				Msg: fmt.Sprintf("sheet %q does not match: both nodes are on sheet %q", a.str("sheet"), sheet)}
 		}
 	}
-	sh, err := st.findHandle(tool, src, a.str("sourceHandle"), "out", "source")
+	sh, err := st.findHandle(tool, src, a.str("sourceHandle"), "out")
 	if err != nil {
 		return datasource.Action{}, err
 	}
-	th, err := st.findHandle(tool, dst, a.str("targetHandle"), "in", "target")
+	th, err := st.findHandle(tool, dst, a.str("targetHandle"), "in")
 	if err != nil {
 		return datasource.Action{}, err
 	}
@@ -727,9 +668,6 @@ func (st *state) updateNode(tool string, a args, inBatch bool) (datasource.Actio
 			if err != nil {
 				return datasource.Action{}, err
 			}
-			if err := st.checkEdgesKeepHandles(tool, n, h); err != nil {
-				return datasource.Action{}, err
-			}
 			v, before[path] = plain(h), plain(n.Handles)
 			n.Handles = h
 		case path == "posX" || path == "posY":
@@ -742,34 +680,17 @@ func (st *state) updateNode(tool string, a args, inBatch bool) (datasource.Actio
 		}
 		changes[path] = v
 	}
+	if _, ok := cm["handles"]; ok || n.Type != st.nodes[n.Key].Type {
+		// A node without handles has its type's, so a new type may drop points too.
+		if err := datasource.CheckEdgesKeepHandles(n, datasource.EffectiveHandles(n, st.cfgs), st.edges); err != nil {
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: err.Error()}
+		}
+	}
 	if unchanged == len(paths) {
 		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("node %q already has these values: the proposal changes nothing", n.Key)}
 	}
 	st.nodes[n.Key] = n
 	return datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{NodeKey: n.Key, Changes: changes, Before: before}}, nil
-}
-
-// checkEdgesKeepHandles refuses new handles that would leave an edge of n hanging.
-func (st *state) checkEdgesKeepHandles(tool string, n datasource.Node, h map[string]datasource.HandleGroup) error {
-	has := func(id, dir string) bool {
-		for _, g := range h {
-			for _, p := range g.Point {
-				if p.ID == id && p.Type == dir {
-					return true
-				}
-			}
-		}
-		return false
-	}
-	for _, e := range st.edges {
-		if e.Source == n.Key && !has(e.SourceHandle, "out") {
-			return &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("the new handles drop output %q used by edge %q (to %s): keep that point or delete the edge first", e.SourceHandle, e.Key, e.Target)}
-		}
-		if e.Target == n.Key && !has(e.TargetHandle, "in") {
-			return &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("the new handles drop input %q used by edge %q (from %s): keep that point or delete the edge first", e.TargetHandle, e.Key, e.Source)}
-		}
-	}
-	return nil
 }
 
 // lookup follows path through nested objects of data; nil when absent.

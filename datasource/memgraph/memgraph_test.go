@@ -313,7 +313,7 @@ func TestUpdateNode(t *testing.T) {
 		{name: "handles dropping a used point", key: "fetch-api", changes: map[string]any{"handles": map[string]any{
 			"L": map[string]any{"position": "separate", "point": []any{map[string]any{"id": "0", "type": "in"}}},
 			"R": map[string]any{"position": "separate", "point": []any{map[string]any{"id": "0", "type": "out"}}},
-		}}, wantErr: `drop output point "1" used by edge e4`},
+		}}, wantErr: `drop output "1" used by edge "e4"`},
 		{name: "handles ok", key: "sort-stats", changes: map[string]any{"handles": map[string]any{
 			"L": map[string]any{"point": []any{map[string]any{"id": "in1", "type": "in"}}},
 		}}, check: func(t *testing.T, n datasource.Node) {
@@ -364,10 +364,10 @@ func TestEdges(t *testing.T) {
 	}{
 		{name: "ok with handles filled in", edge: datasource.Edge{Source: "root", Target: "filter-active"}, want: "root:0>filter-active:0"},
 		{name: "explicit", edge: datasource.Edge{Key: "e9", Source: "fetch-api", SourceHandle: "1", Target: "return", TargetHandle: "0", Label: "error"}, want: "fetch-api:1>return:0"},
-		{name: "several outputs", edge: datasource.Edge{Source: "fetch-api", Target: "return"}, wantErr: "several output points: 0 (R), 1 (R)"},
+		{name: "several outputs", edge: datasource.Edge{Source: "fetch-api", Target: "return"}, wantErr: `several output points: "0" (side R), "1" (side R)`},
 		{name: "input used as source", edge: datasource.Edge{Source: "return", SourceHandle: "0", Target: "root"}, wantErr: `source handle "0" of node "return" is an input point, but the source of an edge must be an output point`},
 		{name: "output used as target", edge: datasource.Edge{Source: "root", Target: "fetch-api", TargetHandle: "1"}, wantErr: `target handle "1" of node "fetch-api" is an output point, but the target of an edge must be an input point`},
-		{name: "unknown handle", edge: datasource.Edge{Source: "root", Target: "fetch-api", TargetHandle: "7"}, wantErr: `target handle "7" does not exist on node "fetch-api"; its input points (type "in") are: 0 (L)`},
+		{name: "unknown handle", edge: datasource.Edge{Source: "root", Target: "fetch-api", TargetHandle: "7"}, wantErr: `node "fetch-api" has no input handle "7"; its inputs are: "0" (side L)`},
 		{name: "no output at all", edge: datasource.Edge{Source: "error-handler", Target: "return"}, wantErr: `has no output point`},
 		{name: "missing source", edge: datasource.Edge{Source: "ghost", Target: "return"}, wantErr: "source: node not found: ghost"},
 		{name: "missing target", edge: datasource.Edge{Source: "root", Target: "ghost"}, wantErr: "target: node not found: ghost"},
@@ -539,4 +539,64 @@ func TestConcurrentReadsAndWrites(t *testing.T) {
 	if n, _ := s.Nodes(ctx, g, ""); len(n) != 9+80 {
 		t.Errorf("%d nodes", len(n))
 	}
+}
+
+// TestNodesWithoutHandles: a node stored without handles has its type's default
+// handles (datasource.EffectiveHandles) for edges and for the checks of UpdateNode.
+func TestNodesWithoutHandles(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	bare := func(t *testing.T) *memgraph.Store {
+		snap, err := demo.Snapshot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range snap.Nodes {
+			snap.Nodes[i].Handles = nil
+		}
+		s, err := memgraph.New([]datasource.Snapshot{snap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	t.Run("edge starter to return", func(t *testing.T) {
+		t.Parallel()
+		e, err := bare(t).CreateEdge(ctx, g, datasource.Edge{Source: "root", Target: "return"})
+		if err != nil || e.SourceHandle != "0" || e.TargetHandle != "0" {
+			t.Fatalf("edge = %+v, err = %v", e, err)
+		}
+	})
+	t.Run("edge into the starter's input", func(t *testing.T) {
+		t.Parallel()
+		s := bare(t)
+		if err := s.DeleteEdge(ctx, g, "e1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CreateEdge(ctx, g, datasource.Edge{Source: "entry-form", SourceHandle: "0", Target: "root", TargetHandle: "0"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("custom type's second output", func(t *testing.T) {
+		t.Parallel()
+		if _, err := bare(t).CreateEdge(ctx, g, datasource.Edge{Source: "fetch-api", SourceHandle: "1", Target: "return"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("type change dropping a used point", func(t *testing.T) {
+		t.Parallel()
+		// display-html (html: L:0:in, R:0:out) has edge e6 leaving its output; a
+		// return has no output.
+		_, err := bare(t).UpdateNode(ctx, g, "display-html", map[string]any{"type": "return"})
+		if err == nil || !strings.Contains(err.Error(), `drop output "0" used by edge "e6"`) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	t.Run("type change keeping used points", func(t *testing.T) {
+		t.Parallel()
+		n, err := bare(t).UpdateNode(ctx, g, "display-html", map[string]any{"type": "starter"})
+		if err != nil || len(n.Handles) != 0 {
+			t.Fatalf("node = %+v, err = %v", n, err)
+		}
+	})
 }

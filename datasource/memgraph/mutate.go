@@ -261,73 +261,6 @@ func (tx *txn) checkType(t string) error {
 		&datasource.NotFoundError{Kind: "node type", Key: t})
 }
 
-// defaultHandles are the handles a new node of type t gets when none are given: its
-// config's, or a sensible set for the built-in types.
-func (tx *txn) defaultHandles(t string) map[string]datasource.HandleGroup {
-	if i, ok := tx.cfgIdx[t]; ok && len(tx.configs[i].Handles) > 0 {
-		return cloneHandles(tx.configs[i].Handles)
-	}
-	in := datasource.HandleGroup{Position: "separate", Point: []datasource.HandlePoint{{ID: "0", Type: "in", Accept: "any"}}}
-	out := datasource.HandleGroup{Position: "separate", Point: []datasource.HandlePoint{{ID: "0", Type: "out", Accept: "any"}}}
-	switch t {
-	case "starter", "entryType":
-		return map[string]datasource.HandleGroup{"R": out}
-	case "return":
-		return map[string]datasource.HandleGroup{"L": in}
-	}
-	return map[string]datasource.HandleGroup{"L": in, "R": out}
-}
-
-func cloneHandles(h map[string]datasource.HandleGroup) map[string]datasource.HandleGroup {
-	if h == nil {
-		return nil
-	}
-	out := make(map[string]datasource.HandleGroup, len(h))
-	for side, g := range h {
-		g.Point = slices.Clone(g.Point)
-		out[side] = g
-	}
-	return out
-}
-
-// checkHandles validates and normalises handles: point ids present, types in/out,
-// no id repeated for the same type (an edge names a point by id alone).
-func checkHandles(h map[string]datasource.HandleGroup) (map[string]datasource.HandleGroup, error) {
-	out := make(map[string]datasource.HandleGroup, len(h))
-	seen := map[string]string{}
-	sides := slices.Collect(maps.Keys(h))
-	sort.Strings(sides)
-	for _, side := range sides {
-		g := h[side]
-		if side == "" {
-			return nil, errors.New("handles: a side has an empty name (use L, R, T or B)")
-		}
-		if g.Position == "" {
-			g.Position = "separate"
-		}
-		g.Point = slices.Clone(g.Point)
-		for i := range g.Point {
-			p := &g.Point[i]
-			if p.ID == "" {
-				return nil, fmt.Errorf("handles.%s.point[%d]: id is empty", side, i)
-			}
-			if p.Type != "in" && p.Type != "out" {
-				return nil, fmt.Errorf("handles.%s.point[%d]: type must be \"in\" or \"out\" (got %q)", side, i, p.Type)
-			}
-			if p.Accept == "" {
-				p.Accept = "any"
-			}
-			k := p.Type + "/" + p.ID
-			if prev, dup := seen[k]; dup {
-				return nil, fmt.Errorf("handles.%s.point[%d]: %s point %q is already on side %s", side, i, p.Type, p.ID, prev)
-			}
-			seen[k] = side
-		}
-		out[side] = g
-	}
-	return out, nil
-}
-
 func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 	if n.Key == "" {
 		k, err := tx.generateKey("node")
@@ -355,9 +288,9 @@ func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 	}
 	n.Sheet = sheet
 	if len(n.Handles) == 0 {
-		n.Handles = tx.defaultHandles(n.Type)
-	} else if n.Handles, err = checkHandles(n.Handles); err != nil {
-		return datasource.Node{}, err
+		n.Handles = datasource.DefaultHandles(n.Type, tx.configs)
+	} else if n.Handles, err = datasource.CheckHandles(n.Handles); err != nil {
+		return datasource.Node{}, fmt.Errorf("handles: %w", err)
 	}
 	if err := checkPosition(n.PosX, n.PosY); err != nil {
 		return datasource.Node{}, err
@@ -447,63 +380,6 @@ func (tx *txn) DeleteEdge(key string) error {
 	return nil
 }
 
-// points lists a node's points of one type as "id (side)" for error messages.
-func points(n datasource.Node, typ string) []string {
-	return eachPoint(n, typ, func(id, side string) string { return fmt.Sprintf("%s (%s)", id, side) })
-}
-
-// pointIDs lists the ids of a node's points of one type.
-func pointIDs(n datasource.Node, typ string) []string {
-	return eachPoint(n, typ, func(id, _ string) string { return id })
-}
-
-// eachPoint walks a node's points of one type, sides in sorted order.
-func eachPoint(n datasource.Node, typ string, label func(id, side string) string) []string {
-	var out []string
-	sides := slices.Collect(maps.Keys(n.Handles))
-	sort.Strings(sides)
-	for _, side := range sides {
-		for _, p := range n.Handles[side].Point {
-			if p.Type == typ {
-				out = append(out, label(p.ID, side))
-			}
-		}
-	}
-	return out
-}
-
-// resolveHandle checks that node n has a point id of type typ ("out" for the source
-// end of an edge, "in" for the target end), or picks the only one when id is empty.
-func resolveHandle(n datasource.Node, id, typ, end string) (string, error) {
-	kind := map[string]string{"in": "input", "out": "output"}[typ]
-	ids := pointIDs(n, typ)
-	if id == "" {
-		if len(ids) == 1 {
-			return ids[0], nil
-		}
-		if len(ids) == 0 {
-			return "", fmt.Errorf("%s node %q has no %s point (type %q), so it cannot be the %s of an edge", end, n.Key, kind, typ, end)
-		}
-		return "", fmt.Errorf("%s handle is empty and node %q has several %s points: %s; name one", end, n.Key, kind, strings.Join(points(n, typ), ", "))
-	}
-	if slices.Contains(ids, id) {
-		return id, nil
-	}
-	other := "in"
-	if typ == "in" {
-		other = "out"
-	}
-	list := strings.Join(points(n, typ), ", ")
-	if list == "" {
-		list = "none"
-	}
-	if slices.Contains(pointIDs(n, other), id) {
-		return "", fmt.Errorf("%s handle %q of node %q is an %s point, but the %s of an edge must be an %s point (type %q); %s points: %s",
-			end, id, n.Key, map[string]string{"in": "input", "out": "output"}[other], end, kind, typ, kind, list)
-	}
-	return "", fmt.Errorf("%s handle %q does not exist on node %q; its %s points (type %q) are: %s", end, id, n.Key, kind, typ, list)
-}
-
 func (tx *txn) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
 	si, err := tx.node(e.Source)
 	if err != nil {
@@ -530,10 +406,10 @@ func (tx *txn) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
 		}
 		e.Sheet = id
 	}
-	if e.SourceHandle, err = resolveHandle(src, e.SourceHandle, "out", "source"); err != nil {
+	if e.SourceHandle, err = datasource.ResolveHandle(src.Key, datasource.EffectiveHandles(src, tx.configs), e.SourceHandle, "out"); err != nil {
 		return datasource.Edge{}, err
 	}
-	if e.TargetHandle, err = resolveHandle(dst, e.TargetHandle, "in", "target"); err != nil {
+	if e.TargetHandle, err = datasource.ResolveHandle(dst.Key, datasource.EffectiveHandles(dst, tx.configs), e.TargetHandle, "in"); err != nil {
 		return datasource.Edge{}, err
 	}
 	for _, old := range tx.edges {
@@ -617,7 +493,7 @@ func (tx *txn) UpdateNode(key string, changes map[string]any) (datasource.Node, 
 			if err != nil {
 				return fail("%v", err)
 			}
-			if h, err = checkHandles(h); err != nil {
+			if h, err = datasource.CheckHandles(h); err != nil {
 				return fail("%v", err)
 			}
 			n.Handles = h
@@ -666,26 +542,19 @@ func (tx *txn) UpdateNode(key string, changes map[string]any) (datasource.Node, 
 	if n.Size.Width <= 0 || n.Size.Height <= 0 {
 		return datasource.Node{}, fmt.Errorf("size must be positive (got %vx%v)", n.Size.Width, n.Size.Height)
 	}
-	// The node's edges must still fit: same sheet, handles still there.
+	// The node's edges must still fit: same sheet, points still there (a node
+	// without handles has its type's, so a new type may drop points too).
 	old := tx.nodes[i]
-	sheetMoved := old.Sheet != n.Sheet
-	_, handlesChanged := changes["handles"]
-	for _, e := range tx.edges {
-		if (e.Source != key && e.Target != key) || (!sheetMoved && !handlesChanged) {
-			continue
-		}
-		if sheetMoved {
-			return datasource.Node{}, fmt.Errorf("node %q cannot move to sheet %s: edge %s keeps it on sheet %s (delete the edge first)", key, n.Sheet, e.Key, e.Sheet)
-		}
-		if e.Source == key && handlesChanged {
-			if _, err := resolveHandle(n, e.SourceHandle, "out", "source"); err != nil || e.SourceHandle == "" {
-				return datasource.Node{}, fmt.Errorf("the new handles drop output point %q used by edge %s (delete the edge first)", e.SourceHandle, e.Key)
+	if old.Sheet != n.Sheet {
+		for _, e := range tx.edges {
+			if e.Source == key || e.Target == key {
+				return datasource.Node{}, fmt.Errorf("node %q cannot move to sheet %s: edge %s keeps it on sheet %s (delete the edge first)", key, n.Sheet, e.Key, e.Sheet)
 			}
 		}
-		if e.Target == key && handlesChanged {
-			if _, err := resolveHandle(n, e.TargetHandle, "in", "target"); err != nil || e.TargetHandle == "" {
-				return datasource.Node{}, fmt.Errorf("the new handles drop input point %q used by edge %s (delete the edge first)", e.TargetHandle, e.Key)
-			}
+	}
+	if _, handlesChanged := changes["handles"]; handlesChanged || old.Type != n.Type {
+		if err := datasource.CheckEdgesKeepHandles(n, datasource.EffectiveHandles(n, tx.configs), tx.edges); err != nil {
+			return datasource.Node{}, err
 		}
 	}
 	tx.writeNodes()
@@ -783,7 +652,7 @@ func toFloat(v any) (float64, bool) {
 
 func toHandles(v any) (map[string]datasource.HandleGroup, error) {
 	if h, ok := v.(map[string]datasource.HandleGroup); ok {
-		return cloneHandles(h), nil
+		return datasource.CloneHandles(h), nil
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
