@@ -3,6 +3,9 @@ package llm_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -391,6 +394,25 @@ func TestSlowStreamNotCut(t *testing.T) {
 	r, err = newAnthropic(srv, func(o *llm.AnthropicOptions) { timeouts(&o.Endpoint) }).Stream(context.Background(), userAsk, nil)
 	if err != nil || r.Content != text {
 		t.Errorf("anthropic: %v, %d bytes", err, len(r.Content))
+	}
+}
+
+// TestResponseHeaderTimeout: a server that accepts the request and never answers
+// is given up after the header timeout, as a retryable timeout (the stall timer
+// only starts with the stream).
+func TestResponseHeaderTimeout(t *testing.T) {
+	t.Parallel()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // once the body is read, the server notices the client leaving
+		<-r.Context().Done()
+	}))
+	t.Cleanup(func() { hs.CloseClientConnections(); hs.Close() })
+	p := llm.NewOpenAI(llm.OpenAIOptions{Endpoint: llm.Endpoint{BaseURL: hs.URL + "/v1", Model: "m", HeaderTimeout: 200 * time.Millisecond}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := p.Stream(ctx, userAsk, nil)
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable || ctx.Err() != nil {
+		t.Fatalf("want a retryable timeout before the test's deadline, got %v", err)
 	}
 }
 
