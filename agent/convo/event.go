@@ -167,6 +167,10 @@ const (
 	CodeInterrupted ErrorCode = "interrupted"
 	// CodeConfig is a missing or bad configuration (exit code 2).
 	CodeConfig ErrorCode = "config_error"
+	// CodeDecision is a decision that cannot be taken as asked: nothing is pending,
+	// it was already decided, the pending proposal is not the one shown, or it may
+	// not be applied now (role, policy, source). Exit code 2; nothing changed.
+	CodeDecision ErrorCode = "decision_error"
 )
 
 // Error is a classified failure: Message is one clear sentence that says what to do.
@@ -183,6 +187,10 @@ type Error struct {
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 func (e *Error) Unwrap() error { return e.Err }
+
+// ErrDecided is wrapped by the error of a decision on a proposal that is no longer
+// pending (another person or process decided it first).
+var ErrDecided = errors.New("already decided")
 
 // AsError finds a *Error in err's chain.
 func AsError(err error) (*Error, bool) {
