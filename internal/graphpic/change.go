@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
 	"github.com/nodius/nodius-ai/internal/graphdraw"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // Change is a proposed action seen as pictures: the neighbourhood of what it
@@ -319,7 +320,7 @@ func (c Change) Draw(style Style, opts graphdraw.Options) string {
 	if style == BeforeAfter {
 		b.WriteString("before:\n")
 		b.WriteString(graphdraw.Draw(c.Before, opts))
-		b.WriteString("after:\n")
+		b.WriteString("\nafter:\n")
 		b.WriteString(graphdraw.Draw(c.After, opts))
 	} else {
 		b.WriteString(graphdraw.Draw(c.Unified, opts))
@@ -335,4 +336,76 @@ func Legend(opts graphdraw.Options) string {
 		minus = "-"
 	}
 	return "+ created   " + minus + " removed   ~ changed\n"
+}
+
+// Applied pictures a change that has been applied: the neighbourhood (depth hops)
+// of what it touched as the graph is now, with what it created marked Added. What
+// it removed is gone from the graph; Removed lists it, for the caller to say.
+func Applied(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action, created datasource.Created, depth int) (g graphdraw.Graph, removed []string, err error) {
+	if depth < 0 || depth > MaxDepth {
+		return g, nil, fmt.Errorf("depth must be between 0 and %d (got %d)", MaxDepth, depth)
+	}
+	t := touched{nodes: map[string]bool{}}
+	t.collect(a, 0)
+	keys := append(append([]string(nil), t.order...), created.Nodes...)
+	sub := newSubgraph()
+	for _, k := range keys {
+		nb, err := src.Neighborhood(ctx, graphKey, k, depth, datasource.Any)
+		if errors.Is(err, datasource.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return g, nil, err
+		}
+		sub.add(nb)
+		if wider, err := src.Neighborhood(ctx, graphKey, k, depth+1, datasource.Any); err == nil {
+			sub.addEdges(wider.Edges)
+		}
+	}
+	isNew := map[string]bool{}
+	for _, k := range created.Nodes {
+		isNew[k] = true
+	}
+	for _, k := range created.Edges {
+		isNew["edge:"+k] = true
+	}
+	for _, n := range sub.nodes {
+		dn := drawNode(n)
+		if isNew[n.Key] {
+			dn.Mark = graphdraw.Added
+		}
+		dn.Focus = t.nodes[n.Key] && dn.Mark == graphdraw.Same
+		g.Nodes = append(g.Nodes, dn)
+	}
+	for _, e := range sub.edges {
+		if !sub.has[e.Source] || !sub.has[e.Target] {
+			continue
+		}
+		de := drawEdge(e)
+		if isNew["edge:"+e.Key] {
+			de.Mark = graphdraw.Added
+		}
+		g.Edges = append(g.Edges, de)
+	}
+	removed = removedBy(a, 0)
+	return g, removed, nil
+}
+
+// removedBy lists what an action deletes, as "node KEY" and "edge KEY".
+func removedBy(a datasource.Action, depth int) []string {
+	var out []string
+	switch {
+	case a.DeleteNode != nil:
+		out = append(out, "node "+termtext.OneLine(a.DeleteNode.NodeKey))
+		for _, e := range a.DeleteNode.RemovedEdges {
+			out = append(out, "edge "+termtext.OneLine(e.Key))
+		}
+	case a.DeleteEdge != nil:
+		out = append(out, "edge "+termtext.OneLine(a.DeleteEdge.EdgeKey))
+	case a.Batch != nil && depth < datasource.MaxBatchDepth:
+		for _, sub := range a.Batch.Actions {
+			out = append(out, removedBy(sub, depth+1)...)
+		}
+	}
+	return out
 }
