@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -122,17 +122,17 @@ type LoadOptions struct {
 // configured. Load does not fail on this so that offline commands still run.
 func (c *Config) RequireLLM() error {
 	if c == nil || c.Provider == "" {
-		return &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, " +
+		return &fault.Error{Code: fault.Config, Message: "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, " +
 			"or pass --base-url for an OpenAI-compatible server (ollama needs no key: --provider ollama)"}
 	}
 	if c.APIKey == "" && c.Entry.APIKeyEnv != "" {
-		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("no API key for %s — set %s or pass --api-key", c.Provider, c.Entry.APIKeyEnv)}
+		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf("no API key for %s — set %s or pass --api-key", c.Provider, c.Entry.APIKeyEnv)}
 	}
 	if c.BaseURL == "" && c.Entry.Type != Anthropic {
-		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("provider %s has no base URL — pass --base-url or set base_url in [providers.%s]", c.Provider, c.Provider)}
+		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf("provider %s has no base URL — pass --base-url or set base_url in [providers.%s]", c.Provider, c.Provider)}
 	}
 	if strings.TrimSpace(c.Model) == "" {
-		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("no model for %s — pass --model or set NODIUS_AI_MODEL", c.Provider)}
+		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf("no model for %s — pass --model or set NODIUS_AI_MODEL", c.Provider)}
 	}
 	return nil
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Defaults of DESIGN.md sections 2 to 4.
@@ -69,8 +69,8 @@ type fileConfig struct {
 }
 
 // configError is the one way this package fails: exit code 2, one clear sentence.
-func configError(err error, format string, args ...any) *convo.Error {
-	return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(format, args...), Err: err}
+func configError(err error, format string, args ...any) *fault.Error {
+	return &fault.Error{Code: fault.Config, Message: fmt.Sprintf(format, args...), Err: err}
 }
 
 // Load resolves the configuration: flags > environment > config file > defaults.
