@@ -21,10 +21,10 @@ type setting struct {
 
 // configReport is what `nodius-ai config --format json` prints.
 type configReport struct {
-	Settings []setting        `json:"settings"`
-	Paths    []setting        `json:"paths"`
-	Env      []string         `json:"environment"`
-	Error    string           `json:"chat_error,omitempty"`
+	Settings []setting `json:"settings"`
+	Paths    []setting `json:"paths"`
+	Env      []string  `json:"environment"`
+	Error    string    `json:"chat_error,omitempty"`
 }
 
 func newConfigCmd(f *Factory) *cobra.Command {
