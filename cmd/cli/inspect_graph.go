@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -132,10 +130,8 @@ func outputWidth(ios *IOStreams) int {
 	if !ios.OutTTY {
 		return 0
 	}
-	if f, ok := ios.Out.(*os.File); ok {
-		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
-			return max(w, minDrawWidth)
-		}
+	if w, _ := ios.Size(); w > 0 {
+		return max(w, minDrawWidth)
 	}
 	return 80
 }

@@ -27,9 +27,9 @@ func drawOptions(ios *IOStreams) graphdraw.Options {
 // source: a pending or rejected one as the neighbourhood before and after it, an
 // approved one as the graph around it now, with what it created marked. A picture
 // that cannot be made (the graph has moved on, the source is unreachable) is a
-// line saying why; the transcript above it stands.
-func writeProposalPictures(ctx context.Context, f *Factory, tr threads.Transcript) error {
-	w := f.IO.Out
+// line saying why; the transcript above it stands. It writes to w (the pager's
+// buffer on a terminal), sized and coloured for f's output.
+func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr threads.Transcript) error {
 	fmt.Fprintf(w, "\n## Pictures\n")
 	if len(tr.Proposals) == 0 {
 		fmt.Fprintln(w, "\nThis thread has no proposals to draw.")
