@@ -89,7 +89,7 @@ func TestInspectGraphErrors(t *testing.T) {
 		{[]string{"--width", "5"}, "--width must be at least 20"},
 		{[]string{"--width", "-3"}, "--width must be at least 20"},
 		{[]string{"--graph", "nope"}, `graph "nope" not found`},
-		{[]string{"extra"}, "unknown command"},
+		{[]string{"extra"}, "takes no arguments"},
 	}
 	for _, tc := range cases {
 		_, errOut, code := runCLI(t, "", nil, append([]string{"inspect", "graph"}, tc.args...)...)
