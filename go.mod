@@ -12,6 +12,7 @@ require (
 	github.com/arangodb/go-driver/v2 v2.4.1
 	github.com/charmbracelet/x/ansi v0.11.8
 	github.com/charmbracelet/x/exp/teatest/v2 v2.0.0-20260823001701-96af6d2cb5f6
+	github.com/kljensen/snowball v0.10.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/pressly/goose/v3 v3.28.0

@@ -294,7 +294,7 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, graphKey 
 	}
 	st.loaded = now
 	st.snap = snap
-	st.index = search.New(snap.Nodes, snap.Configs)
+	st.index = search.NewGraph(snap)
 	st.byKey = make(map[string]int, len(snap.Nodes))
 	for i, n := range snap.Nodes {
 		if _, dup := st.byKey[n.Key]; !dup {
