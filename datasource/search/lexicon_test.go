@@ -55,9 +55,9 @@ func TestEveryFieldAnalysedTheSameWay(t *testing.T) {
 	ix := NewGraph(snap)
 	tests := []struct{ q, want string }{
 		{"où supprime-t-on les sessions expirées ?", "n-1"}, // French → English, code
-		{"which node deleted expiring sessions", "n-1"},    // stemming, code
+		{"which node deleted expiring sessions", "n-1"},     // stemming, code
 		{"upload archive", "n-2"},                           // stemming, data
-		{"rendering printable document", "n-3"},            // stemming, type description
+		{"rendering printable document", "n-3"},             // stemming, type description
 		{"Quel nœud imprime les documents ?", "n-3"},        // French → English, type description
 		{"reminder overdue", "n-4"},                         // edge label (n-6 too, but n-4 first by order)
 		{"the invoicing sheet", "n-5"},                      // sheet name
