@@ -297,38 +297,72 @@ func TestTwoThreadsWriteOneGraphFile(t *testing.T) {
 	}
 }
 
-// Another process holds the threads database's write lock: approve changes nothing
-// and fails; the retry applies the change once.
+// Another process holds the threads database's write lock while approve runs: the
+// approval waits for it and applies once; killed while it waits, it changed nothing,
+// and the retry applies once.
 func TestApproveWhileTheDatabaseIsLocked(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits for the busy timeout")
+		t.Skip("holds a lock for seconds")
 	}
 	t.Parallel()
 	e := newEnv(t)
 	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless(""), {Text: "Done."}}, Loop: true})
-	thread := e.askProposal("--graph", "demo")
 	db, err := sql.Open("sqlite", filepath.Join(e.dir, "data", "nodius-ai", "threads.db")+"?_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tx, err := db.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
+	lock := func() *sql.Tx {
+		tx, err := db.BeginTx(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(`UPDATE threads SET title = title`); err != nil {
+			t.Fatal(err)
+		}
+		return tx
 	}
-	if _, err := tx.Exec(`UPDATE threads SET title = title`); err != nil {
-		t.Fatal(err)
+	start := func(thread string) (*exec.Cmd, chan error) {
+		c := exec.Command(binary, "approve", thread)
+		c.Env = e.vars
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		return c, done
 	}
-	r := e.run("", "approve", thread)
+
+	thread := e.askProposal("--graph", "demo")
+	tx := lock()
+	_, done := start(thread)
+	time.Sleep(1500 * time.Millisecond)
+	if n := len(logNodes(readGraph(t, e.graph))); n != 0 {
+		t.Fatalf("applied while the database was locked: %d nodes", n)
+	}
 	_ = tx.Rollback()
-	if r.code != 1 || len(logNodes(readGraph(t, e.graph))) != 0 {
-		t.Fatalf("approve under a locked database: code %d, %d nodes, stderr %s", r.code, len(logNodes(readGraph(t, e.graph))), r.stderr)
+	if err := <-done; err != nil {
+		t.Fatalf("approve after the lock was released: %v", err)
+	}
+	if n := len(logNodes(readGraph(t, e.graph))); n != 1 {
+		t.Fatalf("%d nodes, want 1", n)
+	}
+
+	thread = e.askProposal("--graph", "demo")
+	tx = lock()
+	c, done := start(thread)
+	time.Sleep(800 * time.Millisecond)
+	_ = c.Process.Signal(syscall.SIGKILL)
+	<-done
+	_ = tx.Rollback()
+	if n := len(logNodes(readGraph(t, e.graph))); n != 1 {
+		t.Fatalf("killed while waiting: %d nodes, want still 1", n)
 	}
 	if r := e.run("", "approve", thread); r.code != 0 {
 		t.Fatalf("retry: %d %s", r.code, r.stderr)
 	}
-	if n := len(logNodes(readGraph(t, e.graph))); n != 1 {
-		t.Fatalf("%d nodes after the retry, want 1", n)
+	if n := len(logNodes(readGraph(t, e.graph))); n != 2 {
+		t.Fatalf("%d nodes after the retry, want 2", n)
 	}
 }
 
