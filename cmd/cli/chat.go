@@ -62,7 +62,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	}
 	g, err := chatGraph(ctx, rt, graphKey)
 	if err != nil {
-		return err
+		return err // a missing graph becomes a usage error listing the source's graphs
 	}
 	threadID := ""
 	if o.Thread != "" {

@@ -260,9 +260,6 @@ func chatGraph(ctx context.Context, rt *Runtime, graphKey string) (datasource.Gr
 		rt.Logger.Warn("graph not readable here; the server's assistant reads it", "graph", graphKey, "error", err.Error())
 		return datasource.Graph{Key: graphKey, Name: graphKey}, nil
 	}
-	if errors.Is(err, datasource.ErrNotFound) {
-		return datasource.Graph{}, usageError("graph %q not found in %s", graphKey, rt.Config.Source)
-	}
 	return datasource.Graph{}, err
 }
 
