@@ -248,7 +248,7 @@ func writeTranscript(ios *IOStreams, tr threads.Transcript, withContext, render 
 
 func newThreadsShowCmd(f *Factory) *cobra.Command {
 	var format string
-	var withContext bool
+	var withContext, pictures bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a thread: messages, tool calls, proposals, decisions, tokens and cost",
@@ -258,7 +258,8 @@ On a terminal, a thread longer than the screen goes through $PAGER (less by defa
 NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`,
 		Example: `  nodius-ai threads show ai_1709
   nodius-ai threads show ai_1709 --context     # also the system prompt and retrieval context
-  nodius-ai threads show ai_1709 --format json`,
+  nodius-ai threads show ai_1709 --format json
+  nodius-ai threads show ai_1709 --pictures    # also draw each proposal on the graph`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := threadsFormat(format, "markdown", "json"); err != nil {
@@ -269,11 +270,17 @@ NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`
 				return err
 			}
 			tr = visibleTranscript(tr, withContext)
+			if pictures && format == "json" {
+				return usageError("--pictures draws for people; it goes with --format markdown, not json")
+			}
 			if format == "json" {
 				return threadsJSON(f.IO.Out, tr)
 			}
 			if !f.IO.OutTTY {
-				return writeTranscript(f.IO, tr, withContext, true)
+				if err := writeTranscript(f.IO, tr, withContext, true); err != nil || !pictures {
+					return err
+				}
+				return writeProposalPictures(cmd.Context(), f, f.IO.Out, tr)
 			}
 			// On a terminal, a transcript taller than the screen goes through $PAGER.
 			var buf pagedWriter
@@ -282,10 +289,16 @@ NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`
 			if err := writeTranscript(&shown, tr, withContext, true); err != nil {
 				return err
 			}
+			if pictures {
+				if err := writeProposalPictures(cmd.Context(), f, &buf, tr); err != nil {
+					return err
+				}
+			}
 			return page(f.IO, buf.String())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "markdown", "output: markdown or json")
+	cmd.Flags().BoolVar(&pictures, "pictures", false, "also draw each proposal: the graph around it before and after")
 	cmd.Flags().BoolVar(&withContext, "context", false, "also show the system prompt and the retrieval context of each question")
 	return cmd
 }
