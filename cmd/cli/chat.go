@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/tui"
@@ -82,6 +83,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		Provider:      rt.Config.Provider,
 		Model:         rt.Config.Model,
 		ContextWindow: rt.Config.Entry.ContextWindow,
+		Priced:        rt.Config.Entry.Pricing != (config.Pricing{}),
 		Threads:       storeAdapter{rt.Store},
 		Nodes:         chatNodes(rt),
 		ThreadID:      threadID,
