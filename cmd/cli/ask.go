@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -132,13 +133,16 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 		}
 	}
 	out := newPrinter(f.IO, o.Format)
-	res, err := rt.Agent.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
+	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
 	return finishRun(ctx, f, rt, out, o, res, err)
 }
 
 // adoptSourceFor makes a continued thread's recorded source the one in effect (see
 // adoptThreadSource) before the runtime is built.
 func (f *Factory) adoptSourceFor(ctx context.Context, o askOptions) error {
+	if cfg, err := f.Config(); err != nil || (cfg.Agent != "" && cfg.Agent != config.DefaultAgent) {
+		return err // the server's assistant keeps its threads' sources
+	}
 	switch {
 	case o.Thread != "":
 		_, err := f.adoptThreadSource(ctx, o.Thread, false)
@@ -162,6 +166,11 @@ func (f *Factory) adoptSourceFor(ctx context.Context, o askOptions) error {
 func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (graph, threadID string, err error) {
 	graph = o.Graph
 	switch {
+	case o.Thread != "" && rt.Remote != nil:
+		threadID, err = resolveRemoteThread(ctx, rt, o.Thread, graph, true)
+		if err != nil {
+			return "", "", err
+		}
 	case o.Thread != "":
 		threadID, err = threadsResolve(ctx, rt.Store, o.Thread)
 		if err != nil {
@@ -197,7 +206,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		d := convo.Decision{Approved: o.OnProposal == "approve", ProposalID: res.Proposal.ID, Digest: res.Proposal.Digest}
 		out.Decided(res.Proposal, d)
 		var next agent.Result
-		next, err = rt.Agent.Resume(ctx, res.ThreadID, d, out.Emit)
+		next, err = rt.Runner.Resume(ctx, res.ThreadID, d, out.Emit)
 		if next.Decided == nil {
 			next.Decided = res.Decided
 		}
@@ -243,6 +252,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 	o := &askOptions{}
 	var feedback, proposal string
+	var onServer bool
 	verb, short := "reject", "Reject the pending proposal of a thread and continue the conversation"
 	if approve {
 		verb, short = "approve", "Approve (apply) the pending proposal of a thread and continue the conversation"
@@ -264,26 +274,46 @@ thread's and --source was not given.`,
 				return err
 			}
 			ctx := cmd.Context()
-			id, err := f.adoptThreadSource(ctx, args[0], true)
+			cfg, err := f.Config()
 			if err != nil {
 				return err
+			}
+			var id string
+			if !onServer && (cfg.Agent == "" || cfg.Agent == config.DefaultAgent) {
+				// A local thread is decided on the source it was asked on.
+				if id, err = f.adoptThreadSource(ctx, args[0], true); err != nil {
+					return err
+				}
 			}
 			rt, err := f.Runtime(ctx)
 			if err != nil {
 				return err
 			}
+			if onServer && rt.Remote == nil {
+				return usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
+			}
+			if rt.Remote != nil {
+				id, err = resolveRemoteThread(ctx, rt, args[0], o.Graph, onServer)
+				if err != nil {
+					return err
+				}
+			}
 			out := newPrinter(f.IO, o.Format)
 			d := convo.Decision{Approved: approve, Feedback: feedback, ProposalID: proposal}
-			if p, err := rt.Store.PendingProposal(ctx, id); err == nil && p != nil && (proposal == "" || proposal == p.ID) {
-				out.Deciding(p, verb)
-				d.ProposalID, d.Digest = p.ID, p.Digest
+			if rt.Store != nil {
+				if p, err := rt.Store.PendingProposal(ctx, id); err == nil && p != nil && (proposal == "" || proposal == p.ID) {
+					out.Deciding(p, verb)
+					d.ProposalID, d.Digest = p.ID, p.Digest
+				}
 			}
-			res, err := rt.Agent.Resume(ctx, id, d, out.Emit)
+			res, err := rt.Runner.Resume(ctx, id, d, out.Emit)
 			return finishRun(ctx, f, rt, out, *o, res, err)
 		},
 	}
 	cmd.Flags().StringVar(&feedback, "feedback", "", "a word for the assistant with your decision")
 	cmd.Flags().StringVar(&proposal, "proposal", "", "decide this proposal only (its id, as printed when it was proposed)")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "THREAD is the server's id of any of its threads (with --agent server:URL), e.g. one started in the web client")
+	cmd.Flags().StringVarP(&o.Graph, "graph", "g", "", "with --remote: the graph of a thread this terminal has not seen")
 	addOutputFlags(cmd, o)
 	return cmd
 }
