@@ -411,7 +411,10 @@ func TestRemoteChatTmux(t *testing.T) {
 		}
 		answerWithTool(s)
 	}
-	srv.Resume = func(s *remotetest.Session) { s.Token("Done: fetch-api was deleted."); s.Complete("Done: fetch-api was deleted.") }
+	srv.Resume = func(s *remotetest.Session) {
+		s.Token("Done: fetch-api was deleted.")
+		s.Complete("Done: fetch-api was deleted.")
+	}
 
 	session := fmt.Sprintf("nodius-remote-%d", os.Getpid())
 	stderrPath := filepath.Join(e.dir, "stderr")
