@@ -132,7 +132,7 @@ func threadsTable(ios *IOStreams, header []string, rows [][]string) error {
 
 func newThreadsListCmd(f *Factory) *cobra.Command {
 	var graph, format string
-	var all bool
+	var all, onServer bool
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -144,6 +144,9 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := threadsFormat(format, "table", "json"); err != nil {
 				return err
+			}
+			if onServer {
+				return runRemoteThreadsList(cmd, f, graph, format)
 			}
 			if limit < 0 {
 				return usageError("--limit cannot be negative (got %d): give a number of threads, or 0 for all", limit)
@@ -200,6 +203,7 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include archived threads")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("show at most this many threads (0: all; default: %d for the table, all for json)", tablePage))
+	cmd.Flags().BoolVar(&onServer, "remote", false, "list the server's threads of --graph (with --agent server:URL), from every client")
 	return cmd
 }
 
@@ -248,7 +252,7 @@ func writeTranscript(ios *IOStreams, tr threads.Transcript, withContext, render 
 
 func newThreadsShowCmd(f *Factory) *cobra.Command {
 	var format string
-	var withContext bool
+	var withContext, pictures bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a thread: messages, tool calls, proposals, decisions, tokens and cost",
@@ -258,7 +262,8 @@ On a terminal, a thread longer than the screen goes through $PAGER (less by defa
 NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`,
 		Example: `  nodius-ai threads show ai_1709
   nodius-ai threads show ai_1709 --context     # also the system prompt and retrieval context
-  nodius-ai threads show ai_1709 --format json`,
+  nodius-ai threads show ai_1709 --format json
+  nodius-ai threads show ai_1709 --pictures    # also draw each proposal on the graph`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := threadsFormat(format, "markdown", "json"); err != nil {
@@ -269,11 +274,17 @@ NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`
 				return err
 			}
 			tr = visibleTranscript(tr, withContext)
+			if pictures && format == "json" {
+				return usageError("--pictures draws for people; it goes with --format markdown, not json")
+			}
 			if format == "json" {
 				return threadsJSON(f.IO.Out, tr)
 			}
 			if !f.IO.OutTTY {
-				return writeTranscript(f.IO, tr, withContext, true)
+				if err := writeTranscript(f.IO, tr, withContext, true); err != nil || !pictures {
+					return err
+				}
+				return writeProposalPictures(cmd.Context(), f, f.IO.Out, tr)
 			}
 			// On a terminal, a transcript taller than the screen goes through $PAGER.
 			var buf pagedWriter
@@ -282,10 +293,16 @@ NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`
 			if err := writeTranscript(&shown, tr, withContext, true); err != nil {
 				return err
 			}
+			if pictures {
+				if err := writeProposalPictures(cmd.Context(), f, &buf, tr); err != nil {
+					return err
+				}
+			}
 			return page(f.IO, buf.String())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "markdown", "output: markdown or json")
+	cmd.Flags().BoolVar(&pictures, "pictures", false, "also draw each proposal: the graph around it before and after")
 	cmd.Flags().BoolVar(&withContext, "context", false, "also show the system prompt and the retrieval context of each question")
 	return cmd
 }
@@ -491,7 +508,7 @@ func newThreadsArchiveCmd(f *Factory) *cobra.Command {
 }
 
 func newThreadsDeleteCmd(f *Factory) *cobra.Command {
-	var yes bool
+	var yes, onServer bool
 	cmd := &cobra.Command{
 		Use:   "delete ID...",
 		Short: "Delete threads and everything they hold",
@@ -501,6 +518,9 @@ Either every given thread is deleted or none is.`,
   nodius-ai threads delete --yes ai_1709 ai_1710`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if onServer {
+				return runRemoteDelete(cmd, f, args, yes)
+			}
 			ctx := cmd.Context()
 			s, err := f.Store(ctx)
 			if err != nil {
@@ -547,6 +567,7 @@ Either every given thread is deleted or none is.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "delete the threads on the server (with --agent server:URL), for every client")
 	return cmd
 }
 
