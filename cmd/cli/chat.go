@@ -79,6 +79,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		ContextWindow: rt.Config.Entry.ContextWindow,
 		Threads:       storeAdapter{rt.Store},
 		Nodes:         nodeLister{rt.Source},
+		Pictures:      changePictures{rt.Source},
 		ThreadID:      threadID,
 		Continue:      o.Continue,
 		NoColor:       f.IO.Getenv("NO_COLOR") != "" || f.IO.Getenv("TERM") == "dumb",

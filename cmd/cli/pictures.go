@@ -78,3 +78,10 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 	}
 	return nil
 }
+
+// changePictures draws proposals for the chat dialog from the session's source.
+type changePictures struct{ src datasource.Source }
+
+func (c changePictures) ProposedChange(ctx context.Context, graphKey string, a datasource.Action) (graphpic.Change, error) {
+	return graphpic.ProposedChange(ctx, c.src, graphKey, a, pictureDepth)
+}
