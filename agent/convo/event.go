@@ -169,7 +169,6 @@ const (
 	CodeInternal       = fault.Internal
 	CodeInterrupted    = fault.Interrupted
 	CodeConfig         = fault.Config
-	CodeLimitExceeded  = fault.LimitExceeded
 )
 
 // Error is a classified failure (fault.Error).
