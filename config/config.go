@@ -80,10 +80,10 @@ type Limits struct {
 var DefaultLimits = Limits{
 	MaxAnswerBytes:       1 << 20,
 	MaxReasoningBytes:    2 << 20,
-	MaxToolCalls:         64,
-	MaxToolArgsBytes:     256 << 10,
+	MaxToolCalls:         32,
+	MaxToolArgsBytes:     128 << 10,
 	MaxToolResultBytes:   1 << 20,
-	MaxRequestBytes:      8 << 20,
+	MaxRequestBytes:      4 << 20,
 	MaxSnapshotBytes:     32 << 20,
 	MaxArangoResultBytes: 32 << 20,
 }

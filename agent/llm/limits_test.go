@@ -87,3 +87,14 @@ func TestLimitsDefaults(t *testing.T) {
 		t.Errorf("defaults too tight: %+v", d)
 	}
 }
+
+// TestGarbageIsAnError: a 200 answer of bytes that hold no event is a failure the
+// person sees, not an empty answer.
+func TestGarbageIsAnError(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.Start(t, llmtest.Turn{Raw: "\x00\x17\xfe garbage\nmore garbage\n\n"})
+	reply, err := newProvider(srv).Stream(context.Background(), userAsk, nil)
+	if err == nil || !strings.Contains(err.Error(), "no chat-completion event") {
+		t.Fatalf("garbage answered %q, %v", reply.Content, err)
+	}
+}

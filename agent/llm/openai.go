@@ -326,8 +326,10 @@ func (a *accumulator) stream(events ssestream.Decoder, onEvent func(), onDelta f
 	var src eventData
 	dec := json.NewDecoder(&src)
 	var ch wireChunk
+	seen := false
 	for events.Next() {
 		onEvent()
+		seen = true
 		ev := events.Event()
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			return nil
@@ -352,8 +354,16 @@ func (a *accumulator) stream(events ssestream.Decoder, onEvent func(), onDelta f
 			return a.err
 		}
 	}
-	return events.Err()
+	if err := events.Err(); err != nil || seen {
+		return err
+	}
+	// Bytes, but not one event: not a chat-completion stream (a wrong URL, a proxy).
+	return errNotStream
 }
+
+// errNotStream is a 200 answer without a single server-sent event.
+var errNotStream = &ssestream.StreamError{Message: "the answer was not a chat-completion event stream",
+	Event: ssestream.Event{Data: []byte(`{"error":{"message":"the answer held no chat-completion event (is --base-url an OpenAI-compatible /v1 endpoint?)","type":"invalid_response"}}`)}}
 
 // eventData feeds the stream's json.Decoder one event at a time: it reads the
 // current event's data, then reports io.EOF until the next event is set.
