@@ -141,7 +141,19 @@ type Config struct {
 	Debug         bool
 
 	Providers map[string]ProviderEntry // the registry, with the file's additions
+
+	// Origins says where each setting came from, by flag name ("model", "db", ...;
+	// an environment-only setting by its variable): "--model", "NODIUS_AI_MODEL",
+	// OriginFile, OriginDefault, "detected from DEEPSEEK_API_KEY". A setting left
+	// unset has no entry. For the config command.
+	Origins map[string]string
 }
+
+// Where a setting came from, besides a flag ("--db") or a variable ("NODIUS_AI_DB").
+const (
+	OriginFile    = "the config file"
+	OriginDefault = "default"
+)
 
 // LoadOptions are the inputs of Load. Flags holds only the flags the user set,
 // keyed by flag name without dashes ("provider", "base-url", "db", ...).
@@ -250,3 +262,6 @@ func redactURL(s string) string {
 	}
 	return s
 }
+
+// RedactURL hides the password of a USER:PASS@ URL, for display.
+func RedactURL(s string) string { return redactURL(s) }

@@ -95,19 +95,30 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 
-	cfg := &Config{File: file}
-	// pick returns the first non-empty value of flag, env, file, default.
+	cfg := &Config{File: file, Origins: map[string]string{}}
+	// pick returns the first non-empty value of flag, env, file, default, and notes
+	// in cfg.Origins which one it was (for the config command).
 	pick := func(flag, env, fileVal, def string) string {
+		name := flag
+		if name == "" {
+			name = env
+		}
 		if v, ok := flags[flag]; ok && v != "" {
+			cfg.Origins[name] = "--" + flag
 			return v
 		}
 		if env != "" {
 			if v := getenv(env); v != "" {
+				cfg.Origins[name] = env
 				return v
 			}
 		}
 		if fileVal != "" {
+			cfg.Origins[name] = OriginFile
 			return fileVal
+		}
+		if def != "" {
+			cfg.Origins[name] = OriginDefault
 		}
 		return def
 	}
@@ -173,6 +184,14 @@ func Load(opts LoadOptions) (*Config, error) {
 		debug = truthy(v)
 	}
 	cfg.Debug = debug
+	switch {
+	case flags["debug"] != "":
+		cfg.Origins["debug"] = "--debug"
+	case getenv("NODIUS_AI_DEBUG") != "":
+		cfg.Origins["debug"] = "NODIUS_AI_DEBUG"
+	case fc.Debug != nil:
+		cfg.Origins["debug"] = OriginFile
+	}
 
 	cfg.MaxToolRounds = DefaultMaxToolRounds
 	if fc.MaxToolRounds != nil {
@@ -180,6 +199,7 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, configError(nil, "%s: max_tool_rounds must be at least 1, not %d", file, *fc.MaxToolRounds)
 		}
 		cfg.MaxToolRounds = *fc.MaxToolRounds
+		cfg.Origins["max_tool_rounds"] = OriginFile
 	}
 	cfg.CacheTTL, err = cacheTTL(fc.CacheTTL, file)
 	if err != nil {
@@ -230,7 +250,7 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 			return layered{v, 2, env}
 		}
 		if v := strings.TrimSpace(fileVal); v != "" {
-			return layered{v, 1, "the config file"}
+			return layered{v, 1, OriginFile}
 		}
 		return layered{}
 	}
@@ -273,12 +293,26 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 	cfg.Provider = name
 	cfg.Entry = entry
 	cfg.BaseURL = entry.BaseURL
+	cfg.Origins["provider"] = prov.from
+	if prov.from == "" {
+		cfg.Origins["provider"] = "detected"
+		if entry.APIKeyEnv != "" && getenv(entry.APIKeyEnv) != "" {
+			cfg.Origins["provider"] = "detected from " + entry.APIKeyEnv
+		}
+		if name == CustomProvider {
+			cfg.Origins["provider"] = base.from
+		}
+	}
+	cfg.Origins["base-url"] = "the provider registry"
 	if base.val != "" {
 		cfg.BaseURL = base.val
+		cfg.Origins["base-url"] = base.from
 	}
 	cfg.Model = entry.DefaultModel
+	cfg.Origins["model"] = "the provider's default"
 	if model.val != "" {
 		cfg.Model = model.val
+		cfg.Origins["model"] = model.from
 	}
 	// An explicit key set at a lower layer than the provider name (a file's api_key
 	// under --provider openai) belonged to another provider: the provider's own
@@ -293,6 +327,7 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 	case envKey != "":
 		cfg.APIKey, cfg.APIKeySource = envKey, entry.APIKeyEnv
 	}
+	cfg.Origins["api-key"] = cfg.APIKeySource
 	if cfg.BaseURL != "" && !strings.Contains(cfg.BaseURL, "://") {
 		return configError(nil, "base URL %q must start with http:// or https://", cfg.BaseURL)
 	}

@@ -102,3 +102,16 @@ func TestHeldOutQuality(t *testing.T) {
 
 // heldOutFloorMRR is under the measured figure: a floor, not a target.
 const heldOutFloorMRR = 0.0
+
+// TestDevSetQuality is the set retrieval is tuned against (testdata/dev): its
+// misses are logged so a change can be judged on it, never on the held-out set.
+func TestDevSetQuality(t *testing.T) {
+	t.Parallel()
+	rep := evalSet(t, "dev", "orders")
+	for _, o := range rep.Outcomes {
+		if o.Rank != 1 {
+			t.Logf("  dev rank %d: %s → %v", o.Rank, o.Q, o.Top)
+		}
+	}
+	logReport(t, "dev", rep.Outcomes)
+}

@@ -62,10 +62,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	}
 	g, err := rt.Source.Graph(ctx, graphKey)
 	if err != nil {
-		if errors.Is(err, datasource.ErrNotFound) {
-			return usageError("graph %q not found in %s", graphKey, rt.Config.Source)
-		}
-		return err
+		return err // a missing graph becomes a usage error listing the source's graphs
 	}
 	threadID := ""
 	if o.Thread != "" {

@@ -27,7 +27,7 @@ func newInspectCmd(f *Factory) *cobra.Command {
 		Short: "Show what the assistant sees: retrieval context, prompt, tools, TOON",
 		Long:  "Offline views of what the assistant is given. None of them needs an API key or the network.",
 	}
-	cmd.AddCommand(newInspectContextCmd(f), newInspectPromptCmd(f), newInspectToolsCmd(f), newInspectToonCmd(f), newInspectEvalCmd(f))
+	cmd.AddCommand(newInspectContextCmd(f), newInspectPromptCmd(f), newInspectToolsCmd(f), newInspectToonCmd(f), newInspectEvalCmd(f), newInspectGraphCmd(f))
 	return cmd
 }
 

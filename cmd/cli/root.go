@@ -78,9 +78,12 @@ approve or reject the edits it proposes, and look through past conversations.`,
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: err}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: flagError(c, err)}
 	})
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version")
 	pf := root.PersistentFlags()
 	for _, g := range globalFlags {
 		pf.String(g.name, "", g.usage)
@@ -97,7 +100,10 @@ approve or reject the edits it proposes, and look through past conversations.`,
 		newChatCmd(f),
 		newThreadsCmd(f),
 		newEmbedCmd(f),
+		newConfigCmd(f),
 	)
+	sentenceArgs(root)
+	addCompletions(f, root)
 	return root
 }
 
@@ -117,14 +123,9 @@ func Execute(ctx context.Context, io *IOStreams, args []string) int {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code // the command already said what happened
 	}
-	msg := err.Error()
-	if ce, ok := convo.AsError(err); ok {
-		msg = ce.Error()
-	}
-	fmt.Fprintln(io.ErrOut, "nodius-ai: "+strings.TrimSpace(msg))
-	if code == ExitUsage && isCobraUsage(err) {
-		fmt.Fprintln(io.ErrOut, "Run 'nodius-ai --help' for usage.")
-	}
+	err = graphNotFound(ctx, f, err)
+	code = exitCode(err)
+	fmt.Fprintln(io.ErrOut, "nodius-ai: "+userMessage(err))
 	return code
 }
 
