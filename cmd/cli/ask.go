@@ -128,7 +128,7 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 		}
 	}
 	out := newPrinter(f.IO, o.Format)
-	res, err := rt.Agent.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
+	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
 	return finishRun(ctx, f, rt, out, o, res, err)
 }
 
@@ -136,6 +136,11 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (graph, threadID string, err error) {
 	graph = o.Graph
 	switch {
+	case o.Thread != "" && rt.Remote != nil:
+		threadID, err = resolveRemoteThread(ctx, rt, o.Thread, graph, true)
+		if err != nil {
+			return "", "", err
+		}
 	case o.Thread != "":
 		threadID, err = threadsResolve(ctx, rt.Store, o.Thread)
 		if err != nil {
@@ -170,7 +175,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		}
 		d := convo.Decision{Approved: o.OnProposal == "approve"}
 		out.Decided(res.Proposal, d)
-		res, err = rt.Agent.Resume(ctx, res.ThreadID, d, out.Emit)
+		res, err = rt.Runner.Resume(ctx, res.ThreadID, d, out.Emit)
 	}
 	out.Close()
 	syncAfterRun(ctx, f, res.ThreadID)
@@ -196,6 +201,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 	o := &askOptions{}
 	var feedback string
+	var onServer bool
 	verb, short := "reject", "Reject the pending proposal of a thread and continue the conversation"
 	if approve {
 		verb, short = "approve", "Approve (apply) the pending proposal of a thread and continue the conversation"
@@ -214,16 +220,26 @@ func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id, err := threadsResolve(ctx, rt.Store, args[0])
+			if onServer && rt.Remote == nil {
+				return usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
+			}
+			var id string
+			if rt.Remote != nil {
+				id, err = resolveRemoteThread(ctx, rt, args[0], o.Graph, onServer)
+			} else {
+				id, err = threadsResolve(ctx, rt.Store, args[0])
+			}
 			if err != nil {
 				return err
 			}
 			out := newPrinter(f.IO, o.Format)
-			res, err := rt.Agent.Resume(ctx, id, convo.Decision{Approved: approve, Feedback: feedback}, out.Emit)
+			res, err := rt.Runner.Resume(ctx, id, convo.Decision{Approved: approve, Feedback: feedback}, out.Emit)
 			return finishRun(ctx, f, rt, out, *o, res, err)
 		},
 	}
 	cmd.Flags().StringVar(&feedback, "feedback", "", "a word for the assistant with your decision")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "THREAD is the server's id of any of its threads (with --agent server:URL), e.g. one started in the web client")
+	cmd.Flags().StringVarP(&o.Graph, "graph", "g", "", "with --remote: the graph of a thread this terminal has not seen")
 	addOutputFlags(cmd, o)
 	return cmd
 }
