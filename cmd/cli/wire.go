@@ -61,6 +61,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 	}
 	opts := rag.DefaultOptions()
 	opts.CacheTTL = cfg.CacheTTL
+	opts.Store = f.IndexStore()
 	retriever := rag.New(src, opts, emb)
 
 	rt := &Runtime{Config: cfg, Source: src, Store: store, Retriever: retriever, Logger: logger,
