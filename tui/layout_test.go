@@ -261,3 +261,20 @@ func TestToolResultViewer(t *testing.T) {
 		t.Fatal("esc did not close the viewer")
 	}
 }
+
+// The no-provider hint never splits a flag across lines.
+func TestNoProviderHintKeepsFlagsWhole(t *testing.T) {
+	t.Parallel()
+	for w := 40; w <= 100; w++ {
+		o := testOptions()
+		o.ConfigHelp = "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --base-url for an OpenAI-compatible server (ollama needs no key: --provider ollama)"
+		m := newTestModel(t, o)
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
+		v := view(m)
+		for _, flag := range []string{"--base-url", "--provider", "ANTHROPIC_API_KEY", "OpenAI-compatible"} {
+			if !strings.Contains(v, flag) {
+				t.Errorf("%d columns: %q split:\n%s", w, flag, v)
+			}
+		}
+	}
+}
