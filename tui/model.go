@@ -224,6 +224,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case openThreadMsg:
 		return m, m.switchThread(msg.id)
+	case copiedMsg:
+		m.st.note = describeCopy(msg)
+		return m, nil
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.st.note = "the editor failed: " + firstLine(strip(msg.err.Error()))
+			return m, nil
+		}
+		m.in.reset()
+		m.in.ta.InsertString(msg.text)
+		m.in.stale = true
+		if strings.TrimSpace(msg.text) == "" {
+			return m, nil
+		}
+		return m, m.send() // what was written in the editor is sent, as in crush
 	case insertTextMsg:
 		m.in.ta.InsertString(msg.text)
 		m.in.stale = true
@@ -327,6 +342,24 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+x":
 		m.toggleReasoning()
 		return nil
+	case "ctrl+y":
+		if a := m.tr.lastAnswer(); a != "" {
+			return copyText(a, "last answer")
+		}
+		m.st.note = "no answer to copy yet"
+		return nil
+	case "alt+y":
+		if c := m.tr.lastCodeBlock(); c != "" {
+			return copyText(c, "last code block")
+		}
+		m.st.note = "no code block to copy"
+		return nil
+	case "ctrl+o":
+		if m.run != nil {
+			m.st.note = "wait for the answer, or esc to stop it"
+			return nil
+		}
+		return openEditor(m.in.value(), m.opts.getenv)
 	case "ctrl+r":
 		return m.retry()
 	case "ctrl+t":
