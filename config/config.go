@@ -80,6 +80,10 @@ type Config struct {
 	EmbeddingProvider string
 	EmbeddingAPIKey   string // never printed, logged or stored
 
+	// Agent is which runtime answers: "local" (the in-process agent) or
+	// "server:URL" (the Nodius server's own assistant over its WebSocket).
+	Agent string
+
 	// Data.
 	Source    string // "demo", "file:PATH", "arango://...", "server:URL"
 	Fallback  string // arango URL behind a server: source
@@ -163,6 +167,9 @@ func (c *Config) String() string {
 	fmt.Fprintf(&b, " source=%s workspace=%s db=%s role=%s max_tool_rounds=%d", redactURL(c.Source), c.Workspace, c.DB, c.Role, c.MaxToolRounds)
 	if c.Sync != "" {
 		fmt.Fprintf(&b, " sync=%s", redactURL(c.Sync))
+	}
+	if c.Agent != "" && c.Agent != DefaultAgent {
+		fmt.Fprintf(&b, " agent=%s", redactURL(c.Agent))
 	}
 	if c.Token != "" {
 		b.WriteString(" token=set")

@@ -21,6 +21,7 @@ import (
 // Defaults of DESIGN.md sections 2 to 4.
 const (
 	DefaultSource        = "demo"
+	DefaultAgent         = "local"
 	DefaultRole          = "editor"
 	DefaultWorkspace     = "default"
 	DefaultMaxToolRounds = 5
@@ -53,6 +54,7 @@ type fileConfig struct {
 	APIKey           string                  `toml:"api_key"`
 	EmbeddingModel   string                  `toml:"embedding_model"`
 	EmbeddingBaseURL string                  `toml:"embedding_base_url"`
+	Agent            string                  `toml:"agent"`
 	Source           string                  `toml:"source"`
 	Fallback         string                  `toml:"fallback"`
 	Token            string                  `toml:"token"`
@@ -160,7 +162,17 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	resolveEmbeddings(cfg, pick, getenv, fc, order)
 
-	cfg.Source = pick("source", "NODIUS_AI_SOURCE", fc.Source, DefaultSource)
+	cfg.Agent = strings.TrimSpace(pick("agent", "NODIUS_AI_AGENT", fc.Agent, DefaultAgent))
+	if cfg.Agent != DefaultAgent && (!strings.HasPrefix(cfg.Agent, "server:") || strings.TrimPrefix(cfg.Agent, "server:") == "") {
+		return nil, configError(nil, "agent %q is not local or server:URL — use --agent local, or --agent server:https://your-nodius-server", redactURL(cfg.Agent))
+	}
+	// The server's assistant reads graphs on the server: by default, so does this
+	// client (to preview the changes it proposes).
+	defSource := DefaultSource
+	if strings.HasPrefix(cfg.Agent, "server:") {
+		defSource = cfg.Agent
+	}
+	cfg.Source = pick("source", "NODIUS_AI_SOURCE", fc.Source, defSource)
 	cfg.Fallback = pick("fallback", "NODIUS_AI_FALLBACK", fc.Fallback, "")
 	cfg.Token = pick("token", "NODIUS_AI_TOKEN", fc.Token, "")
 	cfg.Workspace = pick("workspace", "NODIUS_AI_WORKSPACE", fc.Workspace, DefaultWorkspace)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/threads"
@@ -61,13 +62,18 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	if graphKey == "" {
 		return usageError("--graph is required for this source")
 	}
-	g, err := rt.Source.Graph(ctx, graphKey)
+	g, err := chatGraph(ctx, rt, graphKey)
 	if err != nil {
 		return err // a missing graph becomes a usage error listing the source's graphs
 	}
 	threadID := ""
 	if o.Thread != "" {
-		if threadID, err = threadsResolve(ctx, rt.Store, o.Thread); err != nil {
+		if rt.Remote != nil {
+			threadID, err = resolveRemoteThread(ctx, rt, o.Thread, graphKey, true)
+		} else {
+			threadID, err = threadsResolve(ctx, rt.Store, o.Thread)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -80,14 +86,17 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		ContextWindow: rt.Config.Entry.ContextWindow,
 		Priced:        rt.Config.Entry.Pricing != (config.Pricing{}),
 		Threads:       storeAdapter{rt.Store},
-		Nodes:         nodeLister{rt.Source},
+		Nodes:         chatNodes(rt),
 		ThreadID:      threadID,
 		Continue:      o.Continue,
 		NoColor:       f.IO.Getenv("NO_COLOR") != "" || f.IO.Getenv("TERM") == "dumb",
 		Dark:          true,
 	}
-	if rt.Provider != nil {
-		opts.Runner = rt.Agent
+	if rt.Remote != nil {
+		opts.Provider, opts.Model = remote.Provider, "assistant"
+		opts.Runner = rt.Runner
+	} else if rt.Provider != nil {
+		opts.Runner = rt.Runner
 	} else if ce, ok := convo.AsError(rt.Config.RequireLLM()); ok {
 		opts.ConfigErr = ce
 		opts.ConfigHelp = ce.Message

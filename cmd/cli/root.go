@@ -51,6 +51,7 @@ var globalFlags = []struct{ name, usage string }{
 	{"base-url", "base URL of an OpenAI-compatible endpoint"},
 	{"api-key", "API key (prefer the provider's environment variable)"},
 	{"embedding-model", "embedding model for vector search"},
+	{"agent", "which runtime answers: local (default) or server:URL (the Nodius server's own assistant)"},
 	{"source", "data source: demo, file:PATH, arango://..., server:URL"},
 	{"fallback", "arango:// URL for graphs a server: source does not hold in memory"},
 	{"token", "bearer token (JWT) for a server: source"},
@@ -137,7 +138,7 @@ func exitCode(err error) int {
 	}
 	if ce, ok := convo.AsError(err); ok {
 		switch ce.Code {
-		case convo.CodeConfig:
+		case convo.CodeConfig, convo.CodeDecision:
 			return ExitUsage
 		case convo.CodeInterrupted:
 			return ExitInterrupted

@@ -132,7 +132,7 @@ func threadsTable(ios *IOStreams, header []string, rows [][]string) error {
 
 func newThreadsListCmd(f *Factory) *cobra.Command {
 	var graph, format string
-	var all bool
+	var all, onServer bool
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -144,6 +144,9 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := threadsFormat(format, "table", "json"); err != nil {
 				return err
+			}
+			if onServer {
+				return runRemoteThreadsList(cmd, f, graph, format)
 			}
 			if limit < 0 {
 				return usageError("--limit cannot be negative (got %d): give a number of threads, or 0 for all", limit)
@@ -200,6 +203,7 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include archived threads")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("show at most this many threads (0: all; default: %d for the table, all for json)", tablePage))
+	cmd.Flags().BoolVar(&onServer, "remote", false, "list the server's threads of --graph (with --agent server:URL), from every client")
 	return cmd
 }
 
@@ -504,7 +508,7 @@ func newThreadsArchiveCmd(f *Factory) *cobra.Command {
 }
 
 func newThreadsDeleteCmd(f *Factory) *cobra.Command {
-	var yes bool
+	var yes, onServer bool
 	cmd := &cobra.Command{
 		Use:   "delete ID...",
 		Short: "Delete threads and everything they hold",
@@ -514,6 +518,9 @@ Either every given thread is deleted or none is.`,
   nodius-ai threads delete --yes ai_1709 ai_1710`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if onServer {
+				return runRemoteDelete(cmd, f, args, yes)
+			}
 			ctx := cmd.Context()
 			s, err := f.Store(ctx)
 			if err != nil {
@@ -560,6 +567,7 @@ Either every given thread is deleted or none is.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "delete the threads on the server (with --agent server:URL), for every client")
 	return cmd
 }
 
