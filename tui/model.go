@@ -54,6 +54,7 @@ type Model struct {
 	in  *input
 	st  *statusBar
 	dlg dialog
+	pic *changePicture // the picture of the pending proposal (picture.go)
 
 	threadID string
 	run      *run
@@ -221,6 +222,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.decide(msg.d)
 	case dismissProposalMsg:
 		m.dlg = nil
+		return m, nil
+	case pictureMsg:
+		m.onPicture(msg)
 		return m, nil
 	case openThreadMsg:
 		return m, m.switchThread(msg.id)
@@ -398,7 +402,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case "p":
 			if m.pending != nil {
 				m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.now())
-				return nil
+				return m.loadPicture(*m.pending)
 			}
 		case "end":
 			m.tr.toBottom()
@@ -613,6 +617,7 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 		if ev.Proposal != nil {
 			m.sawProp = true
 			m.openProposal(ev.Proposal)
+			return tea.Batch(m.ensureTick(), m.loadPicture(*ev.Proposal))
 		}
 	case convo.EventUsage:
 		m.st.usage = m.st.usage.Add(ev.Usage)
