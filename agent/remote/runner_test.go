@@ -660,3 +660,22 @@ func TestUnreachableServer(t *testing.T) {
 		t.Fatal("not a cancellation")
 	}
 }
+
+func TestNoPongEndsRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *remote.Options) { o.PingTimeout = 150 * time.Millisecond })
+	e.srv.Hang = 10 * time.Second
+	e.srv.Chat = func(s *remotetest.Session) {
+		s.Token("started")
+		<-s.Done()
+	}
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+	ce, ok := convo.AsError(err)
+	if !ok || ce.Code != convo.CodeNetwork || !strings.Contains(ce.Message, "ping") {
+		t.Fatalf("error %v (want the missing pong, not the stall timeout)", err)
+	}
+	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
+	if last := msgs[len(msgs)-1]; last.Content != "started" || last.Status != convo.Interrupted {
+		t.Fatalf("kept %+v", last)
+	}
+}
