@@ -71,6 +71,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 		Role: cfg.Role, MaxToolRounds: cfg.MaxToolRounds, Policy: cfg.Policy, Limits: cfg.Limits,
 		Pricing: cfg.Entry.Pricing, ContextWindow: cfg.Entry.ContextWindow,
 		Workspace: cfg.Workspace, Logger: logger,
+		SourceSpec: sourceSpec(cfg.Source), SourceChosen: f.sourceChosen(),
 	}
 	if err := cfg.RequireLLM(); err != nil {
 		aopts.NoProvider = err
