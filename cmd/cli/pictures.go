@@ -12,6 +12,7 @@ import (
 	"github.com/nodius/nodius-ai/internal/graphpic"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
+	"github.com/nodius/nodius-ai/tui"
 )
 
 // pictureDepth is how many hops around the touched nodes a proposal picture shows.
@@ -77,4 +78,20 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 		}
 	}
 	return nil
+}
+
+// changePictures draws proposals for the chat dialog from the session's source.
+type changePictures struct{ src datasource.Source }
+
+// chatPictures is the dialog's picture maker, or nil when the session reads no
+// graph itself (a remote agent): the dialog then shows the text diff alone.
+func chatPictures(rt *Runtime) tui.ChangePictures {
+	if rt.Source == nil {
+		return nil
+	}
+	return changePictures{rt.Source}
+}
+
+func (c changePictures) ProposedChange(ctx context.Context, graphKey string, a datasource.Action) (graphpic.Change, error) {
+	return graphpic.ProposedChange(ctx, c.src, graphKey, a, pictureDepth)
 }
