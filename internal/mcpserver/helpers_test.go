@@ -36,7 +36,7 @@ type fixOpts struct {
 // fixture is a server over a real graph file and a real threads database, and an SDK
 // client connected to it in-process.
 type fixture struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	srv     *mcpserver.Server
 	cs      *mcp.ClientSession
@@ -48,7 +48,7 @@ type fixture struct {
 	updates chan string
 }
 
-func newFixture(t *testing.T, o fixOpts) *fixture {
+func newFixture(t testing.TB, o fixOpts) *fixture {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
