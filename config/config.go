@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -80,6 +80,10 @@ type Config struct {
 	EmbeddingProvider string
 	EmbeddingAPIKey   string // never printed, logged or stored
 
+	// Agent is which runtime answers: "local" (the in-process agent) or
+	// "server:URL" (the Nodius server's own assistant over its WebSocket).
+	Agent string
+
 	// Data.
 	Source    string // "demo", "file:PATH", "arango://...", "server:URL"
 	Fallback  string // arango URL behind a server: source
@@ -96,7 +100,19 @@ type Config struct {
 	Debug         bool
 
 	Providers map[string]ProviderEntry // the registry, with the file's additions
+
+	// Origins says where each setting came from, by flag name ("model", "db", ...;
+	// an environment-only setting by its variable): "--model", "NODIUS_AI_MODEL",
+	// OriginFile, OriginDefault, "detected from DEEPSEEK_API_KEY". A setting left
+	// unset has no entry. For the config command.
+	Origins map[string]string
 }
+
+// Where a setting came from, besides a flag ("--db") or a variable ("NODIUS_AI_DB").
+const (
+	OriginFile    = "the config file"
+	OriginDefault = "default"
+)
 
 // LoadOptions are the inputs of Load. Flags holds only the flags the user set,
 // keyed by flag name without dashes ("provider", "base-url", "db", ...).
@@ -110,17 +126,17 @@ type LoadOptions struct {
 // configured. Load does not fail on this so that offline commands still run.
 func (c *Config) RequireLLM() error {
 	if c == nil || c.Provider == "" {
-		return &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, " +
+		return &fault.Error{Code: fault.Config, Message: "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, " +
 			"or pass --base-url for an OpenAI-compatible server (ollama needs no key: --provider ollama)"}
 	}
 	if c.APIKey == "" && c.Entry.APIKeyEnv != "" {
-		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("no API key for %s — set %s or pass --api-key", c.Provider, c.Entry.APIKeyEnv)}
+		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf("no API key for %s — set %s or pass --api-key", c.Provider, c.Entry.APIKeyEnv)}
 	}
 	if c.BaseURL == "" && c.Entry.Type != Anthropic {
-		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("provider %s has no base URL — pass --base-url or set base_url in [providers.%s]", c.Provider, c.Provider)}
+		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf("provider %s has no base URL — pass --base-url or set base_url in [providers.%s]", c.Provider, c.Provider)}
 	}
 	if strings.TrimSpace(c.Model) == "" {
-		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf("no model for %s — pass --model or set NODIUS_AI_MODEL", c.Provider)}
+		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf("no model for %s — pass --model or set NODIUS_AI_MODEL", c.Provider)}
 	}
 	return nil
 }
@@ -151,6 +167,9 @@ func (c *Config) String() string {
 	fmt.Fprintf(&b, " source=%s workspace=%s db=%s role=%s max_tool_rounds=%d", redactURL(c.Source), c.Workspace, c.DB, c.Role, c.MaxToolRounds)
 	if c.Sync != "" {
 		fmt.Fprintf(&b, " sync=%s", redactURL(c.Sync))
+	}
+	if c.Agent != "" && c.Agent != DefaultAgent {
+		fmt.Fprintf(&b, " agent=%s", redactURL(c.Agent))
 	}
 	if c.Token != "" {
 		b.WriteString(" token=set")
@@ -205,3 +224,6 @@ func redactURL(s string) string {
 	}
 	return s
 }
+
+// RedactURL hides the password of a USER:PASS@ URL, for display.
+func RedactURL(s string) string { return redactURL(s) }

@@ -14,13 +14,14 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Defaults of DESIGN.md sections 2 to 4.
 const (
 	DefaultSource        = "demo"
+	DefaultAgent         = "local"
 	DefaultRole          = "editor"
 	DefaultWorkspace     = "default"
 	DefaultMaxToolRounds = 5
@@ -53,6 +54,7 @@ type fileConfig struct {
 	APIKey           string                  `toml:"api_key"`
 	EmbeddingModel   string                  `toml:"embedding_model"`
 	EmbeddingBaseURL string                  `toml:"embedding_base_url"`
+	Agent            string                  `toml:"agent"`
 	Source           string                  `toml:"source"`
 	Fallback         string                  `toml:"fallback"`
 	Token            string                  `toml:"token"`
@@ -69,8 +71,8 @@ type fileConfig struct {
 }
 
 // configError is the one way this package fails: exit code 2, one clear sentence.
-func configError(err error, format string, args ...any) *convo.Error {
-	return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(format, args...), Err: err}
+func configError(err error, format string, args ...any) *fault.Error {
+	return &fault.Error{Code: fault.Config, Message: fmt.Sprintf(format, args...), Err: err}
 }
 
 // Load resolves the configuration: flags > environment > config file > defaults.
@@ -94,19 +96,30 @@ func Load(opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 
-	cfg := &Config{File: file}
-	// pick returns the first non-empty value of flag, env, file, default.
+	cfg := &Config{File: file, Origins: map[string]string{}}
+	// pick returns the first non-empty value of flag, env, file, default, and notes
+	// in cfg.Origins which one it was (for the config command).
 	pick := func(flag, env, fileVal, def string) string {
+		name := flag
+		if name == "" {
+			name = env
+		}
 		if v, ok := flags[flag]; ok && v != "" {
+			cfg.Origins[name] = "--" + flag
 			return v
 		}
 		if env != "" {
 			if v := getenv(env); v != "" {
+				cfg.Origins[name] = env
 				return v
 			}
 		}
 		if fileVal != "" {
+			cfg.Origins[name] = OriginFile
 			return fileVal
+		}
+		if def != "" {
+			cfg.Origins[name] = OriginDefault
 		}
 		return def
 	}
@@ -149,7 +162,17 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	resolveEmbeddings(cfg, pick, getenv, fc, order)
 
-	cfg.Source = pick("source", "NODIUS_AI_SOURCE", fc.Source, DefaultSource)
+	cfg.Agent = strings.TrimSpace(pick("agent", "NODIUS_AI_AGENT", fc.Agent, DefaultAgent))
+	if cfg.Agent != DefaultAgent && (!strings.HasPrefix(cfg.Agent, "server:") || strings.TrimPrefix(cfg.Agent, "server:") == "") {
+		return nil, configError(nil, "agent %q is not local or server:URL — use --agent local, or --agent server:https://your-nodius-server", redactURL(cfg.Agent))
+	}
+	// The server's assistant reads graphs on the server: by default, so does this
+	// client (to preview the changes it proposes).
+	defSource := DefaultSource
+	if strings.HasPrefix(cfg.Agent, "server:") {
+		defSource = cfg.Agent
+	}
+	cfg.Source = pick("source", "NODIUS_AI_SOURCE", fc.Source, defSource)
 	cfg.Fallback = pick("fallback", "NODIUS_AI_FALLBACK", fc.Fallback, "")
 	cfg.Token = pick("token", "NODIUS_AI_TOKEN", fc.Token, "")
 	cfg.Workspace = pick("workspace", "NODIUS_AI_WORKSPACE", fc.Workspace, DefaultWorkspace)
@@ -172,6 +195,14 @@ func Load(opts LoadOptions) (*Config, error) {
 		debug = truthy(v)
 	}
 	cfg.Debug = debug
+	switch {
+	case flags["debug"] != "":
+		cfg.Origins["debug"] = "--debug"
+	case getenv("NODIUS_AI_DEBUG") != "":
+		cfg.Origins["debug"] = "NODIUS_AI_DEBUG"
+	case fc.Debug != nil:
+		cfg.Origins["debug"] = OriginFile
+	}
 
 	cfg.MaxToolRounds = DefaultMaxToolRounds
 	if fc.MaxToolRounds != nil {
@@ -179,6 +210,7 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, configError(nil, "%s: max_tool_rounds must be at least 1, not %d", file, *fc.MaxToolRounds)
 		}
 		cfg.MaxToolRounds = *fc.MaxToolRounds
+		cfg.Origins["max_tool_rounds"] = OriginFile
 	}
 	cfg.CacheTTL, err = cacheTTL(fc.CacheTTL, file)
 	if err != nil {
@@ -229,7 +261,7 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 			return layered{v, 2, env}
 		}
 		if v := strings.TrimSpace(fileVal); v != "" {
-			return layered{v, 1, "the config file"}
+			return layered{v, 1, OriginFile}
 		}
 		return layered{}
 	}
@@ -272,12 +304,26 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 	cfg.Provider = name
 	cfg.Entry = entry
 	cfg.BaseURL = entry.BaseURL
+	cfg.Origins["provider"] = prov.from
+	if prov.from == "" {
+		cfg.Origins["provider"] = "detected"
+		if entry.APIKeyEnv != "" && getenv(entry.APIKeyEnv) != "" {
+			cfg.Origins["provider"] = "detected from " + entry.APIKeyEnv
+		}
+		if name == CustomProvider {
+			cfg.Origins["provider"] = base.from
+		}
+	}
+	cfg.Origins["base-url"] = "the provider registry"
 	if base.val != "" {
 		cfg.BaseURL = base.val
+		cfg.Origins["base-url"] = base.from
 	}
 	cfg.Model = entry.DefaultModel
+	cfg.Origins["model"] = "the provider's default"
 	if model.val != "" {
 		cfg.Model = model.val
+		cfg.Origins["model"] = model.from
 	}
 	// An explicit key set at a lower layer than the provider name (a file's api_key
 	// under --provider openai) belonged to another provider: the provider's own
@@ -292,6 +338,7 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 	case envKey != "":
 		cfg.APIKey, cfg.APIKeySource = envKey, entry.APIKeyEnv
 	}
+	cfg.Origins["api-key"] = cfg.APIKeySource
 	if cfg.BaseURL != "" && !strings.Contains(cfg.BaseURL, "://") {
 		return configError(nil, "base URL %q must start with http:// or https://", cfg.BaseURL)
 	}

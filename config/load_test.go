@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // env builds a getenv over a map, with HOME and XDG dirs pointing into dir so that no
@@ -214,7 +214,7 @@ func TestLoadDefaults(t *testing.T) {
 		}
 	}
 	err = cfg.RequireLLM()
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeConfig || !strings.Contains(ce.Message, "DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY") {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Config || !strings.Contains(ce.Message, "DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY") {
 		t.Errorf("RequireLLM: %v", err)
 	}
 }
@@ -275,8 +275,8 @@ func TestLoadErrors(t *testing.T) {
 				writeConfig(t, dir, tt.file)
 			}
 			_, err := Load(LoadOptions{Flags: tt.flags, Getenv: env(dir, tt.env), ConfigPath: tt.path})
-			var ce *convo.Error
-			if !errors.As(err, &ce) || ce.Code != convo.CodeConfig {
+			var ce *fault.Error
+			if !errors.As(err, &ce) || ce.Code != fault.Config {
 				t.Fatalf("want config_error, got %v", err)
 			}
 			for _, m := range tt.inMsgs {
@@ -331,23 +331,26 @@ func TestRequireLLMAndSecrets(t *testing.T) {
 	}
 }
 
+// usage is the token counts a priced call reports.
+type usage struct{ PromptTokens, CompletionTokens, CachedTokens int }
+
 func TestPricingCost(t *testing.T) {
 	t.Parallel()
 	ds := Builtin()["deepseek"].Pricing
 	tests := []struct {
 		name string
 		p    Pricing
-		u    convo.Usage
+		u    usage
 		want float64
 	}{
-		{"no cache", ds, convo.Usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000}, 0.28 + 0.42},
-		{"cached priced apart", ds, convo.Usage{PromptTokens: 1_000_000, CachedTokens: 500_000}, 0.14 + 0.014},
-		{"cached without cache price", Pricing{InputPerMillion: 1, OutputPerMillion: 2}, convo.Usage{PromptTokens: 1000, CachedTokens: 1000}, 0.001},
-		{"free local", Pricing{}, convo.Usage{PromptTokens: 5000, CompletionTokens: 5000}, 0},
-		{"cached above prompt clamps", ds, convo.Usage{PromptTokens: 100, CachedTokens: 1000}, 100 * 0.028 / 1e6},
+		{"no cache", ds, usage{PromptTokens: 1_000_000, CompletionTokens: 1_000_000}, 0.28 + 0.42},
+		{"cached priced apart", ds, usage{PromptTokens: 1_000_000, CachedTokens: 500_000}, 0.14 + 0.014},
+		{"cached without cache price", Pricing{InputPerMillion: 1, OutputPerMillion: 2}, usage{PromptTokens: 1000, CachedTokens: 1000}, 0.001},
+		{"free local", Pricing{}, usage{PromptTokens: 5000, CompletionTokens: 5000}, 0},
+		{"cached above prompt clamps", ds, usage{PromptTokens: 100, CachedTokens: 1000}, 100 * 0.028 / 1e6},
 	}
 	for _, tt := range tests {
-		if got := tt.p.Cost(tt.u); fmt.Sprintf("%.9f", got) != fmt.Sprintf("%.9f", tt.want) {
+		if got := tt.p.Cost(tt.u.PromptTokens, tt.u.CachedTokens, tt.u.CompletionTokens); fmt.Sprintf("%.9f", got) != fmt.Sprintf("%.9f", tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}

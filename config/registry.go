@@ -1,10 +1,6 @@
 package config
 
-import (
-	"math"
-
-	"github.com/nodius/nodius-ai/agent/convo"
-)
+import "math"
 
 // builtinOrder is the registry order: it decides which provider is detected when
 // several keys are set (DESIGN.md section 2: DeepSeek > OpenAI > Anthropic > others).
@@ -67,14 +63,15 @@ func Builtin() map[string]ProviderEntry {
 // Cost prices one call's usage. Cached prompt tokens (part of PromptTokens) are priced
 // at CachedInputPerMillion; when a provider publishes no cache price (0 while the input
 // price is not), they are priced as ordinary input so that cost is never understated.
-func (p Pricing) Cost(u convo.Usage) float64 {
-	cached := min(max(u.CachedTokens, 0), max(u.PromptTokens, 0))
-	uncached := max(u.PromptTokens, 0) - cached
+// It takes token counts rather than a convo.Usage so that config stays a leaf.
+func (p Pricing) Cost(promptTokens, cachedTokens, completionTokens int) float64 {
+	cached := min(max(cachedTokens, 0), max(promptTokens, 0))
+	uncached := max(promptTokens, 0) - cached
 	cachedPrice := p.CachedInputPerMillion
 	if cachedPrice == 0 {
 		cachedPrice = p.InputPerMillion
 	}
-	c := float64(uncached)*p.InputPerMillion + float64(cached)*cachedPrice + float64(max(u.CompletionTokens, 0))*p.OutputPerMillion
+	c := float64(uncached)*p.InputPerMillion + float64(cached)*cachedPrice + float64(max(completionTokens, 0))*p.OutputPerMillion
 	c /= 1e6
 	// Round to a micro-dollar fraction so sums over many calls stay readable.
 	return math.Round(c*1e9) / 1e9

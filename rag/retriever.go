@@ -294,7 +294,7 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, graphKey 
 	}
 	st.loaded = now
 	st.snap = snap
-	st.index = search.New(snap.Nodes, snap.Configs)
+	st.index = search.NewGraph(snap)
 	st.byKey = make(map[string]int, len(snap.Nodes))
 	for i, n := range snap.Nodes {
 		if _, dup := st.byKey[n.Key]; !dup {
@@ -482,14 +482,24 @@ func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query st
 			info.Vector = len(vec) > 0
 		}
 	}
+	var base []rankedNode
 	if len(vec) == 0 {
-		out := make([]rankedNode, len(text))
+		base = make([]rankedNode, len(text))
 		for i, h := range text {
-			out[i] = rankedNode{idx: h.Index, score: h.Score}
+			base[i] = rankedNode{idx: h.Index, score: h.Score}
 		}
-		return out, info, nil
+		// Text scores are comparable across nodes, so a share of them can spread
+		// along the edges; fused scores are rank-based and are left alone.
+		base = propagate(st, base)
+	} else {
+		base = fuse(text, vec)
 	}
-	return fuse(text, vec), info, nil
+	if dir, anchorQuery := relation(query); dir != noRelation {
+		if rel := r.relationalRank(st, dir, anchorQuery, base, depth); rel != nil {
+			return rel, info, nil
+		}
+	}
+	return base, info, nil
 }
 
 func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, error) {

@@ -148,12 +148,22 @@ func classify(path, op string, err error) error {
 		e.Msg = fmt.Sprintf("the disk holding the threads database %s is full: free some space and try again (nothing was lost before this step)", path)
 	case code == sqliteBusy || code == sqliteLocked:
 		e.Kind = ErrBusy
-		e.Msg = fmt.Sprintf("the threads database %s stayed locked by another process: try again in a moment", path)
+		e.Msg = fmt.Sprintf("the threads database %s stayed locked by another process for too long: find the program holding it (a stuck sqlite3 shell, a paused process) and try again", path)
 	default:
 		e.Kind = ErrIO
 		e.Msg = fmt.Sprintf("threads database %s: %s failed: %v", path, op, err)
 	}
 	return e
+}
+
+// isBusy reports whether err is SQLite's "another connection holds the lock".
+func isBusy(err error) bool {
+	var le *sqlite.Error
+	if !errors.As(err, &le) {
+		return false
+	}
+	code := le.Code() & 0xff
+	return code == sqliteBusy || code == sqliteLocked
 }
 
 // isNoSpace recognises ENOSPC coming through SQLite's I/O error text.

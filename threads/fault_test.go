@@ -41,7 +41,7 @@ func child(mode string, args []string) int {
 		}
 		return 0
 	}
-	s, err := threads.Open(ctx, path, threads.Options{BusyTimeout: 10 * time.Second})
+	s, err := threads.Open(ctx, path, threads.Options{}) // what the program uses
 	if err != nil {
 		fmt.Println("open error:", err)
 		return 3
@@ -111,15 +111,19 @@ func childCmd(t testing.TB, mode, path, threadID string, n int) *exec.Cmd {
 	return cmd
 }
 
+// TestTwoProcessesAppend: four processes (three children and this one) write the same
+// database as fast as they can, with the options the program uses; none ever fails on
+// the lock, and every message lands in order.
 func TestTwoProcessesAppend(t *testing.T) {
 	t.Parallel()
 	const ops = 1000
 	path := filepath.Join(t.TempDir(), "threads.db")
 	s := openAt(t, path)
-	a, b := newThread(t, s, "demo"), newThread(t, s, "demo")
+	// Three writing children and this process: four processes on one file.
+	ths := []convo.Thread{newThread(t, s, "demo"), newThread(t, s, "demo"), newThread(t, s, "demo")}
 	var cmds []*exec.Cmd
 	var outs []*strings.Builder
-	for _, th := range []convo.Thread{a, b} {
+	for _, th := range ths {
 		cmd := childCmd(t, "append", path, th.ID, ops)
 		out := new(strings.Builder)
 		cmd.Stdout, cmd.Stderr = out, out
@@ -142,7 +146,7 @@ func TestTwoProcessesAppend(t *testing.T) {
 			t.Fatalf("child %d: %v\n%s", i, err, outs[i])
 		}
 	}
-	for _, th := range []convo.Thread{a, b} {
+	for _, th := range ths {
 		msgs, err := s.Messages(ctx, th.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -160,6 +164,65 @@ func TestTwoProcessesAppend(t *testing.T) {
 		}
 	}
 	integrityOK(t, path)
+}
+
+// TestLockHeldIsWaitedOut holds the write lock from another connection for longer than
+// SQLite's own busy wait (and than the old 5 s limit): a write with the default options
+// waits it out instead of failing.
+func TestLockHeldIsWaitedOut(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "threads.db")
+	s := openAt(t, path)
+	th := newThread(t, s, "demo")
+	ctx := context.Background()
+	conn, err := rawDB(t, path).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(6 * time.Second)
+		_, _ = conn.ExecContext(ctx, "COMMIT")
+		close(released)
+	}()
+	save(t, s, &convo.Message{ThreadID: th.ID, Role: convo.User, Content: "after the wait"})
+	select {
+	case <-released:
+	default:
+		t.Fatal("the write went through while another connection held the lock")
+	}
+}
+
+// TestLockHeldTooLong: past the configured wait, the write fails as ErrBusy with a
+// sentence that says what to do.
+func TestLockHeldTooLong(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "threads.db")
+	s := openAt(t, path)
+	th := newThread(t, s, "demo")
+	ctx := context.Background()
+	short, err := threads.Open(ctx, path, threads.Options{BusyTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer short.Close()
+	conn, err := rawDB(t, path).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	err = short.SaveMessage(ctx, &convo.Message{ThreadID: th.ID, Role: convo.User, Content: "x"})
+	if !errors.Is(err, threads.ErrBusy) || !strings.Contains(err.Error(), "locked by another process") {
+		t.Fatalf("SaveMessage under a held lock = %v, want ErrBusy", err)
+	}
 }
 
 func integrityOK(t testing.TB, path string) {

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -32,12 +33,22 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// DefaultBusyTimeout is how long a write waits for another process's transaction.
-const DefaultBusyTimeout = 5 * time.Second
+// DefaultBusyTimeout is how long a write waits, at most, for other processes'
+// transactions. Each of them lasts milliseconds (one agent step), so ordinary
+// contention — a few terminals, an approval and a sync on the same file, on a loaded
+// machine — is waited out well inside it; only a process that holds the lock for
+// a minute (a stopped debugger, a stuck sqlite3 shell) makes a write fail.
+const DefaultBusyTimeout = time.Minute
+
+// sqliteBusyWait is the busy_timeout given to SQLite itself. Past it, the store backs
+// off with jitter and tries again (see retryBusy) until BusyTimeout: SQLite's own
+// handler polls on a fixed schedule, and under load one process can keep missing the
+// moment the lock is free; random waits give every process its turn.
+const sqliteBusyWait = 200 * time.Millisecond
 
 // Options tune Open. The zero value is what the program uses.
 type Options struct {
-	// BusyTimeout bounds the wait for a lock held by another process (default 5 s).
+	// BusyTimeout bounds the wait for a lock held by another process (default one minute).
 	BusyTimeout time.Duration
 	// Now is the clock (tests pin it); default time.Now.
 	Now func() time.Time
@@ -58,6 +69,8 @@ type Store struct {
 	// r is a pool of read-only connections; in WAL mode they never block on w.
 	r   *sql.DB
 	now func() time.Time
+	// busyTimeout bounds the wait for other processes' locks (see retryBusy).
+	busyTimeout time.Duration
 	// ids is n of the server's thread id form ai_{unix ms}_{n}.
 	ids atomic.Int64
 }
@@ -82,8 +95,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err := prepareFile(abs); err != nil {
 		return nil, err
 	}
-	s := &Store{path: abs, now: opts.Now}
-	ms := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
+	s := &Store{path: abs, now: opts.Now, busyTimeout: opts.BusyTimeout}
+	ms := strconv.FormatInt(min(opts.BusyTimeout, sqliteBusyWait).Milliseconds(), 10)
 	base := "file:" + (&url.URL{Path: abs}).EscapedPath() +
 		"?_pragma=busy_timeout(" + ms + ")&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	s.w, err = sql.Open("sqlite", base+"&_pragma=journal_mode(WAL)&_txlock=immediate")
@@ -94,7 +107,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	s.w.SetMaxIdleConns(1)
 	s.w.SetConnMaxLifetime(0)
 	s.w.SetConnMaxIdleTime(0)
-	if err := s.init(ctx); err != nil {
+	if err := s.retryBusy(ctx, func() error { return s.init(ctx) }); err != nil {
 		_ = s.w.Close()
 		return nil, err
 	}
@@ -250,7 +263,11 @@ func (s *Store) migrate(ctx context.Context) error {
 // tx runs fn in one write transaction (BEGIN IMMEDIATE: it takes the write lock at
 // once, so a busy database waits on busy_timeout instead of failing mid-way).
 func (s *Store) tx(ctx context.Context, op string, fn func(*sql.Tx) error) error {
-	tx, err := s.w.BeginTx(ctx, nil)
+	var tx *sql.Tx
+	err := s.retryBusy(ctx, func() (err error) {
+		tx, err = s.w.BeginTx(ctx, nil)
+		return err
+	})
 	if err != nil {
 		return classify(s.path, op, err)
 	}
@@ -263,6 +280,28 @@ func (s *Store) tx(ctx context.Context, op string, fn func(*sql.Tx) error) error
 		return classify(s.path, op, err)
 	}
 	return nil
+}
+
+// retryBusy runs fn until it does not fail on a lock held by another process, backing
+// off with jitter between tries (from 5 ms, doubling up to 250 ms), for at most
+// s.busyTimeout. Only what fails before it changed anything is retried: opening and
+// BEGIN IMMEDIATE.
+func (s *Store) retryBusy(ctx context.Context, fn func() error) error {
+	deadline := time.Now().Add(s.busyTimeout)
+	wait := 5 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		d := wait/2 + rand.N(wait)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+		wait = min(2*wait, 250*time.Millisecond)
+	}
 }
 
 // querier is what read helpers need: the reader pool or a transaction.

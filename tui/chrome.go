@@ -31,6 +31,9 @@ func (h *header) setTitle(t string) {
 	}
 }
 
+// Render draws "◆ graph · source · model │ title" in width columns. The title is
+// cut first (down to a dozen columns), then the source is dropped, then the model:
+// a long title never pushes the source and model out.
 func (h *header) Render(width int) string {
 	if h.cacheW == width && h.cache != "" {
 		return h.cache
@@ -40,12 +43,25 @@ func (h *header) Render(width int) string {
 	if title == "" {
 		title = "new thread"
 	}
-	left := th.header.Render("◆ "+h.graph) + th.headerDim.Render(" · "+h.source+" · "+h.model)
-	right := th.headerDim.Render(" │ ") + th.focus.Render(title)
-	line := left + right
-	if ansi.StringWidth(line) > width {
-		// narrow: the title matters more than the source
-		line = th.header.Render("◆ "+h.graph) + right
+	const minTitle = 12
+	sep := " │ "
+	graph := th.header.Render("◆ " + h.graph)
+	variants := []string{
+		graph + th.headerDim.Render(" · "+h.source+" · "+h.model),
+		graph + th.headerDim.Render(" · "+h.model),
+		graph,
+	}
+	left := variants[len(variants)-1]
+	for _, v := range variants {
+		if ansi.StringWidth(v)+len(sep)+min(minTitle, ansi.StringWidth(title)) <= width {
+			left = v
+			break
+		}
+	}
+	room := width - ansi.StringWidth(left) - ansi.StringWidth(sep)
+	line := left
+	if room >= 4 {
+		line += th.headerDim.Render(sep) + th.focus.Render(ansi.Truncate(title, room, "…"))
 	}
 	h.cache = ansi.Truncate(line, width, "…")
 	h.cacheW = width
@@ -55,6 +71,9 @@ func (h *header) Render(width int) string {
 // statusBar is the bottom line: state, tokens, cost, context use, key hints.
 type statusBar struct {
 	lk         *look
+	priced     bool // the endpoint's price is known: show the cost
+	mode       hintMode
+	newBelow   bool // scrolled up while output arrived
 	state      string
 	busy       bool
 	frame      int
@@ -68,6 +87,43 @@ type statusBar struct {
 	hints     string
 	hintsW    int
 	hintsDark bool
+	hintsMode hintMode
+}
+
+// hintMode is what the user is doing, which decides the key hints shown.
+type hintMode int
+
+const (
+	hintIdle hintMode = iota
+	hintTyping
+	hintStreaming
+	hintScrolled
+	hintPending
+	hintDialog
+	hintPicker
+	hintViewer
+)
+
+// hintsFor lists the keys that matter in a mode, most useful first (the bar drops
+// the last ones when narrow).
+func hintsFor(m hintMode) [][2]string {
+	switch m {
+	case hintTyping:
+		return [][2]string{{"enter", "send"}, {"alt+enter", "new line"}, {"ctrl+o", "editor"}, {"esc", "clear"}}
+	case hintStreaming:
+		return [][2]string{{"esc", "stop"}, {"pgup", "scroll"}, {"ctrl+c", "quit"}}
+	case hintScrolled:
+		return [][2]string{{"end", "follow"}, {"pgup/pgdn", "scroll"}, {"?", "help"}}
+	case hintPending:
+		return [][2]string{{"p", "review the proposal"}, {"ctrl+t", "threads"}, {"?", "help"}}
+	case hintDialog:
+		return [][2]string{{"a", "approve"}, {"r", "reject"}, {"esc", "later"}}
+	case hintPicker:
+		return [][2]string{{"enter", "open"}, {"ctrl+n", "new"}, {"esc", "close"}}
+	case hintViewer:
+		return [][2]string{{"↑/↓", "scroll"}, {"esc", "close"}}
+	}
+	return [][2]string{{"enter", "send"}, {"ctrl+t", "threads"}, {"ctrl+y", "copy"}, {"?", "help"}}
 }
 
 func (s *statusBar) Render(width int) string {
@@ -77,24 +133,30 @@ func (s *statusBar) Render(width int) string {
 		state = spinnerFrames[s.frame%len(spinnerFrames)] + " " + state
 	}
 	left := th.statusKey.Render(state)
-	stats := fmt.Sprintf(" · ↑%s ↓%s · $%.4f", kTokens(s.usage.PromptTokens), kTokens(s.usage.CompletionTokens), s.usage.CostUSD)
+	stats := fmt.Sprintf(" · ↑%s ↓%s", kTokens(s.usage.PromptTokens), kTokens(s.usage.CompletionTokens))
+	if s.priced { // an endpoint with no known price shows no cost, not $0.0000
+		stats += " · " + fmtCost(s.usage.CostUSD)
+	}
 	if s.window > 0 && s.lastPrompt > 0 {
 		stats += fmt.Sprintf(" · ctx %d%%", s.lastPrompt*100/s.window)
 	}
 	left += th.status.Render(stats)
 	var right string
-	if s.note != "" {
+	switch {
+	case s.note != "":
 		right = th.warn.Render(s.note)
-	} else {
-		if s.hints == "" || s.hintsW != width || s.hintsDark != th.dark {
-			s.hints = keyHints(th, width, [][2]string{{"enter", "send"}, {"esc", "stop"}, {"ctrl+t", "threads"}, {"?", "help"}})
-			s.hintsW, s.hintsDark = width, th.dark
+	case s.newBelow && s.mode == hintScrolled:
+		right = th.warn.Render("↓ new output below") + th.status.Render(" · ") + th.statusKey.Render("end") + th.status.Render(" follow")
+	default:
+		if s.hints == "" || s.hintsW != width || s.hintsDark != th.dark || s.hintsMode != s.mode {
+			s.hints = fitHints(th, width-ansi.StringWidth(left)-2, hintsFor(s.mode))
+			s.hintsW, s.hintsDark, s.hintsMode = width, th.dark, s.mode
 		}
 		right = s.hints
 	}
 	lw, rw := ansi.StringWidth(left), ansi.StringWidth(right)
 	if lw+rw+2 > width {
-		if s.note != "" {
+		if s.note != "" || s.newBelow {
 			return ansi.Truncate(right, width, "…")
 		}
 		if lw > width {
@@ -110,4 +172,26 @@ func kTokens(n int) string {
 		return fmt.Sprintf("%.1fk", float64(n)/1000)
 	}
 	return fmt.Sprint(n)
+}
+
+// fitHints joins as many hints as fit in width, dropping the last ones first.
+func fitHints(th theme, width int, pairs [][2]string) string {
+	for n := len(pairs); n > 0; n-- {
+		var parts []string
+		for _, p := range pairs[:n] {
+			parts = append(parts, th.statusKey.Render(p[0])+" "+th.status.Render(p[1]))
+		}
+		if s := strings.Join(parts, th.status.Render(" · ")); ansi.StringWidth(s) <= width {
+			return s
+		}
+	}
+	return ""
+}
+
+// fmtCost shows a cost with the precision it needs: $0.0012, $0.42, $12.30.
+func fmtCost(usd float64) string {
+	if usd >= 1 {
+		return fmt.Sprintf("$%.2f", usd)
+	}
+	return fmt.Sprintf("$%.4f", usd)
 }

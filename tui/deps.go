@@ -46,6 +46,9 @@ type Options struct {
 	Model     string
 	// ContextWindow of the model in tokens, for the context-use percentage (0 hides it).
 	ContextWindow int
+	// Priced says the endpoint's price is known; without it the status bar shows no
+	// cost (a local model is not free of charge by $0.0000, it is unpriced).
+	Priced bool
 
 	Runner  Runner
 	Threads Threads    // may be nil: the picker then says threads are unavailable

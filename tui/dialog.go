@@ -147,16 +147,28 @@ func (d *proposalDialog) Render(width, height int) string {
 		d.feedback.SetWidth(w - 12)
 		foot = []string{"", d.feedback.View(), th.dim.Render("enter send · esc back")}
 	} else {
-		foot = []string{"", keyHints(th, w, [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "reject with feedback"},
-			{"A", "approve, always for " + string(d.p.Action.Type) + " here"}, {"esc", "decide later"}})}
+		hints := keyHints(th, w, [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "reject with feedback"},
+			{"A", "approve, always for " + string(d.p.Action.Type) + " here"}, {"esc", "decide later"}})
+		foot = append([]string{""}, strings.Split(hints, "\n")...)
 	}
-	room := max(3, height-3-len(foot))
+	// The frame (borders and title) takes 3 lines; the keys are always shown, and
+	// the change scrolls in what is left, saying what is above and below.
+	room := height - 3 - len(foot)
+	if room < 2 { // tiny: drop the blank line before the keys
+		foot = foot[1:]
+		room = height - 3 - len(foot)
+	}
+	room = max(1, room)
 	if d.offset > max(0, len(body)-room) {
 		d.offset = max(0, len(body)-room)
 	}
 	view := body[d.offset:]
 	if len(view) > room {
-		view = append(view[:room-1:room-1], th.dim.Render(fmt.Sprintf("  ↓ %d more lines (j/k to scroll)", len(body)-d.offset-room+1)))
+		more := len(body) - d.offset - room + 1
+		view = append(view[:room-1:room-1], th.dim.Render("  ↓ "+plural(more, "more line")+" (↓/j scrolls)"))
+	}
+	if d.offset > 0 && len(view) > 1 {
+		view = append([]string{th.dim.Render("  ↑ " + plural(d.offset+1, "line") + " above (↑/k)")}, view[1:]...)
 	}
 	title := "Proposed change · " + strip(d.p.Tool)
 	return boxed(th, title, strings.Join(slices.Concat(view, foot), "\n"), min(width, 100), height)
@@ -234,7 +246,7 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 		if p := a.DeleteNode; p != nil {
 			add(th.removed.Render("− node " + strip(p.NodeKey)))
 			if len(p.RemovedEdges) > 0 {
-				add(th.dim.Render(fmt.Sprintf("  and the %d edge(s) attached to it:", len(p.RemovedEdges))))
+				add(th.dim.Render("  and the " + plural(len(p.RemovedEdges), "edge") + " attached to it:"))
 				for _, e := range p.RemovedEdges {
 					add("  " + edgeLine("−", th.removed, e))
 				}

@@ -35,11 +35,13 @@ type input struct {
 
 const maxInputLines = 6
 
+const placeholder = "Ask about the graph…  (@ to mention a node)"
+
 func newInput(th theme) *input {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
-	ta.Placeholder = "Ask about the graph…  (@ to mention a node)"
+	ta.Placeholder = placeholder
 	ta.SetVirtualCursor(false)
 	ta.CharLimit = 0
 	ta.MaxHeight = maxInputLines
@@ -290,6 +292,10 @@ func fuzzyScore(s, q string) (int, bool) {
 func (in *input) Render(width int, th theme) string {
 	if in.stale || in.viewW != width {
 		in.setWidth(width)
+		in.ta.Placeholder = placeholder
+		if width < 50 {
+			in.ta.Placeholder = "Ask about the graph…"
+		}
 		in.view, in.viewW, in.stale = in.ta.View(), width, false
 	}
 	view := in.view

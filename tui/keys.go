@@ -4,9 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // keyMap lists the chat's keys, for the help overlay and the README.
@@ -48,37 +48,189 @@ func (k keyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-// helpDialog is the `?` overlay; any key closes it.
+// helpEntry is one key of the help screen.
+type helpEntry struct{ key, what string }
+
+// helpSections are every key of the chat, its dialogs and the picker, as the help
+// screen lists them (the README's table says the same).
+var helpSections = []struct {
+	title   string
+	entries []helpEntry
+}{
+	{"Writing", []helpEntry{
+		{"enter", "send the question"},
+		{"alt+enter, ctrl+j", "new line"},
+		{"↑ ↓", "earlier questions (empty input)"},
+		{"@", "mention a node (tab accepts)"},
+		{"ctrl+o", "write the question in $EDITOR"},
+		{"esc", "stop the answer; clear the input"},
+		{"ctrl+r", "retry after an error"},
+		{"ctrl+d", "quit (empty input)"},
+		{"ctrl+c", "quit (asks while an answer streams)"},
+	}},
+	{"Reading", []helpEntry{
+		{"pgup pgdn, wheel", "scroll the conversation"},
+		{"end", "follow the end again"},
+		{"tab shift+tab", "focus a tool call; enter shows its whole result"},
+		{"ctrl+x", "show or hide the reasoning"},
+		{"ctrl+y", "copy the last answer"},
+		{"alt+y", "copy the last code block"},
+		{"shift+drag", "select text with the mouse"},
+		{"ctrl+t", "threads of this graph"},
+		{"p", "review the pending proposal"},
+		{"? f1", "this help (? on an empty input)"},
+	}},
+	{"Proposal dialog", []helpEntry{
+		{"a", "approve"},
+		{"r", "reject"},
+		{"f", "reject with feedback"},
+		{"A", "approve, and this kind always in this thread"},
+		{"↑ ↓ j k", "scroll the change"},
+		{"esc", "decide later"},
+	}},
+	{"Threads (ctrl+t)", []helpEntry{
+		{"type", "filter by title or id"},
+		{"↑ ↓", "select"},
+		{"enter", "open"},
+		{"ctrl+n", "new thread"},
+		{"ctrl+r", "rename"},
+		{"ctrl+d", "delete (asks y/n)"},
+		{"esc", "clear the filter, close"},
+	}},
+}
+
+// insertTextMsg types text into the input (the help's "?" types a question mark).
+type insertTextMsg struct{ text string }
+
+// helpDialog is the `?` screen: every key, in as many columns as the width allows
+// and never cut (a narrow terminal gets one column and scrolls). ↑/↓ scroll, ? types
+// a question mark, any other key closes.
 type helpDialog struct {
-	lk *look
-	km keyMap
+	lk     *look
+	km     keyMap
+	offset int
+	room   int // lines shown at the last render: a page
 }
 
 func (h *helpDialog) Update(msg tea.Msg, _ time.Time) (bool, tea.Cmd) {
-	_, ok := msg.(tea.KeyPressMsg)
-	return ok, nil
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return false, nil
+	}
+	switch k.String() {
+	case "up", "k":
+		h.offset = max(0, h.offset-1)
+		return false, nil
+	case "down", "j":
+		h.offset++
+		return false, nil
+	case "pgup":
+		h.offset = max(0, h.offset-max(1, h.room-1))
+		return false, nil
+	case "pgdown", "space":
+		h.offset += max(1, h.room-1)
+		return false, nil
+	case "?":
+		return true, emit(insertTextMsg{"?"})
+	}
+	return true, nil
 }
 
+// helpWidth is the widest the help box grows.
+const helpWidth = 150
+
 func (h *helpDialog) Render(width, height int) string {
-	hm := help.New()
-	hm.Styles = help.DefaultStyles(h.lk.th.dark)
-	if h.lk.th.noColor {
-		hm.Styles = help.Styles{}
+	th := h.lk.th
+	boxW := min(width, helpWidth)
+	inner := max(20, boxW-4)
+	lines := helpLines(th, inner)
+	foot := strings.Split(ansi.Wrap("↑/↓ scroll · ? types a question mark · any other key closes", inner, ""), "\n")
+	for i := range foot {
+		foot[i] = th.dim.Render(foot[i])
 	}
-	w := min(width, 100) - 4
-	hm.SetWidth(w)
-	var body string
-	if w >= 90 {
-		body = hm.FullHelpView(h.km.FullHelp())
-	} else { // narrow: one column of every key
-		var lines []string
-		for _, g := range h.km.FullHelp() {
-			lines = append(lines, hm.FullHelpView([][]key.Binding{g}), "")
+	room := max(1, height-3-len(foot)) // borders, title, footer
+	h.room = room
+	if h.offset > max(0, len(lines)-room) {
+		h.offset = max(0, len(lines)-room)
+	}
+	view := lines[h.offset:]
+	if len(view) > room {
+		view = append(view[:room-1:room-1], th.dim.Render("↓ "+plural(len(lines)-h.offset-room+1, "more line")+" (↓ scrolls)"))
+	}
+	return boxed(th, "Keys", strings.Join(append(view, foot...), "\n"), boxW, height)
+}
+
+// helpLines lays the sections out in columns that fit inner: one column under 80,
+// two under 130, else as many as fit; descriptions wrap inside their column.
+func helpLines(th theme, inner int) []string {
+	const gap = 3
+	cols := 1
+	switch {
+	case inner >= 126:
+		cols = min(len(helpSections), (inner+gap)/(40+gap))
+	case inner >= 76:
+		cols = 2
+	}
+	colW := (inner - gap*(cols-1)) / cols
+	blocks := make([][]string, len(helpSections))
+	for i, sec := range helpSections {
+		keyW := 0
+		for _, e := range sec.entries {
+			keyW = max(keyW, ansi.StringWidth(e.key))
 		}
-		body = strings.TrimRight(strings.Join(lines, "\n"), "\n")
+		keyW = min(keyW, colW/2)
+		b := []string{th.title.Render(sec.title)}
+		for _, e := range sec.entries {
+			k := e.key
+			if ansi.StringWidth(k) > keyW { // a long key gets its own line
+				b = append(b, th.statusKey.Render(k))
+				k = ""
+			}
+			desc := strings.Split(ansi.Wrap(e.what, max(8, colW-keyW-2), ""), "\n")
+			for j, d := range desc {
+				if j > 0 {
+					k = ""
+				}
+				b = append(b, th.statusKey.Render(k)+strings.Repeat(" ", keyW-ansi.StringWidth(k)+2)+th.status.Render(d))
+			}
+		}
+		blocks[i] = b
 	}
-	body += "\n\n" + h.lk.th.dim.Render("Proposal dialog: a approve · r reject · f reject with feedback · A approve and always for this kind · esc later") +
-		"\n" + h.lk.th.dim.Render("Threads: type to filter · enter open · n new · r rename · d delete") +
-		"\n\n" + h.lk.th.dim.Render("any key closes")
-	return boxed(h.lk.th, "Keys", body, min(width, 100), height)
+	// Fill the columns in order, each section whole, balancing their heights.
+	total := 0
+	for _, b := range blocks {
+		total += len(b) + 1
+	}
+	target := (total + cols - 1) / cols
+	columns := make([][]string, cols)
+	c := 0
+	for _, b := range blocks {
+		if c < cols-1 && len(columns[c]) > 0 && len(columns[c])+len(b) > target {
+			c++
+		}
+		if len(columns[c]) > 0 {
+			columns[c] = append(columns[c], "")
+		}
+		columns[c] = append(columns[c], b...)
+	}
+	rows := 0
+	for _, col := range columns {
+		rows = max(rows, len(col))
+	}
+	out := make([]string, rows)
+	for r := range rows {
+		var line strings.Builder
+		for ci, col := range columns {
+			cell := ""
+			if r < len(col) {
+				cell = col[r]
+			}
+			if ci < cols-1 {
+				cell += strings.Repeat(" ", max(0, colW-ansi.StringWidth(cell))+gap)
+			}
+			line.WriteString(cell)
+		}
+		out[r] = strings.TrimRight(line.String(), " ")
+	}
+	return out
 }

@@ -72,6 +72,8 @@ type Model struct {
 	quitting  bool
 
 	sheets map[string]string
+
+	showThoughts bool // reasoning expanded (ctrl+x)
 }
 
 // New builds the chat model.
@@ -100,7 +102,7 @@ func New(opts Options) *Model {
 		hdr:    newHeader(lk, graph, opts.Source, model),
 		tr:     newTranscript(),
 		in:     newInput(th),
-		st:     &statusBar{lk: lk, state: "idle", window: opts.ContextWindow},
+		st:     &statusBar{lk: lk, state: "idle", window: opts.ContextWindow, priced: opts.Priced},
 		badges: map[string]*entry{},
 	}
 	if opts.Runner == nil {
@@ -217,6 +219,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case openThreadMsg:
 		return m, m.switchThread(msg.id)
+	case insertTextMsg:
+		m.in.ta.InsertString(msg.text)
+		m.in.stale = true
+		return m, nil
 	case threadOpMsg:
 		if msg.deleted != "" && msg.deleted == m.threadID && msg.err == nil {
 			m.newThread()
@@ -292,10 +298,30 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			m.stop()
 			return nil
 		}
+		if !m.in.empty() { // Esc on an idle input clears it
+			m.in.reset()
+			return nil
+		}
 		m.tr.unfocus()
 		return nil
+	case "ctrl+d":
+		if m.in.empty() { // as in a shell: Ctrl+D on an empty line quits
+			return m.ctrlC()
+		}
 	case "enter":
+		if m.in.empty() {
+			if b := m.tr.focused(); b != nil && b.state != bRunning {
+				m.dlg = newResultViewer(m.lk, b)
+				return nil
+			}
+		}
 		return m.send()
+	case "f1":
+		m.dlg = &helpDialog{lk: m.lk, km: m.km}
+		return nil
+	case "ctrl+x":
+		m.toggleReasoning()
+		return nil
 	case "ctrl+r":
 		return m.retry()
 	case "ctrl+t":
@@ -342,6 +368,17 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	return m.in.update(k)
+}
+
+// toggleReasoning expands or collapses the reasoning of every answer.
+func (m *Model) toggleReasoning() {
+	m.showThoughts = !m.showThoughts
+	for _, e := range m.tr.entries {
+		if a, ok := e.it.(*assistantItem); ok && a.reasoning.Len() > 0 {
+			a.expanded = m.showThoughts
+			m.tr.touch(e)
+		}
+	}
 }
 
 func (m *Model) stop() {
@@ -469,7 +506,7 @@ func (m *Model) onBatch(msg runBatchMsg) tea.Cmd {
 
 func (m *Model) assistant() *assistantItem {
 	if m.cur == nil {
-		m.cur = m.tr.add(&assistantItem{lk: m.lk})
+		m.cur = m.tr.add(&assistantItem{lk: m.lk, expanded: m.showThoughts})
 	}
 	return m.cur.it.(*assistantItem)
 }
@@ -755,7 +792,7 @@ func (m *Model) loadHistory(msgs []convo.Message) {
 			}
 		case convo.Assistant:
 			if strings.TrimSpace(msg.Content) != "" || strings.TrimSpace(msg.Reasoning) != "" {
-				a := &assistantItem{lk: m.lk, state: aDone}
+				a := &assistantItem{lk: m.lk, state: aDone, expanded: m.showThoughts}
 				if msg.Status == convo.Interrupted {
 					a.state = aInterrupted
 				}
@@ -804,16 +841,20 @@ func (m *Model) View() tea.View {
 	inputView := m.in.Render(w, m.lk.th)
 	th := m.transcriptHeight()
 	var body string
-	if m.dlg != nil {
+	switch d := m.dlg.(type) {
+	case nil:
+		body = strings.Join(m.tr.window(w, th), "\n")
+	case *proposalDialog:
+		body = m.proposalLayout(d, w, th)
+	default:
 		body = lipgloss.Place(w, th, lipgloss.Center, lipgloss.Center, m.dlg.Render(w, th))
 		body = clipHeight(body, th)
-	} else {
-		body = strings.Join(m.tr.window(w, th), "\n")
 	}
 	parts := []string{m.hdr.Render(w), body}
 	if b := m.banner(); b != "" {
 		parts = append(parts, truncateLine(b, w))
 	}
+	m.st.mode, m.st.newBelow = m.hintMode(), m.tr.newBelow
 	parts = append(parts, inputView, m.st.Render(w))
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true
@@ -826,6 +867,58 @@ func (m *Model) View() tea.View {
 		}
 	}
 	return v
+}
+
+// sideBySide is the width from which the proposal dialog sits beside the
+// conversation rather than over its lower part.
+const sideBySide = 150
+
+// proposalLayout keeps the conversation readable while a proposal is decided: the
+// dialog beside it on a wide terminal, else over its lower part with the end of the
+// conversation (the assistant's explanation) above.
+func (m *Model) proposalLayout(d *proposalDialog, w, h int) string {
+	if w >= sideBySide {
+		dw := min(100, w/2)
+		tw := w - dw - 1
+		left := lipgloss.NewStyle().Width(tw).Render(strings.Join(m.tr.window(tw, h), "\n"))
+		right := lipgloss.Place(dw, h, lipgloss.Center, lipgloss.Bottom, d.Render(dw, h))
+		return clipHeight(lipgloss.JoinHorizontal(lipgloss.Top, left, " ", right), h)
+	}
+	keep := 0 // lines of conversation kept above the dialog
+	if h >= 14 {
+		keep = max(3, h/3)
+	}
+	box := d.Render(w, h-keep)
+	bh := strings.Count(box, "\n") + 1
+	box = lipgloss.PlaceHorizontal(w, lipgloss.Center, box)
+	if bh >= h {
+		return clipHeight(box, h)
+	}
+	return strings.Join(m.tr.window(w, h-bh), "\n") + "\n" + box
+}
+
+// hintMode says which key hints the status bar shows.
+func (m *Model) hintMode() hintMode {
+	switch m.dlg.(type) {
+	case nil:
+	case *proposalDialog:
+		return hintDialog
+	case *picker:
+		return hintPicker
+	default:
+		return hintViewer
+	}
+	switch {
+	case !m.tr.following():
+		return hintScrolled
+	case m.run != nil:
+		return hintStreaming
+	case m.pending != nil:
+		return hintPending
+	case !m.in.empty():
+		return hintTyping
+	}
+	return hintIdle
 }
 
 func boolInt(b bool) int {

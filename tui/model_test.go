@@ -302,7 +302,7 @@ func TestThreadPicker(t *testing.T) {
 	}
 	// rename
 	runCmd(m, press(m, "ctrl+t"))
-	runCmd(m, press(m, "r"))
+	runCmd(m, press(m, "ctrl+r"))
 	for range 20 {
 		press(m, "backspace")
 	}
@@ -314,18 +314,18 @@ func TestThreadPicker(t *testing.T) {
 		}
 	}
 	// delete with confirmation: n cancels, y deletes
-	runCmd(m, press(m, "d"))
+	runCmd(m, press(m, "ctrl+d"))
 	runCmd(m, press(m, "n"))
 	if len(ts.deleted) != 0 {
 		t.Fatal("delete without confirmation")
 	}
-	runCmd(m, press(m, "d"))
+	runCmd(m, press(m, "ctrl+d"))
 	runCmd(m, press(m, "y"))
 	if len(ts.deleted) != 1 {
 		t.Fatalf("deleted = %v", ts.deleted)
 	}
-	// n starts a new thread
-	runCmd(m, press(m, "n"))
+	// ctrl+n starts a new thread
+	runCmd(m, press(m, "ctrl+n"))
 	if m.dlg != nil || m.threadID != "" || !strings.Contains(view(m), "New conversation") {
 		t.Errorf("n did not start a new thread:\n%s", view(m))
 	}
@@ -682,5 +682,44 @@ func TestStreamingAnswerPieces(t *testing.T) {
 	}
 	if a, b := answer(streaming), answer(view(m)); a != b {
 		t.Errorf("streamed rendering differs from the finished one:\n%s\n---\n%s", a, b)
+	}
+}
+
+// Typed letters always filter the picker (a filter may start with n, r or d), the
+// commands are on ctrl keys shown in its footer, and the selected row carries a
+// visible marker without colour.
+func TestPickerFilterAnyLetterAndMarker(t *testing.T) {
+	t.Parallel()
+	ts := &fakeThreads{threads: []convo.Thread{
+		{ID: "ai_1_aaaa", GraphKey: "demo", Title: "stalled runend", UpdatedAt: time.Now()},
+		{ID: "ai_2_bbbb", GraphKey: "demo", Title: "render the table", UpdatedAt: time.Now()},
+		{ID: "ai_3_cccc", GraphKey: "demo", Title: "delete old nodes", UpdatedAt: time.Now()},
+		{ID: "ai_4_dddd", GraphKey: "demo", Title: "new sheet", UpdatedAt: time.Now()},
+	}}
+	m := newTestModel(t, Options{Runner: &fakeRunner{}, Threads: ts, GraphKey: "demo", NoColor: true})
+	runCmd(m, press(m, "ctrl+t"))
+	v := view(m)
+	for _, hint := range []string{"ctrl+n new", "ctrl+r rename", "ctrl+d delete"} {
+		if !strings.Contains(v, hint) {
+			t.Errorf("footer lacks %q:\n%s", hint, v)
+		}
+	}
+	if !strings.Contains(v, "▸ ") {
+		t.Errorf("no visible marker on the selected row with NO_COLOR:\n%s", v)
+	}
+	for _, filter := range []string{"rend", "delete", "new"} {
+		for _, r := range filter {
+			runCmd(m, press(m, string(r)))
+		}
+		if p, ok := m.dlg.(*picker); !ok || p.mode != pmList || p.filter != filter {
+			t.Fatalf("typing %q: dialog %T, filter %q", filter, m.dlg, p.filter)
+		}
+		if n := len(m.dlg.(*picker).visible()); n != 1 {
+			t.Errorf("filter %q shows %d threads", filter, n)
+		}
+		press(m, "esc") // clears the filter
+	}
+	if len(ts.deleted) != 0 || len(ts.renamed) != 0 || m.dlg == nil {
+		t.Errorf("typing letters ran a command: deleted %v renamed %v", ts.deleted, ts.renamed)
 	}
 }

@@ -62,9 +62,9 @@ const (
 	pmDelete
 )
 
-// picker lists the graph's threads: type to filter, Enter opens, n new, r rename,
-// d delete (after a y/n confirmation). n/r/d act as commands while the filter is
-// empty; with ctrl they work at any time.
+// picker lists the graph's threads: every typed character filters; the commands are
+// on keys that are not text (ctrl+n new, ctrl+r rename, ctrl+d delete after a y/n
+// confirmation), so a filter may start with any letter.
 type picker struct {
 	lk      *look
 	ts      Threads
@@ -200,7 +200,7 @@ func (p *picker) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 		}
 	}
 	s := k.String()
-	cmdKey := func(c string) bool { return s == "ctrl+"+c || (s == c && p.filter == "") }
+	cmdKey := func(c string) bool { return s == "ctrl+"+c }
 	switch {
 	case s == "esc":
 		if p.filter != "" {
@@ -233,7 +233,7 @@ func (p *picker) key(k tea.KeyPressMsg) (bool, tea.Cmd) {
 	case s == "up" || s == "ctrl+p":
 		p.sel = max(0, p.sel-1)
 		return false, p.previewCmd()
-	case s == "down" || s == "ctrl+n" && p.filter == "":
+	case s == "down":
 		p.sel = min(max(0, len(p.visible())-1), p.sel+1)
 		return false, p.previewCmd()
 	case s == "backspace":
@@ -270,7 +270,7 @@ func (p *picker) Render(width, height int) string {
 	listW := w
 	showSide := w >= 76
 	if showSide {
-		listW = w * 45 / 100
+		listW = w / 2
 	}
 	var rows []string
 	switch {
@@ -279,19 +279,25 @@ func (p *picker) Render(width, height int) string {
 	case p.loading:
 		rows = append(rows, th.dim.Render("loading…"))
 	case len(list) == 0:
-		rows = append(rows, th.dim.Render("no threads yet — n starts one"))
+		rows = append(rows, th.dim.Render("no threads yet — ctrl+n starts one"))
 	}
 	for i, t := range list {
 		title := t.Title
 		if title == "" {
 			title = "(untitled)"
 		}
-		mark := "  "
-		if t.ID == p.current {
-			mark = "• "
+		// The selected row is marked by a character, not only by reverse video
+		// (which NO_COLOR removes); • marks the thread open now.
+		sel, cur := " ", " "
+		if i == p.sel {
+			sel = "▸"
 		}
+		if t.ID == p.current {
+			cur = "•"
+		}
+		mark := sel + cur + " "
 		meta := fmt.Sprintf(" %d msg · %s", t.MessageCount, ago(t.UpdatedAt))
-		line := mark + ansi.Truncate(title, max(5, listW-ansi.StringWidth(meta)-3), "…")
+		line := mark + ansi.Truncate(title, max(5, listW-ansi.StringWidth(meta)-4), "…")
 		pad := max(1, listW-ansi.StringWidth(line)-ansi.StringWidth(meta))
 		line += strings.Repeat(" ", pad) + meta
 		if i == p.sel {
@@ -322,7 +328,7 @@ func (p *picker) Render(width, height int) string {
 		t, _ := p.selected()
 		b.WriteString(th.warn.Render(fmt.Sprintf("Delete %q and all its messages? y/n", t.Title)))
 	default:
-		b.WriteString(keyHints(th, w, [][2]string{{"enter", "open"}, {"n", "new"}, {"r", "rename"}, {"d", "delete"}, {"esc", "close"}}))
+		b.WriteString(keyHints(th, w, [][2]string{{"type", "filter"}, {"↑/↓", "select"}, {"enter", "open"}, {"ctrl+n", "new"}, {"ctrl+r", "rename"}, {"ctrl+d", "delete"}, {"esc", "close"}}))
 	}
 	return boxed(th, "Threads · "+strip(p.graph), b.String(), min(width, 110), height)
 }

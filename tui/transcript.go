@@ -39,8 +39,9 @@ type entry struct {
 type transcript struct {
 	entries    []*entry
 	dirty      []*entry
-	scrollBack int // lines between the bottom of the view and the end; 0 follows the end
-	focus      int // index of the focused badge, -1 for none
+	scrollBack int  // lines between the bottom of the view and the end; 0 follows the end
+	focus      int  // index of the focused badge, -1 for none
+	newBelow   bool // output arrived below the view while scrolled up
 }
 
 func newTranscript() *transcript { return &transcript{focus: -1} }
@@ -68,7 +69,7 @@ func (t *transcript) touch(e *entry) {
 }
 
 func (t *transcript) reset() {
-	t.entries, t.dirty, t.scrollBack, t.focus = nil, nil, 0, -1
+	t.entries, t.dirty, t.scrollBack, t.focus, t.newBelow = nil, nil, 0, -1, false
 }
 
 func (t *transcript) remove(e *entry) {
@@ -99,6 +100,9 @@ func (t *transcript) refresh(width int) {
 		delta := e.render(width)
 		if t.scrollBack > 0 && (wasRendered || delta > 0) {
 			t.scrollBack += delta
+			if delta > 0 {
+				t.newBelow = true
+			}
 		}
 	}
 	t.dirty = t.dirty[:0]
@@ -148,9 +152,14 @@ func (t *transcript) window(width, height int) []string {
 	return out
 }
 
-func (t *transcript) scroll(delta int) { t.scrollBack = max(0, t.scrollBack+delta) }
-func (t *transcript) toBottom()        { t.scrollBack = 0 }
-func (t *transcript) following() bool  { return t.scrollBack == 0 }
+func (t *transcript) scroll(delta int) {
+	t.scrollBack = max(0, t.scrollBack+delta)
+	if t.scrollBack == 0 {
+		t.newBelow = false
+	}
+}
+func (t *transcript) toBottom()       { t.scrollBack, t.newBelow = 0, false }
+func (t *transcript) following() bool { return t.scrollBack == 0 }
 
 // focusBadge moves the badge focus by dir (+1 newer, -1 older), wrapping to none.
 func (t *transcript) focusBadge(dir int) {
@@ -298,9 +307,9 @@ func (a *assistantItem) thoughtView(width int) string {
 	case strings.TrimSpace(r) == "":
 		a.thought = ""
 	case a.expanded:
-		a.thought = a.lk.th.reasoning.Render(indent(wrapPlain(r, width-4), 2))
+		a.thought = a.lk.th.reasoning.Render("  ▾ thought · ctrl+x hides\n" + indent(wrapPlain(r, width-4), 4))
 	default:
-		a.thought = a.lk.th.reasoning.Render(fmt.Sprintf("  ▸ thought for %d words", len(strings.Fields(r))))
+		a.thought = a.lk.th.reasoning.Render("  ▸ thought for " + plural(len(strings.Fields(r)), "word") + " · ctrl+x shows")
 	}
 	return a.thought
 }
@@ -425,7 +434,7 @@ func clipLines(text string, width, n int, th theme) string {
 	}
 	s := indent(strings.Join(lines, "\n"), 4)
 	if more > 0 {
-		s += "\n" + th.dim.Render(fmt.Sprintf("    … %d more lines", more))
+		s += "\n" + th.dim.Render("    … "+plural(more, "more line")+" · enter shows all")
 	}
 	return s
 }
@@ -546,3 +555,11 @@ func firstLine(s string) string {
 func stripANSI(s string) string { return ansi.Strip(s) }
 
 func truncateLine(s string, w int) string { return ansi.Truncate(s, w, "…") }
+
+// plural is "1 word", "2 words".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

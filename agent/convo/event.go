@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // EventType names an agent event. The public ones are the NDJSON events of DESIGN.md
@@ -149,46 +151,29 @@ func argsJSON(args string) json.RawMessage {
 	return b
 }
 
-// ErrorCode classifies a failure (DESIGN.md section 3).
-type ErrorCode string
+// ErrorCode classifies a failure (DESIGN.md section 3). It is fault.Code: the taxonomy
+// lives in the leaf package internal/fault so that data sources and configuration can
+// use it without importing the agent.
+type ErrorCode = fault.Code
 
 const (
-	CodeRateLimit      ErrorCode = "rate_limit"
-	CodeServerError    ErrorCode = "server_error"
-	CodeAuth           ErrorCode = "auth_error"
-	CodeTimeout        ErrorCode = "timeout"
-	CodeNetwork        ErrorCode = "network"
-	CodeContentFilter  ErrorCode = "content_filter"
-	CodeContextLength  ErrorCode = "context_length"
-	CodeBudgetExceeded ErrorCode = "budget_exceeded"
-	CodeInvalidRequest ErrorCode = "invalid_request"
-	CodeInternal       ErrorCode = "internal"
-	// CodeInterrupted is a run stopped by the user (Esc, Ctrl-C).
-	CodeInterrupted ErrorCode = "interrupted"
-	// CodeConfig is a missing or bad configuration (exit code 2).
-	CodeConfig ErrorCode = "config_error"
+	CodeRateLimit      = fault.RateLimit
+	CodeServerError    = fault.ServerError
+	CodeAuth           = fault.Auth
+	CodeTimeout        = fault.Timeout
+	CodeNetwork        = fault.Network
+	CodeContentFilter  = fault.ContentFilter
+	CodeContextLength  = fault.ContextLength
+	CodeBudgetExceeded = fault.BudgetExceeded
+	CodeInvalidRequest = fault.InvalidRequest
+	CodeInternal       = fault.Internal
+	CodeInterrupted    = fault.Interrupted
+	CodeConfig         = fault.Config
+	CodeLimitExceeded  = fault.LimitExceeded
 )
 
-// Error is a classified failure: Message is one clear sentence that says what to do.
-// It is built once, where the failure is understood (provider, store, config), and
-// only printed at the edge.
-type Error struct {
-	Code       ErrorCode
-	Message    string
-	Retryable  bool
-	RetryAfter time.Duration // from a Retry-After header, when the provider sent one
-	Status     int           // HTTP status, when there was one
-	Err        error         // the underlying error, for logs (never shown raw)
-}
-
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
-func (e *Error) Unwrap() error { return e.Err }
+// Error is a classified failure (fault.Error).
+type Error = fault.Error
 
 // AsError finds a *Error in err's chain.
-func AsError(err error) (*Error, bool) {
-	var ce *Error
-	if errors.As(err, &ce) {
-		return ce, true
-	}
-	return nil, false
-}
+func AsError(err error) (*Error, bool) { return fault.As(err) }

@@ -193,7 +193,7 @@ func TestTracker(t *testing.T) {
 		if (tt.code == "" && err != nil) || (tt.code != "" && code(err) != tt.code) {
 			t.Errorf("%s: %v", tt.name, err)
 		}
-		if u.CostUSD != pr.Cost(tt.call) || tr.Thread().Total() != tt.start.Total()+tt.call.Total() {
+		if u.CostUSD != pr.Cost(tt.call.PromptTokens, tt.call.CachedTokens, tt.call.CompletionTokens) || tr.Thread().Total() != tt.start.Total()+tt.call.Total() {
 			t.Errorf("%s: usage %+v thread %+v", tt.name, u, tr.Thread())
 		}
 	}

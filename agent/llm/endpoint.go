@@ -66,7 +66,7 @@ func (e Endpoint) who() who {
 // price fills u's cost when the provider's prices are known.
 func (e Endpoint) price(u *convo.Usage) {
 	if e.Pricing != nil {
-		u.CostUSD = e.Pricing.Cost(*u)
+		u.CostUSD = e.Pricing.Cost(u.PromptTokens, u.CachedTokens, u.CompletionTokens)
 	}
 }
 

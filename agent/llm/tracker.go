@@ -34,7 +34,7 @@ func (t *Tracker) Check() error {
 // returns the priced usage; the error is budget_exceeded when a limit is passed
 // (the call's tokens are still counted: they were spent).
 func (t *Tracker) Record(u convo.Usage) (convo.Usage, error) {
-	u.CostUSD = t.pricing.Cost(u)
+	u.CostUSD = t.pricing.Cost(u.PromptTokens, u.CachedTokens, u.CompletionTokens)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.thread = t.thread.Add(u)

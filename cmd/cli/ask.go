@@ -58,14 +58,16 @@ func newAskCmd(f *Factory) *cobra.Command {
 		Short: "Ask one question and print the answer (for scripts and pipes)",
 		Long: `Ask one question about a graph and print the answer as it streams.
 
-The question comes from the arguments, else from standard input. With --format text
+The question is the arguments followed by standard input when something is piped in
+(cat notes.txt | nodius-ai ask "summarise this" sends both). With --format text
 only the answer goes to standard output; json prints one event per line. When the
 assistant proposes a graph edit, the proposal is kept in the thread and the command
 exits 3 (decide it later with 'nodius-ai approve' or 'reject'), unless --on-proposal
 says otherwise.`,
 		Example: `  nodius-ai ask --graph demo "what does fetch-api do?"
   echo "which node handles errors?" | nodius-ai ask --graph demo --format json
-  nodius-ai ask --continue --graph demo "and what comes after it?"`,
+  nodius-ai ask --continue --graph demo "and what comes after it?"
+  cat notes.txt | nodius-ai ask --graph demo "summarise this"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
@@ -83,18 +85,29 @@ says otherwise.`,
 	return cmd
 }
 
-// readQuestion takes the question from the arguments, else from stdin (not a terminal).
+// readQuestion joins the arguments and standard input (when it is not a terminal), as
+// mods does: `cat notes.txt | nodius-ai ask "summarise this"` asks "summarise this"
+// followed by the notes.
 func readQuestion(ios *IOStreams, args []string) (string, error) {
 	q := strings.TrimSpace(strings.Join(args, " "))
-	if q == "" && !ios.InTTY {
-		b, err := io.ReadAll(io.LimitReader(ios.In, 1<<20))
+	if !ios.InTTY && ios.In != nil {
+		const limit = 1 << 20
+		b, err := io.ReadAll(io.LimitReader(ios.In, limit+1))
 		if err != nil {
 			return "", fmt.Errorf("reading the question from stdin: %w", err)
 		}
-		q = strings.TrimSpace(string(b))
+		if len(b) > limit {
+			return "", usageError("standard input holds more than 1 MiB: pass a shorter text")
+		}
+		if in := strings.TrimSpace(string(b)); in != "" {
+			if q != "" {
+				q += "\n\n"
+			}
+			q += in
+		}
 	}
 	if q == "" {
-		return "", usageError("no question: pass it as arguments or on standard input")
+		return "", usageError("no question: pass it as arguments or on standard input, as in: nodius-ai ask \"what does fetch-api do?\"")
 	}
 	return q, nil
 }
@@ -109,8 +122,13 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 	if err != nil {
 		return err
 	}
+	if graph != "" && threadID == "" {
+		if _, err := rt.Source.Graph(ctx, graph); err != nil {
+			return err // a missing graph becomes a usage error listing the source's graphs
+		}
+	}
 	out := newPrinter(f.IO, o.Format)
-	res, err := rt.Agent.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
+	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
 	return finishRun(ctx, f, rt, out, o, res, err)
 }
 
@@ -118,6 +136,11 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (graph, threadID string, err error) {
 	graph = o.Graph
 	switch {
+	case o.Thread != "" && rt.Remote != nil:
+		threadID, err = resolveRemoteThread(ctx, rt, o.Thread, graph, true)
+		if err != nil {
+			return "", "", err
+		}
 	case o.Thread != "":
 		threadID, err = threadsResolve(ctx, rt.Store, o.Thread)
 		if err != nil {
@@ -152,7 +175,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		}
 		d := convo.Decision{Approved: o.OnProposal == "approve"}
 		out.Decided(res.Proposal, d)
-		res, err = rt.Agent.Resume(ctx, res.ThreadID, d, out.Emit)
+		res, err = rt.Runner.Resume(ctx, res.ThreadID, d, out.Emit)
 	}
 	out.Close()
 	syncAfterRun(ctx, f, res.ThreadID)
@@ -178,6 +201,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 	o := &askOptions{}
 	var feedback string
+	var onServer bool
 	verb, short := "reject", "Reject the pending proposal of a thread and continue the conversation"
 	if approve {
 		verb, short = "approve", "Approve (apply) the pending proposal of a thread and continue the conversation"
@@ -196,16 +220,26 @@ func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id, err := threadsResolve(ctx, rt.Store, args[0])
+			if onServer && rt.Remote == nil {
+				return usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
+			}
+			var id string
+			if rt.Remote != nil {
+				id, err = resolveRemoteThread(ctx, rt, args[0], o.Graph, onServer)
+			} else {
+				id, err = threadsResolve(ctx, rt.Store, args[0])
+			}
 			if err != nil {
 				return err
 			}
 			out := newPrinter(f.IO, o.Format)
-			res, err := rt.Agent.Resume(ctx, id, convo.Decision{Approved: approve, Feedback: feedback}, out.Emit)
+			res, err := rt.Runner.Resume(ctx, id, convo.Decision{Approved: approve, Feedback: feedback}, out.Emit)
 			return finishRun(ctx, f, rt, out, *o, res, err)
 		},
 	}
 	cmd.Flags().StringVar(&feedback, "feedback", "", "a word for the assistant with your decision")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "THREAD is the server's id of any of its threads (with --agent server:URL), e.g. one started in the web client")
+	cmd.Flags().StringVarP(&o.Graph, "graph", "g", "", "with --remote: the graph of a thread this terminal has not seen")
 	addOutputFlags(cmd, o)
 	return cmd
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/tui"
@@ -60,16 +61,18 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	if graphKey == "" {
 		return usageError("--graph is required for this source")
 	}
-	g, err := rt.Source.Graph(ctx, graphKey)
+	g, err := chatGraph(ctx, rt, graphKey)
 	if err != nil {
-		if errors.Is(err, datasource.ErrNotFound) {
-			return usageError("graph %q not found in %s", graphKey, rt.Config.Source)
-		}
-		return err
+		return err // a missing graph becomes a usage error listing the source's graphs
 	}
 	threadID := ""
 	if o.Thread != "" {
-		if threadID, err = threadsResolve(ctx, rt.Store, o.Thread); err != nil {
+		if rt.Remote != nil {
+			threadID, err = resolveRemoteThread(ctx, rt, o.Thread, graphKey, true)
+		} else {
+			threadID, err = threadsResolve(ctx, rt.Store, o.Thread)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -80,15 +83,19 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		Provider:      rt.Config.Provider,
 		Model:         rt.Config.Model,
 		ContextWindow: rt.Config.Entry.ContextWindow,
+		Priced:        rt.Config.Entry.Pricing != (config.Pricing{}),
 		Threads:       storeAdapter{rt.Store},
-		Nodes:         nodeLister{rt.Source},
+		Nodes:         chatNodes(rt),
 		ThreadID:      threadID,
 		Continue:      o.Continue,
 		NoColor:       f.IO.Getenv("NO_COLOR") != "" || f.IO.Getenv("TERM") == "dumb",
 		Dark:          true,
 	}
-	if rt.Provider != nil {
-		opts.Runner = rt.Agent
+	if rt.Remote != nil {
+		opts.Provider, opts.Model = "server", rt.Remote.Client().Server()
+		opts.Runner = rt.Runner
+	} else if rt.Provider != nil {
+		opts.Runner = rt.Runner
 	} else if ce, ok := convo.AsError(rt.Config.RequireLLM()); ok {
 		opts.ConfigErr = ce
 		opts.ConfigHelp = ce.Message

@@ -27,28 +27,17 @@ func newInspectCmd(f *Factory) *cobra.Command {
 		Short: "Show what the assistant sees: retrieval context, prompt, tools, TOON",
 		Long:  "Offline views of what the assistant is given. None of them needs an API key or the network.",
 	}
-	cmd.AddCommand(newInspectContextCmd(f), newInspectPromptCmd(f), newInspectToolsCmd(f), newInspectToonCmd(f))
+	cmd.AddCommand(newInspectContextCmd(f), newInspectPromptCmd(f), newInspectToolsCmd(f), newInspectToonCmd(f), newInspectEvalCmd(f), newInspectGraphCmd(f))
 	return cmd
 }
 
 // retrieveOnce runs retrieval with the cache off, as a question would.
 func retrieveOnce(cmd *cobra.Command, f *Factory, graph, query string) (*rag.Context, error) {
-	ctx := cmd.Context()
-	src, err := f.Source(ctx)
+	r, key, err := inspectRetriever(cmd, f, graph)
 	if err != nil {
 		return nil, err
 	}
-	cfg, _ := f.Config()
-	if graph == "" {
-		graph = defaultGraph(ctx, cfg, src)
-		if graph == "" {
-			return nil, usageError("no graph given: pass --graph KEY")
-		}
-	}
-	opts := rag.DefaultOptions()
-	opts.CacheTTL = 0
-	emb, _ := f.Embedder()
-	return rag.New(src, opts, emb).Retrieve(ctx, graph, query)
+	return r.Retrieve(cmd.Context(), key, query)
 }
 
 // contextJSON is the json shape of `inspect context` (DESIGN.md section 2).

@@ -133,7 +133,7 @@ func TestInspectOfflineErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"unknown graph", "", []string{"inspect", "context", "--graph", "nope", "x"}, 1, "graph not found: nope"},
+		{"unknown graph", "", []string{"inspect", "context", "--graph", "nope", "x"}, 2, `no graph "nope" in the source demo (embedded; changes are kept in memory only); its graphs: demo`},
 		{"bad format", "", []string{"inspect", "context", "--graph", "demo", "--format", "xml", "x"}, 2, "--format"},
 		{"bad role", "", []string{"inspect", "tools", "--role", "root"}, 2, "--role"},
 		{"bad json", "{", []string{"inspect", "toon"}, 2, "not valid JSON"},

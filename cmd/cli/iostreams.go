@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/mattn/go-isatty"
 )
 
@@ -21,6 +22,18 @@ type IOStreams struct {
 
 	// Getenv reads the environment (os.Getenv in the binary, a map in tests).
 	Getenv func(string) string
+
+	// TermSize gives the terminal's columns and rows when Out is a terminal (0, 0
+	// otherwise or when unknown); nil means unknown.
+	TermSize func() (width, height int)
+}
+
+// Size returns Out's terminal size, or (0, 0) when it is not a terminal.
+func (s *IOStreams) Size() (width, height int) {
+	if !s.OutTTY || s.TermSize == nil {
+		return 0, 0
+	}
+	return s.TermSize()
 }
 
 // System returns the process's standard streams.
@@ -31,6 +44,13 @@ func System() *IOStreams {
 		OutTTY: isTerminal(os.Stdout),
 		ErrTTY: isTerminal(os.Stderr),
 		Getenv: os.Getenv,
+		TermSize: func() (int, int) {
+			w, h, err := term.GetSize(os.Stdout.Fd())
+			if err != nil {
+				return 0, 0
+			}
+			return w, h
+		},
 	}
 }
 

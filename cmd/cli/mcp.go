@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/config"
-	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/mcpserver"
 )
 
@@ -89,15 +88,9 @@ func runMCP(ctx context.Context, f *Factory, o mcpOptions) error {
 		return usageError("this source holds several graphs: pass --graph KEY")
 	}
 	if _, err := rt.Source.Graph(ctx, graph); err != nil {
-		if errors.Is(err, datasource.ErrNotFound) {
-			return usageError("graph %q not found in %s", graph, describeSource(rt.Source, rt.Config.Source))
-		}
-		return err
+		return err // a wrong --graph becomes a usage error listing the graphs, in Execute
 	}
-	var graphs []string
-	if gk, ok := rt.Source.(interface{ GraphKeys() []string }); ok {
-		graphs = gk.GraphKeys()
-	}
+	graphs := graphKeys(ctx, rt.Source)
 	srv, err := mcpserver.New(ctx, mcpserver.Options{
 		Agent: rt.Agent, Source: rt.Source, Retriever: rt.Retriever, Proposals: rt.Store,
 		Graph: graph, Graphs: graphs,

@@ -31,8 +31,8 @@ func TestMCPUsageErrors(t *testing.T) {
 		{"any interface", []string{"mcp", "--http", ":8765"}, "not a loopback address"},
 		{"no port", []string{"mcp", "--http", "127.0.0.1"}, "127.0.0.1:8765"},
 		{"token without http", []string{"mcp", "--token", "abc"}, "--token goes with --http"},
-		{"unknown graph", []string{"mcp", "--graph", "nope"}, `graph "nope" not found`},
-		{"stray argument", []string{"mcp", "serve"}, "unknown command"},
+		{"unknown graph", []string{"mcp", "--graph", "nope"}, `no graph "nope"`},
+		{"stray argument", []string{"mcp", "serve"}, "takes no arguments"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -51,6 +51,7 @@ var globalFlags = []struct{ name, usage string }{
 	{"base-url", "base URL of an OpenAI-compatible endpoint"},
 	{"api-key", "API key (prefer the provider's environment variable)"},
 	{"embedding-model", "embedding model for vector search"},
+	{"agent", "which runtime answers: local (default) or server:URL (the Nodius server's own assistant)"},
 	{"source", "data source: demo, file:PATH, arango://..., server:URL"},
 	{"fallback", "arango:// URL for graphs a server: source does not hold in memory"},
 	{"token", "bearer token (JWT) for a server: source"},
@@ -78,9 +79,12 @@ approve or reject the edits it proposes, and look through past conversations.`,
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &ExitError{Code: ExitUsage, Err: err}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitUsage, Err: flagError(c, err)}
 	})
+	root.Version = versionLine()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print the version")
 	pf := root.PersistentFlags()
 	for _, g := range globalFlags {
 		pf.String(g.name, "", g.usage)
@@ -98,7 +102,10 @@ approve or reject the edits it proposes, and look through past conversations.`,
 		newThreadsCmd(f),
 		newEmbedCmd(f),
 		newMCPCmd(f),
+		newConfigCmd(f),
 	)
+	sentenceArgs(root)
+	addCompletions(f, root)
 	return root
 }
 
@@ -118,14 +125,9 @@ func Execute(ctx context.Context, io *IOStreams, args []string) int {
 	if errors.As(err, &ee) && ee.Err == nil {
 		return code // the command already said what happened
 	}
-	msg := err.Error()
-	if ce, ok := convo.AsError(err); ok {
-		msg = ce.Error()
-	}
-	fmt.Fprintln(io.ErrOut, "nodius-ai: "+strings.TrimSpace(msg))
-	if code == ExitUsage && isCobraUsage(err) {
-		fmt.Fprintln(io.ErrOut, "Run 'nodius-ai --help' for usage.")
-	}
+	err = graphNotFound(ctx, f, err)
+	code = exitCode(err)
+	fmt.Fprintln(io.ErrOut, "nodius-ai: "+userMessage(err))
 	return code
 }
 

@@ -231,11 +231,11 @@ func TestInspectContextSources(t *testing.T) {
 	}{
 		{"arango", []string{"--source", fa.URL(srcWS)}, 0, "", true},
 		{"arango, workspace from --workspace", []string{"--source", strings.TrimSuffix(fa.URL(srcWS), "?workspace="+srcWS), "--workspace", srcWS}, 0, "", true},
-		{"arango, graph of another workspace", []string{"--source", fa.URL("other")}, 1, "graph not found: " + srcGraph, true},
+		{"arango, graph of another workspace", []string{"--source", fa.URL("other")}, 2, `no graph "` + srcGraph + `"`, true},
 		{"server holding the graph", []string{"--source", "server:" + inMemory.URL, "--token", srcToken, "--fallback", fa.URL(srcWS)}, 0, "", false},
 		{"server without it: the fallback answers", []string{"--source", "server:" + empty.URL, "--token", srcToken, "--fallback", fa.URL(srcWS)}, 0, "", true},
-		{"server without it, fallback of another workspace", []string{"--source", "server:" + empty.URL, "--token", srcToken, "--fallback", fa.URL("other")}, 1, "graph not found: " + srcGraph, true},
-		{"server without it, no fallback", []string{"--source", "server:" + empty.URL, "--token", srcToken}, 1, "graph not found: " + srcGraph, false},
+		{"server without it, fallback of another workspace", []string{"--source", "server:" + empty.URL, "--token", srcToken, "--fallback", fa.URL("other")}, 2, `no graph "` + srcGraph + `"`, true},
+		{"server without it, no fallback", []string{"--source", "server:" + empty.URL, "--token", srcToken}, 2, `no graph "` + srcGraph + `"`, false},
 		{"server, no token", []string{"--source", "server:" + inMemory.URL}, 1, "401", false},
 	}
 	// Not parallel: each case tells by the fake's query count whether ArangoDB was asked.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"charm.land/glamour/v2"
@@ -116,23 +115,24 @@ func threadCell(s string, max int) string {
 	return s
 }
 
-// threadsTable writes rows aligned in columns; the header is bold only when colour is on.
+// threadsTable writes rows aligned under their headers, each line cut to the
+// terminal's width (never wrapped); the header is bold only when colour is on.
 func threadsTable(ios *IOStreams, header []string, rows [][]string) error {
-	tw := tabwriter.NewWriter(ios.Out, 0, 4, 2, ' ', 0)
-	h := strings.Join(header, "\t")
 	if ios.ColorEnabled() {
-		h = "\x1b[1m" + h + "\x1b[0m"
+		h := make([]string, len(header))
+		for i, c := range header {
+			h[i] = "\x1b[1m" + c + "\x1b[0m"
+		}
+		header = h
 	}
-	fmt.Fprintln(tw, h)
-	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
-	}
-	return tw.Flush()
+	width, _ := ios.Size()
+	writeAligned(ios.Out, "", append([][]string{header}, rows...), width)
+	return nil
 }
 
 func newThreadsListCmd(f *Factory) *cobra.Command {
 	var graph, format string
-	var all bool
+	var all, onServer bool
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -144,6 +144,12 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := threadsFormat(format, "table", "json"); err != nil {
 				return err
+			}
+			if onServer {
+				return runRemoteThreadsList(cmd, f, graph, format)
+			}
+			if limit < 0 {
+				return usageError("--limit cannot be negative (got %d): give a number of threads, or 0 for all", limit)
 			}
 			ctx := cmd.Context()
 			s, err := f.Store(ctx)
@@ -197,6 +203,7 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include archived threads")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("show at most this many threads (0: all; default: %d for the table, all for json)", tablePage))
+	cmd.Flags().BoolVar(&onServer, "remote", false, "list the server's threads of --graph (with --agent server:URL), from every client")
 	return cmd
 }
 
@@ -230,7 +237,7 @@ func writeTranscript(ios *IOStreams, tr threads.Transcript, withContext, render 
 	if err := threads.WriteMarkdown(&b, tr, opts); err != nil {
 		return err
 	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(100))
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle("dark"), glamour.WithWordWrap(transcriptWidth(ios)))
 	if err != nil {
 		_, err = io.WriteString(ios.Out, b.String())
 		return err
@@ -245,13 +252,18 @@ func writeTranscript(ios *IOStreams, tr threads.Transcript, withContext, render 
 
 func newThreadsShowCmd(f *Factory) *cobra.Command {
 	var format string
-	var withContext bool
+	var withContext, pictures bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a thread: messages, tool calls, proposals, decisions, tokens and cost",
+		Long: `Show a thread: messages, tool calls, proposals, decisions, tokens and cost.
+
+On a terminal, a thread longer than the screen goes through $PAGER (less by default,
+NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`,
 		Example: `  nodius-ai threads show ai_1709
   nodius-ai threads show ai_1709 --context     # also the system prompt and retrieval context
-  nodius-ai threads show ai_1709 --format json`,
+  nodius-ai threads show ai_1709 --format json
+  nodius-ai threads show ai_1709 --pictures    # also draw each proposal on the graph`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := threadsFormat(format, "markdown", "json"); err != nil {
@@ -262,13 +274,35 @@ func newThreadsShowCmd(f *Factory) *cobra.Command {
 				return err
 			}
 			tr = visibleTranscript(tr, withContext)
+			if pictures && format == "json" {
+				return usageError("--pictures draws for people; it goes with --format markdown, not json")
+			}
 			if format == "json" {
 				return threadsJSON(f.IO.Out, tr)
 			}
-			return writeTranscript(f.IO, tr, withContext, true)
+			if !f.IO.OutTTY {
+				if err := writeTranscript(f.IO, tr, withContext, true); err != nil || !pictures {
+					return err
+				}
+				return writeProposalPictures(cmd.Context(), f, f.IO.Out, tr)
+			}
+			// On a terminal, a transcript taller than the screen goes through $PAGER.
+			var buf pagedWriter
+			shown := *f.IO
+			shown.Out = &buf
+			if err := writeTranscript(&shown, tr, withContext, true); err != nil {
+				return err
+			}
+			if pictures {
+				if err := writeProposalPictures(cmd.Context(), f, &buf, tr); err != nil {
+					return err
+				}
+			}
+			return page(f.IO, buf.String())
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "markdown", "output: markdown or json")
+	cmd.Flags().BoolVar(&pictures, "pictures", false, "also draw each proposal: the graph around it before and after")
 	cmd.Flags().BoolVar(&withContext, "context", false, "also show the system prompt and the retrieval context of each question")
 	return cmd
 }
@@ -287,6 +321,9 @@ query is plain words, all required; the last one also matches as a prefix.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := threadsFormat(format, "table", "json"); err != nil {
 				return err
+			}
+			if limit < 1 {
+				return usageError("--limit must be at least 1 (got %d)", limit)
 			}
 			ctx := cmd.Context()
 			s, err := f.Store(ctx)
@@ -471,7 +508,7 @@ func newThreadsArchiveCmd(f *Factory) *cobra.Command {
 }
 
 func newThreadsDeleteCmd(f *Factory) *cobra.Command {
-	var yes bool
+	var yes, onServer bool
 	cmd := &cobra.Command{
 		Use:   "delete ID...",
 		Short: "Delete threads and everything they hold",
@@ -481,6 +518,9 @@ Either every given thread is deleted or none is.`,
   nodius-ai threads delete --yes ai_1709 ai_1710`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if onServer {
+				return runRemoteDelete(cmd, f, args, yes)
+			}
 			ctx := cmd.Context()
 			s, err := f.Store(ctx)
 			if err != nil {
@@ -527,6 +567,7 @@ Either every given thread is deleted or none is.`,
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "delete the threads on the server (with --agent server:URL), for every client")
 	return cmd
 }
 
@@ -575,4 +616,14 @@ and retried by the next sync; the others go on. Without --push or --pull, both.`
 	cmd.Flags().BoolVar(&push, "push", false, "only send local threads")
 	cmd.Flags().BoolVar(&pull, "pull", false, "only fetch remote threads")
 	return cmd
+}
+
+// transcriptWidth is the width a rendered transcript wraps at: the terminal's, at
+// most 120 columns.
+func transcriptWidth(ios *IOStreams) int {
+	w, _ := ios.Size()
+	if w <= 0 || w > 120 {
+		return min(max(w, 100), 120)
+	}
+	return max(w-2, 20)
 }

@@ -23,6 +23,7 @@ type threadsEnv struct {
 	inTTY  bool
 	outTTY bool
 	env    map[string]string
+	size   [2]int // terminal columns and rows, with outTTY
 }
 
 func newThreadsEnv(t *testing.T) *threadsEnv {
@@ -38,7 +39,7 @@ func (e *threadsEnv) run(stdin string, args ...string) (stdout, stderr string, c
 	e.t.Helper()
 	var out, errb bytes.Buffer
 	ios := &IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errb, InTTY: e.inTTY, OutTTY: e.outTTY,
-		Getenv: func(k string) string { return e.env[k] }}
+		Getenv: func(k string) string { return e.env[k] }, TermSize: func() (int, int) { return e.size[0], e.size[1] }}
 	if e.db != "" {
 		args = append([]string{"--db", e.db}, args...)
 	}

@@ -21,22 +21,27 @@ func newVersionCmd(f *Factory) *cobra.Command {
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, c := version, commit
-			if v == "dev" {
-				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-					v = bi.Main.Version
-				}
-			}
-			line := "nodius-ai " + v
-			if c != "" {
-				line += " (" + c
-				if date != "" {
-					line += ", " + date
-				}
-				line += ")"
-			}
-			fmt.Fprintf(f.IO.Out, "%s %s/%s %s\n", line, runtime.GOOS, runtime.GOARCH, runtime.Version())
+			fmt.Fprintln(f.IO.Out, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what `nodius-ai version` and `nodius-ai --version` print.
+func versionLine() string {
+	v, c := version, commit
+	if v == "dev" {
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+	}
+	line := "nodius-ai " + v
+	if c != "" {
+		line += " (" + c
+		if date != "" {
+			line += ", " + date
+		}
+		line += ")"
+	}
+	return fmt.Sprintf("%s %s/%s %s", line, runtime.GOOS, runtime.GOARCH, runtime.Version())
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/llm"
+	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/rag"
@@ -17,11 +18,15 @@ import (
 
 // Runtime is everything a conversation needs, wired from the configuration.
 type Runtime struct {
-	Config       *config.Config
-	Source       datasource.Source
-	Store        *threads.Store
-	Retriever    *rag.Retriever
-	Agent        *agent.Agent
+	Config    *config.Config
+	Source    datasource.Source
+	Store     *threads.Store
+	Retriever *rag.Retriever
+	Agent     *agent.Agent
+	// Runner answers: the local Agent, or the server's assistant (Remote) with
+	// --agent server:URL.
+	Runner       runner
+	Remote       *remote.Runner
 	Provider     llm.Provider // nil when no provider is configured
 	DefaultGraph string       // the graph to use when --graph is not given ("" if unknown)
 	Logger       *slog.Logger
@@ -36,6 +41,9 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return nil, err
+	}
+	if url := serverAgent(cfg); url != "" {
+		return f.remoteRuntime(ctx, cfg, url)
 	}
 	src, err := f.Source(ctx)
 	if err != nil {
@@ -75,6 +83,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 		aopts.Retry = &llm.RetryOptions{}
 	}
 	rt.Agent = agent.New(aopts)
+	rt.Runner = localOnly{runner: rt.Agent, store: store}
 	f.rt = rt
 	return rt, nil
 }

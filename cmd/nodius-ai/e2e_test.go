@@ -273,9 +273,9 @@ func TestExitCodesAndErrors(t *testing.T) {
 	}{
 		{"auth error", []string{"ask", "--graph", "demo", "hi"}, 1, "auth_error"},
 		{"bad format", []string{"ask", "--graph", "demo", "--format", "xml", "hi"}, 2, "--format"},
-		{"unknown command", []string{"frobnicate"}, 2, "unknown command"},
+		{"unknown command", []string{"frobnicate"}, 2, `"frobnicate" is not a command`},
 		{"no question", []string{"ask", "--graph", "demo"}, 2, "no question"},
-		{"unknown graph", []string{"ask", "--graph", "nope", "hi"}, 1, "nope"},
+		{"unknown graph", []string{"ask", "--graph", "nope", "hi"}, 2, "nope"},
 	}
 	for _, tt := range tests {
 		r := e.run("", tt.args...)

@@ -103,6 +103,11 @@ func (s *Source) Close() error {
 	return nil
 }
 
+// ListGraphKeys lists the keys of the workspace's graphs (at most 200), sorted.
+func (s *Source) ListGraphKeys(ctx context.Context) ([]string, error) {
+	return queryAll[string](ctx, s, qGraphKeys, map[string]any{"ws": s.cfg.Workspace})
+}
+
 // Database exposes the driver database, for thread sync and tests.
 func (s *Source) Database() arangodb.Database { return s.db }
 

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 func ctxT(t *testing.T) context.Context {
@@ -249,7 +249,7 @@ func TestMutations(t *testing.T) {
 	}
 	if _, err := src.CreateNode(ctx, "g1", datasource.Node{Key: "load", Type: "js"}); err == nil {
 		t.Error("creating a node twice succeeded")
-	} else if ce, ok := convo.AsError(err); !ok || ce.Status != 409 {
+	} else if ce, ok := fault.As(err); !ok || ce.Status != 409 {
 		t.Errorf("duplicate node error = %v, want a 409 convo error", err)
 	}
 	gen, err := src.CreateNode(ctx, "g1", datasource.Node{Type: "js", Sheet: "0"})

@@ -22,6 +22,8 @@ const (
 	qEdgesSheet = `FOR e IN nodius_edges FILTER e.graphKey == @gk AND e.sheet == @sheet RETURN e`
 	qNode       = `FOR n IN nodius_nodes FILTER n._key == @key AND n.graphKey == @gk LIMIT 1 RETURN n`
 	qConfigs    = `FOR c IN nodius_node_config FILTER c.workspace == @ws RETURN c`
+	// The workspace's graph keys, for completion and for the message of a wrong --graph.
+	qGraphKeys = `FOR g IN nodius_graphs FILTER g.workspace == @ws SORT g._key LIMIT 200 RETURN g._key`
 
 	// Neighborhood, one query per direction (a direction cannot be a bind variable).
 	// The traversal finds each vertex once, with its distance from the start (BFS,
@@ -81,7 +83,7 @@ const (
 // Queries lists every query this package sends, for tests and fake servers.
 func Queries() []string {
 	return []string{
-		qGraph, qNodes, qNodesSheet, qEdges, qEdgesSheet, qNode, qConfigs,
+		qGraph, qGraphKeys, qNodes, qNodesSheet, qEdges, qEdgesSheet, qNode, qConfigs,
 		qTraverseAny, qTraverseIn, qTraverseOut,
 		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
 		qVectorExact, qVectorApprox, qSetEmbeddings,

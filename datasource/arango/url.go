@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // DefaultDatabase is used when the URL names none, as seed 001's migration script does.
@@ -103,5 +103,5 @@ func (c Config) Describe() string {
 }
 
 func configErr(msg string) error {
-	return &convo.Error{Code: convo.CodeConfig, Message: msg}
+	return &fault.Error{Code: fault.Config, Message: msg}
 }

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Tests of what goes over the wire; they need the fake server.
@@ -136,25 +136,25 @@ func TestErrorsAreClassified(t *testing.T) {
 	tests := []struct {
 		name     string
 		setup    func(t *testing.T, f *arangotest.Server, url string) string
-		code     convo.ErrorCode
+		code     fault.Code
 		contains string
 	}{
 		{"wrong password", func(t *testing.T, f *arangotest.Server, u string) string {
 			return strings.Replace(u, ":s3cret@", ":wrong@", 1)
-		}, convo.CodeAuth, "rejected the credentials"},
+		}, fault.Auth, "rejected the credentials"},
 		{"forbidden", func(t *testing.T, f *arangotest.Server, u string) string {
 			f.FailRequests(func(*http.Request) (int, int, bool) { return 403, 11, true })
 			return u
-		}, convo.CodeAuth, "may not access"},
+		}, fault.Auth, "may not access"},
 		{"unknown database", func(t *testing.T, f *arangotest.Server, u string) string {
 			return strings.Replace(u, "/nodius_test?", "/nope?", 1)
-		}, convo.CodeConfig, "does not exist"},
+		}, fault.Config, "does not exist"},
 		{"server error", func(t *testing.T, f *arangotest.Server, u string) string {
 			f.FailRequests(func(r *http.Request) (int, int, bool) {
 				return 500, 4, r.URL.Path != "/_db/nodius_test/_api/database/current"
 			})
 			return u
-		}, convo.CodeServerError, "500"},
+		}, fault.ServerError, "500"},
 		{"connection refused", func(t *testing.T, f *arangotest.Server, u string) string {
 			l, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
@@ -163,7 +163,7 @@ func TestErrorsAreClassified(t *testing.T) {
 			addr := l.Addr().String()
 			_ = l.Close()
 			return "arango://root:s3cret@" + addr + "/nodius_test?workspace=ws1"
-		}, convo.CodeNetwork, "connection refused"},
+		}, fault.Network, "connection refused"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -180,7 +180,7 @@ func TestErrorsAreClassified(t *testing.T) {
 			if err == nil {
 				_, err = src.Graph(ctx, "g1")
 			}
-			ce, ok := convo.AsError(err)
+			ce, ok := fault.As(err)
 			if !ok || ce.Code != tc.code || !strings.Contains(ce.Message, tc.contains) {
 				t.Fatalf("err = %v, want %s containing %q", err, tc.code, tc.contains)
 			}
@@ -195,7 +195,7 @@ func TestConflictIs409(t *testing.T) {
 	t.Parallel()
 	h := fakeOnly(t)
 	_, err := h.src.CreateEdge(ctxT(t), "g1", datasource.Edge{Key: "e1", Source: "root", Target: "out"})
-	ce, ok := convo.AsError(err)
+	ce, ok := fault.As(err)
 	if !ok || ce.Status != 409 || !strings.Contains(ce.Message, "already exists") {
 		t.Errorf("err = %v, want 409 already exists", err)
 	}

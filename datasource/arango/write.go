@@ -9,9 +9,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 var _ embedding.Source = (*Source)(nil)
@@ -45,7 +45,7 @@ func (s *Source) CreateNode(ctx context.Context, graphKey string, n datasource.N
 	docs, err := queryAll[json.RawMessage](ctx, s, qInsertNode, map[string]any{"doc": doc})
 	if err != nil {
 		if isConflict(err) {
-			return datasource.Node{}, &convo.Error{Code: convo.CodeInvalidRequest, Status: 409, Err: err,
+			return datasource.Node{}, &fault.Error{Code: fault.InvalidRequest, Status: 409, Err: err,
 				Message: fmt.Sprintf("node %q already exists in graph %q", n.Key, graphKey)}
 		}
 		return datasource.Node{}, s.classify(err, "create node "+n.Key)
@@ -192,7 +192,7 @@ func (s *Source) CreateEdge(ctx context.Context, graphKey string, e datasource.E
 	docs, err := queryAll[json.RawMessage](ctx, s, qInsertEdge, map[string]any{"doc": doc})
 	if err != nil {
 		if isConflict(err) {
-			return datasource.Edge{}, &convo.Error{Code: convo.CodeInvalidRequest, Status: 409, Err: err,
+			return datasource.Edge{}, &fault.Error{Code: fault.InvalidRequest, Status: 409, Err: err,
 				Message: fmt.Sprintf("edge %q already exists in graph %q", e.Key, graphKey)}
 		}
 		return datasource.Edge{}, s.classify(err, "create edge "+e.Key)

@@ -38,6 +38,8 @@ const (
 	fieldProcess
 	fieldData
 	fieldDesc
+	fieldEdge  // labels of the node's edges
+	fieldSheet // name of the node's sheet
 	numFields
 )
 
@@ -53,6 +55,8 @@ func fieldWeight(f int) float64 {
 		return 1
 	case fieldData:
 		return 0.7
+	case fieldEdge, fieldSheet:
+		return 0.5
 	default:
 		return 1
 	}
@@ -120,6 +124,31 @@ type rawPosting struct {
 // New indexes nodes (and the configs that name their types: display name,
 // description and category are searched as part of every node of that type).
 func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
+	return build(nodes, configs, nil, nil)
+}
+
+// NewGraph indexes a whole snapshot: besides what New reads, each node is also
+// searched by the labels of its edges and the name of its sheet.
+func NewGraph(snap datasource.Snapshot) *Index {
+	return build(snap.Nodes, snap.Configs, snap.Edges, snap.Graph.Sheets)
+}
+
+func build(nodes []datasource.Node, configs []datasource.NodeConfig, edges []datasource.Edge, sheets map[string]string) *Index {
+	st := stemmer{}
+	edgeText := map[string][]string{}
+	for _, e := range edges {
+		if strings.TrimSpace(e.Label) == "" {
+			continue
+		}
+		edgeText[e.Source] = append(edgeText[e.Source], e.Label)
+		if e.Target != e.Source {
+			edgeText[e.Target] = append(edgeText[e.Target], e.Label)
+		}
+	}
+	sheetTerms := map[string][]string{}
+	for id, name := range sheets {
+		sheetTerms[id] = st.terms(name, nil)
+	}
 	ix := &Index{
 		n:          len(nodes),
 		dict:       make(map[string]int32),
@@ -128,7 +157,7 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 	type cfgText struct{ name, desc []string }
 	cfgs := make(map[string]cfgText, len(configs))
 	for _, c := range configs {
-		cfgs[c.Key] = cfgText{name: indexTerms(c.DisplayName, nil), desc: indexTerms(c.Description+" "+c.Category, nil)}
+		cfgs[c.Key] = cfgText{name: st.terms(c.DisplayName, nil), desc: st.terms(c.Description+" "+c.Category, nil)}
 	}
 	typeTerms := make(map[string][]string)
 
@@ -176,11 +205,11 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 		counts = counts[:0]
 		order = order[:0]
 
-		buf = indexTerms(nd.Key, buf[:0])
+		buf = st.terms(nd.Key, buf[:0])
 		add(doc, fieldKey, buf)
 		tt, ok := typeTerms[nd.Type]
 		if !ok {
-			tt = indexTerms(nd.Type, nil)
+			tt = st.terms(nd.Type, nil)
 			typeTerms[nd.Type] = tt
 		}
 		add(doc, fieldType, tt)
@@ -188,13 +217,23 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 			add(doc, fieldTypeName, c.name)
 			add(doc, fieldDesc, c.desc)
 		}
-		buf = indexTerms(nd.Process, buf[:0])
+		buf = st.terms(nd.Process, buf[:0])
 		add(doc, fieldProcess, buf)
 		if nd.Data != nil {
 			if b, err := json.Marshal(nd.Data); err == nil && string(b) != "null" {
-				buf = indexTerms(string(b), buf[:0])
+				buf = st.terms(string(b), buf[:0])
 				add(doc, fieldData, buf)
 			}
+		}
+		if labels := edgeText[nd.Key]; len(labels) > 0 {
+			buf = buf[:0]
+			for _, l := range labels {
+				buf = st.terms(l, buf)
+			}
+			add(doc, fieldEdge, buf)
+		}
+		if t := sheetTerms[nd.Sheet]; len(t) > 0 {
+			add(doc, fieldSheet, t)
 		}
 		for j, id := range order {
 			raw[id] = append(raw[id], rawPosting{doc: doc, tf: counts[j]})
@@ -263,10 +302,17 @@ func New(nodes []datasource.Node, configs []datasource.NodeConfig) *Index {
 }
 
 // indexTerms appends the searchable terms of s (tokens minus stop words, stemmed).
-func indexTerms(s string, dst []string) []string {
+func indexTerms(s string, dst []string) []string { return stemmer(nil).terms(s, dst) }
+
+// terms is indexTerms with a memo (a nil stemmer memoises nothing).
+func (st stemmer) terms(s string, dst []string) []string {
 	forEachToken(s, func(t string) {
 		if !IsStopWord(t) {
-			dst = append(dst, stem(t))
+			if st != nil {
+				dst = append(dst, st.stem(t))
+			} else {
+				dst = append(dst, stem(t))
+			}
 		}
 	})
 	return dst
@@ -299,7 +345,8 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		ix.scratch.Put(sc)
 	}()
 	upper := 0.0 // the most BM25 any node can score for this query
-	for id, q := range qterms {
+	for _, qt := range qterms {
+		id, q := qt.id, qt.w
 		wq := float32(q) * ix.idf[id]
 		upper += float64(wq)
 		for _, p := range ix.postings[id] {
@@ -394,10 +441,17 @@ func (ix *Index) Search(query string, limit int) []Hit {
 	return h
 }
 
+type queryTerm struct {
+	id int32
+	w  float64
+}
+
 // queryTerms maps a query's words to term ids with their query weights: the word
-// itself (1), its synonyms (synonymWeight) and, for long words, dictionary terms it
-// is a prefix of (prefixWeight). A term reached several ways keeps its best weight.
-func (ix *Index) queryTerms(words []string) map[int32]float64 {
+// itself (1), its meanings in the lexicon (synonymWeight) and, for long words,
+// dictionary terms it is a prefix of (prefixWeight). A term reached several ways
+// keeps its best weight. Terms come in id order, so that scores are summed in the
+// same order every time (float addition is not associative).
+func (ix *Index) queryTerms(words []string) []queryTerm {
 	q := make(map[int32]float64)
 	put := func(t string, w float64) {
 		if id, ok := ix.dict[t]; ok && q[id] < w {
@@ -410,8 +464,12 @@ func (ix *Index) queryTerms(words []string) map[int32]float64 {
 		}
 		t := stem(w)
 		put(t, 1)
-		for _, s := range synonyms[w] {
-			put(stem(s), synonymWeight)
+		for _, s := range theLexicon.expand(w) {
+			for _, tok := range Tokens(s) {
+				if !IsStopWord(tok) {
+					put(stem(tok), synonymWeight)
+				}
+			}
 		}
 		if len(t) >= minPrefixLen {
 			i := sort.SearchStrings(ix.terms, t)
@@ -422,7 +480,12 @@ func (ix *Index) queryTerms(words []string) map[int32]float64 {
 			}
 		}
 	}
-	return q
+	out := make([]queryTerm, 0, len(q))
+	for id, w := range q {
+		out = append(out, queryTerm{id, w})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
+	return out
 }
 
 // rawWords splits a query on white space and the punctuation that surrounds words

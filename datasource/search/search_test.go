@@ -51,10 +51,11 @@ func TestTermsDropStopWordsAndStem(t *testing.T) {
 		{"What does the node do?", nil},
 		{"Qu'est-ce que fait ce nœud ?", nil},
 		{"which node handles errors", []string{"handl", "error"}},
-		{"the error handler", []string{"error", "handl"}},
-		{"filtered players", []string{"filt", "play"}},
-		{"validation", []string{"validat"}},
-		{"validate", []string{"validat"}},
+		{"the error handler", []string{"error", "handler"}},
+		{"handled handling", []string{"handl", "handl"}},
+		{"filtered players", []string{"filter", "player"}},
+		{"validation", []string{"valid"}},
+		{"validate", []string{"valid"}},
 	}
 	for _, tt := range tests {
 		if got := Terms(tt.in); !reflect.DeepEqual(got, tt.want) {

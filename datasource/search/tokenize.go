@@ -180,37 +180,6 @@ func foldRune(r rune) string {
 	return string(r)
 }
 
-// stem is a deliberately light English/French suffix stripper: it only has to map
-// the forms people type in questions ("handles", "handler", "errors", "filtered",
-// "validation") onto the same term as the identifiers they name. Index and query
-// use the same function, so consistency matters more than linguistic accuracy.
-func stem(w string) string {
-	if len(w) <= 3 || !isASCIIWord(w) {
-		return w
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		w = w[:len(w)-1]
-	}
-	switch {
-	case strings.HasSuffix(w, "ation") && len(w) >= 8:
-		w = w[:len(w)-3] // validation → validat
-	case strings.HasSuffix(w, "ing") && len(w) >= 6:
-		w = w[:len(w)-3]
-	case strings.HasSuffix(w, "ed") && len(w) >= 5:
-		w = w[:len(w)-2]
-	}
-	switch {
-	case strings.HasSuffix(w, "er") && len(w) >= 6:
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "e") && len(w) >= 5:
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
 func isASCIIWord(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if w[i] >= utf8.RuneSelf {
@@ -254,69 +223,3 @@ noeud noeuds etape etapes graphe graphes
 	}
 	return m
 }()
-
-// synonyms expands a folded, unstemmed query word into English terms the graph
-// identifiers use. Node keys and code are written in English while many questions
-// are French, so the French side of the table matters most; the few English
-// entries cover the usual paraphrases ("show" for display, "get" for fetch).
-// Expansions score below the word itself.
-var synonyms = map[string][]string{
-	// French → English
-	"erreur": {"error"}, "erreurs": {"error"}, "echec": {"fail", "error"}, "echecs": {"fail", "error"},
-	"echoue": {"fail"}, "gere": {"handle"}, "gerer": {"handle"}, "gestion": {"handle"},
-	"filtre": {"filter"}, "filtrer": {"filter"}, "filtres": {"filter"}, "filtrage": {"filter"},
-	"recupere": {"fetch", "get"}, "recuperer": {"fetch", "get"}, "recuperation": {"fetch"},
-	"appel": {"call", "request"}, "appelle": {"call"}, "appeler": {"call"},
-	"affiche": {"display", "render"}, "afficher": {"display", "render"}, "affichage": {"display", "render"},
-	"tri": {"sort"}, "trie": {"sort"}, "trier": {"sort"}, "classement": {"rank", "sort"},
-	"donnees": {"data"}, "donnee": {"data"}, "paiement": {"payment", "pay"}, "payer": {"pay", "payment"},
-	"commande": {"order"}, "commandes": {"order"}, "utilisateur": {"user"}, "utilisateurs": {"user"},
-	"client": {"customer"}, "clients": {"customer"}, "formulaire": {"form"}, "entree": {"entry", "input"},
-	"sortie": {"output", "return"}, "resultat": {"result", "return"}, "renvoie": {"return"},
-	"envoie": {"send"}, "envoyer": {"send"}, "envoi": {"send"}, "courriel": {"email", "mail"},
-	"stock": {"inventory", "stock"}, "stocks": {"inventory", "stock"}, "livraison": {"shipping", "delivery"},
-	"expedition": {"shipping", "ship"}, "expedie": {"ship"}, "facture": {"invoice"}, "factures": {"invoice"},
-	"remboursement": {"refund"}, "rembourse": {"refund"}, "annule": {"cancel"}, "annulation": {"cancel"},
-	"panier": {"cart"}, "prix": {"price"}, "taxe": {"tax"}, "taxes": {"tax"}, "remise": {"discount"},
-	"fraude": {"fraud"}, "adresse": {"address"}, "valide": {"validate"}, "valider": {"validate"},
-	"validation": {"validate"}, "verifie": {"check", "verify"}, "verifier": {"check", "verify"},
-	"verification": {"check", "verify"}, "journal": {"log"}, "journalise": {"log"}, "journaux": {"log"},
-	"deploie": {"deploy"}, "deployer": {"deploy"}, "deploiement": {"deploy"}, "construit": {"build"},
-	"construire": {"build"}, "compilation": {"build", "compile"}, "tests": {"test"}, "teste": {"test"},
-	"rapport": {"report"}, "couverture": {"coverage"}, "securite": {"security"}, "analyse": {"scan", "analyze"},
-	"depot": {"repository", "repo"}, "branche": {"branch"}, "fusion": {"merge"}, "approbation": {"approval", "approve"},
-	"approuve": {"approve"}, "notifie": {"notify"}, "notification": {"notify"}, "alerte": {"alert"},
-	"joueur": {"player"}, "joueurs": {"player"}, "equipe": {"team"}, "equipes": {"team"},
-	"statistiques": {"stats", "statistic"}, "statistique": {"stats", "statistic"}, "actif": {"active"},
-	"actifs": {"active"}, "calcule": {"compute", "calculate"}, "calculer": {"compute", "calculate"},
-	"debut": {"start", "entry"}, "depart": {"start", "entry"}, "demarre": {"start"}, "fin": {"end", "return"},
-	"dernier": {"last", "return"}, "premier": {"first", "entry"}, "isole": {"disconnected"},
-	"deconnecte": {"disconnected"}, "note": {"note", "comment"}, "page": {"html", "page"},
-	"attente":  {"wait", "queue"},
-	"reessaie": {"retry"}, "tentative": {"retry", "attempt"}, "image": {"image", "docker"},
-	"conteneur": {"container", "docker"}, "production": {"prod", "production"}, "recette": {"staging"},
-	"sauvegarde": {"save", "store", "persist"}, "enregistre": {"save", "store", "persist"},
-	"transforme": {"transform", "map"}, "transformation": {"transform"},
-	"vente": {"sales", "sale"}, "ventes": {"sales", "sale"}, "quotidien": {"daily"}, "quotidienne": {"daily"},
-	"quotidiennes": {"daily"}, "tableau": {"table", "dashboard"}, "suivi": {"tracking", "track"},
-	"numero": {"number"}, "colis": {"package", "parcel", "shipment"}, "etiquette": {"label"},
-	"imprime": {"print"}, "imprimer": {"print"}, "entrepot": {"warehouse"}, "livre": {"delivered", "deliver"},
-	"livree": {"delivered", "deliver"}, "risque": {"risk"}, "montant": {"amount", "total"}, "carte": {"card"},
-	"refusee": {"declined", "decline"}, "refuse": {"declined", "decline", "reject"}, "refus": {"decline", "reject"},
-	"tva": {"vat", "tax"}, "recu": {"receipt"}, "attendre": {"wait"}, "delai": {"delay", "timeout"},
-	"jours": {"days"}, "jour": {"day"}, "regle": {"rule", "policy"}, "politique": {"policy"},
-	"reserve": {"reserve"}, "reserver": {"reserve"}, "libere": {"release"}, "liberer": {"release"},
-	"manuelle": {"manual"}, "revue": {"review"}, "saison": {"season"}, "defaut": {"default"},
-	"minimum": {"minimum", "min"}, "matchs": {"games"}, "joues": {"played"}, "points": {"points", "pts"},
-	"relie": {"connected"}, "connecte": {"connected"}, "nouvelles": {"new"}, "nouvelle": {"new"},
-	// English paraphrases
-	"shows": {"display"}, "render": {"display", "html"}, "renders": {"display", "html"},
-	"retrieve": {"fetch"}, "retrieves": {"fetch"}, "download": {"fetch"},
-	"downloads": {"fetch"}, "failure": {"error", "fail"}, "failures": {"error", "fail"},
-	"exception": {"error"}, "exceptions": {"error"}, "start": {"entry", "start"}, "begin": {"entry", "start"},
-	"end": {"return", "end"}, "output": {"return", "output"}, "isolated": {"disconnected"},
-	"unconnected": {"disconnected"}, "orphan": {"disconnected"}, "mail": {"email"}, "emails": {"email"},
-	"ship": {"shipping"}, "ships": {"shipping"}, "charge": {"payment", "charge"}, "charges": {"payment", "charge"},
-	"pay": {"payment"}, "pays": {"payment"},
-	"comment": {"note"}, "deploys": {"deploy"}, "ranking": {"sort", "rank"},
-}

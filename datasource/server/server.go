@@ -24,9 +24,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // DefaultTimeout bounds one request to the server (headers and body).
@@ -72,7 +72,7 @@ var (
 func New(opts Options) (*Source, error) {
 	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig,
+		return nil, &fault.Error{Code: fault.Config,
 			Message: fmt.Sprintf("server source needs an http:// or https:// URL (got %q) — use --source server:https://HOST", redact(opts.BaseURL))}
 	}
 	u.User = nil
@@ -148,7 +148,7 @@ func (s *Source) endpoint(graphKey string, tail ...string) string {
 }
 
 // do sends one request and returns the body of a 2xx answer. 404 gives
-// errNotInMemory; other failures are *convo.Error with a sentence to print.
+// errNotInMemory; other failures are *fault.Error with a sentence to print.
 func (s *Source) do(ctx context.Context, method, target string, body any) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -190,18 +190,18 @@ func (s *Source) do(ctx context.Context, method, target string, body any) ([]byt
 		if s.token == "" {
 			msg = "the Nodius server wants a token (401) — pass a JWT with --token or NODIUS_AI_TOKEN"
 		}
-		return nil, &convo.Error{Code: convo.CodeAuth, Status: 401, Message: msg}
+		return nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
 	case resp.StatusCode == http.StatusForbidden:
-		return nil, &convo.Error{Code: convo.CodeAuth, Status: 403,
+		return nil, &fault.Error{Code: fault.Auth, Status: 403,
 			Message: "the Nodius server refused access (403) — the token's user may not read or change this graph"}
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return nil, &convo.Error{Code: convo.CodeRateLimit, Status: 429, Retryable: true,
+		return nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
 			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
 	case resp.StatusCode >= 500:
-		return nil, &convo.Error{Code: convo.CodeServerError, Status: resp.StatusCode, Retryable: true,
+		return nil, &fault.Error{Code: fault.ServerError, Status: resp.StatusCode, Retryable: true,
 			Message: fmt.Sprintf("the Nodius server failed (%d%s) — retry, or look at the server's log", resp.StatusCode, serverMessage(data))}
 	default:
-		return nil, &convo.Error{Code: convo.CodeInvalidRequest, Status: resp.StatusCode,
+		return nil, &fault.Error{Code: fault.InvalidRequest, Status: resp.StatusCode,
 			Message: fmt.Sprintf("the Nodius server refused the request (%d%s)", resp.StatusCode, serverMessage(data))}
 	}
 }
@@ -234,20 +234,20 @@ func (s *Source) netError(ctx context.Context, err error) error {
 	var ne net.Error
 	switch {
 	case errors.Is(err, context.Canceled):
-		return &convo.Error{Code: convo.CodeInterrupted, Message: "request to the Nodius server cancelled", Err: err}
+		return &fault.Error{Code: fault.Interrupted, Message: "request to the Nodius server cancelled", Err: err}
 	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
-		return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
 			Message: fmt.Sprintf("the Nodius server at %s did not answer within %s — check that it is up, then retry", where, s.timeout)}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 			Message: fmt.Sprintf("cannot connect to the Nodius server at %s (connection refused) — is it running, and is the URL right?", where)}
 	}
 	var dns *net.DNSError
 	if errors.As(err, &dns) {
-		return &convo.Error{Code: convo.CodeNetwork, Err: err,
+		return &fault.Error{Code: fault.Network, Err: err,
 			Message: fmt.Sprintf("cannot resolve the Nodius server host %q — check the server: URL", dns.Name)}
 	}
-	return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 		Message: fmt.Sprintf("cannot reach the Nodius server at %s — check the network and the server: URL", where)}
 }
 
@@ -269,11 +269,11 @@ func (s *Source) fetch(ctx context.Context, graphKey string) (datasource.Snapsho
 	}
 	var ans memoryAnswer
 	if err := json.Unmarshal(data, &ans); err != nil {
-		return datasource.Snapshot{}, &convo.Error{Code: convo.CodeServerError, Err: err,
+		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError, Err: err,
 			Message: fmt.Sprintf("the Nodius server sent a malformed snapshot of graph %q (%v) — is server: the Nodius server's URL?", graphKey, err)}
 	}
 	if ans.Graph == nil {
-		return datasource.Snapshot{}, &convo.Error{Code: convo.CodeServerError,
+		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError,
 			Message: fmt.Sprintf("the Nodius server's snapshot of graph %q has no \"graph\" — is server: the Nodius server's URL?", graphKey)}
 	}
 	return assemble(graphKey, ans), nil
@@ -344,7 +344,7 @@ func (s *Source) View(ctx context.Context, graphKey string) (datasource.Source, 
 	}
 	st, err := memgraph.New([]datasource.Snapshot{snap})
 	if err != nil {
-		return nil, &convo.Error{Code: convo.CodeServerError, Err: err,
+		return nil, &fault.Error{Code: fault.ServerError, Err: err,
 			Message: fmt.Sprintf("the Nodius server's snapshot of graph %q is inconsistent: %v", graphKey, err)}
 	}
 	return st, nil
@@ -455,7 +455,7 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	}
 	var res datasource.ApplyResult
 	if err := json.Unmarshal(data, &res); err != nil {
-		return datasource.ApplyResult{}, &convo.Error{Code: convo.CodeServerError, Err: err,
+		return datasource.ApplyResult{}, &fault.Error{Code: fault.ServerError, Err: err,
 			Message: fmt.Sprintf("the Nodius server's answer to apply was malformed (%v); the change may or may not be applied — check the graph", err)}
 	}
 	if res.Created.Nodes == nil {
@@ -465,7 +465,7 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 		res.Created.Edges = []string{}
 	}
 	if !res.Applied {
-		return res, &convo.Error{Code: convo.CodeInvalidRequest,
+		return res, &fault.Error{Code: fault.InvalidRequest,
 			Message: fmt.Sprintf("the Nodius server did not apply the change to graph %q%s", graphKey, noteSuffix(res.Note))}
 	}
 	return res, nil

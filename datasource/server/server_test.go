@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 const token = "jwt-123"
@@ -252,23 +252,23 @@ func TestErrors(t *testing.T) {
 		f        *fakeServer
 		token    string
 		timeout  time.Duration
-		code     convo.ErrorCode
+		code     fault.Code
 		contains string
 	}{
-		{"no token", &fakeServer{}, "", 0, convo.CodeAuth, "wants a token"},
-		{"bad token", &fakeServer{}, "nope", 0, convo.CodeAuth, "rejected the token"},
-		{"forbidden", &fakeServer{status: 403}, token, 0, convo.CodeAuth, "403"},
-		{"server error", &fakeServer{status: 502}, token, 0, convo.CodeServerError, "502: boom"},
-		{"malformed JSON", &fakeServer{body: `{"graph": {"_key": "live"}, "sheets": [`}, token, 0, convo.CodeServerError, "malformed"},
-		{"not a snapshot", &fakeServer{body: `{"hello": "world"}`}, token, 0, convo.CodeServerError, "no \"graph\""},
-		{"slow answer", &fakeServer{delay: 2 * time.Second}, token, 100 * time.Millisecond, convo.CodeTimeout, "did not answer"},
+		{"no token", &fakeServer{}, "", 0, fault.Auth, "wants a token"},
+		{"bad token", &fakeServer{}, "nope", 0, fault.Auth, "rejected the token"},
+		{"forbidden", &fakeServer{status: 403}, token, 0, fault.Auth, "403"},
+		{"server error", &fakeServer{status: 502}, token, 0, fault.ServerError, "502: boom"},
+		{"malformed JSON", &fakeServer{body: `{"graph": {"_key": "live"}, "sheets": [`}, token, 0, fault.ServerError, "malformed"},
+		{"not a snapshot", &fakeServer{body: `{"hello": "world"}`}, token, 0, fault.ServerError, "no \"graph\""},
+		{"slow answer", &fakeServer{delay: 2 * time.Second}, token, 100 * time.Millisecond, fault.Timeout, "did not answer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := newTestSource(t, tc.f, fallbackStore(t), tc.token, tc.timeout)
 			_, err := s.Graph(ctxT(t), "live")
-			ce, ok := convo.AsError(err)
+			ce, ok := fault.As(err)
 			if !ok || ce.Code != tc.code || !strings.Contains(ce.Message, tc.contains) {
 				t.Fatalf("err = %v, want %s containing %q", err, tc.code, tc.contains)
 			}
@@ -290,7 +290,7 @@ func TestErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = s.Graph(ctxT(t), "live")
-		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeNetwork {
+		if ce, ok := fault.As(err); !ok || ce.Code != fault.Network {
 			t.Errorf("err = %v, want network", err)
 		}
 	})

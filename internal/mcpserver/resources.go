@@ -47,8 +47,9 @@ func parseURI(uri string) (graph, node string, ok bool) {
 	return graph, node, true
 }
 
-// addResources registers every graph, the node template, and the nodes of every
-// graph (kept in step with the graph by syncNodes).
+// addResources registers every graph offered, the node template, and the nodes of
+// the graph the tools work on (kept in step with it by syncNodes); the nodes of the
+// other graphs are read through the template.
 func (s *Server) addResources(ctx context.Context) error {
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: nodeTemplate, Name: "node", Title: "A node of a Nodius graph",
 		Description: "One node (type, sheet, position, handles, process code, data) with the edges that touch it, as JSON.",
@@ -67,11 +68,8 @@ func (s *Server) addResources(ctx context.Context) error {
 		}
 		s.mcp.AddResource(&mcp.Resource{URI: GraphURI(g), Name: g, Title: info.Name, Description: desc + " — the whole graph (nodes, edges, node types) as JSON, in the graph file format.",
 			MIMEType: jsonMIME}, s.readResource)
-		if err := s.syncNodes(ctx, g); err != nil {
-			return err
-		}
 	}
-	return nil
+	return s.syncNodes(ctx, s.opt.Graph)
 }
 
 type notFoundGraph struct{ key string }

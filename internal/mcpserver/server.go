@@ -55,7 +55,7 @@ type Options struct {
 	Proposals Proposals
 
 	// Graph is the graph the tools work on; Graphs are the graphs offered as
-	// resources (Graph is added when missing).
+	// resources (Graph is added when missing; at most MaxGraphs are kept).
 	Graph  string
 	Graphs []string
 
@@ -73,6 +73,10 @@ type Options struct {
 	// other processes (default 1s).
 	Poll time.Duration
 }
+
+// MaxGraphs bounds the graphs a server offers as resources: a workspace may hold
+// many, and each is read at start.
+const MaxGraphs = 100
 
 // Server is one MCP server over one graph source. It serves any number of sessions
 // (one over stdio, several over HTTP); each session gets its own thread for its
@@ -104,9 +108,13 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Graph == "" {
 		return nil, &convo.Error{Code: convo.CodeConfig, Message: "no graph given — pass --graph KEY"}
 	}
-	if !contains(o.Graphs, o.Graph) {
-		o.Graphs = append([]string{o.Graph}, o.Graphs...)
+	graphs := []string{o.Graph}
+	for _, g := range o.Graphs {
+		if g != o.Graph && len(graphs) < MaxGraphs {
+			graphs = append(graphs, g)
+		}
 	}
+	o.Graphs = graphs
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}

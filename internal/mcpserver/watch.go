@@ -130,8 +130,10 @@ func (w *watcher) notify(ctx context.Context, graph string) {
 	if !contains(w.s.opt.Graphs, graph) {
 		return
 	}
-	if err := w.s.syncNodes(ctx, graph); err != nil {
-		w.s.log.Warn("mcp node resources", "graph", graph, "error", err.Error())
+	if graph == w.s.opt.Graph {
+		if err := w.s.syncNodes(ctx, graph); err != nil {
+			w.s.log.Warn("mcp node resources", "graph", graph, "error", err.Error())
+		}
 	}
 	uris := []string{GraphURI(graph)}
 	prefix := GraphURI(graph) + "/node/"

@@ -144,6 +144,13 @@ func Sync(ctx context.Context, store *threads.Store, remote Remote, o Options) (
 // (false when its copy was as new, or the thread belongs to another workspace).
 // A failure leaves the thread for the next Sync, which still finds it changed.
 func PushOne(ctx context.Context, store *threads.Store, remote Remote, workspace, id string) (bool, error) {
+	// A copy of a Nodius server's thread (--agent server:) is the server's to keep:
+	// pushing the copy would overwrite its own, fuller, document.
+	if _, ok, err := store.RemoteOf(ctx, id); err != nil {
+		return false, &ThreadError{ThreadID: id, Op: "push", Err: err}
+	} else if ok {
+		return false, nil
+	}
 	doc, err := store.Export(ctx, id)
 	if err != nil {
 		return false, &ThreadError{ThreadID: id, Op: "push", Err: err}

@@ -461,6 +461,12 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 	case kGraph:
 		g := s.sorted(Graphs, func(d map[string]any) bool { return d["_key"] == str("key") && d["workspace"] == str("ws") })
 		return anys(g), 0, 0, ""
+	case kGraphKeys:
+		var keys []any
+		for _, g := range s.sorted(Graphs, func(d map[string]any) bool { return d["workspace"] == str("ws") }) {
+			keys = append(keys, g["_key"])
+		}
+		return keys, 0, 0, ""
 	case kNodes, kNodesSheet, kEdges, kEdgesSheet:
 		coll := Nodes
 		if k == kEdges || k == kEdgesSheet {

@@ -30,6 +30,7 @@ const (
 	kThreadsSince
 	kThread
 	kThreadUpsert
+	kGraphKeys
 )
 
 // signatures tells the queries of package arango apart by fragments of their fixed
@@ -39,6 +40,7 @@ const (
 func signatures() map[kind][]string {
 	return map[kind][]string{
 		kGraph:         {"FOR g IN nodius_graphs", "g._key == @key", "g.workspace == @ws"},
+		kGraphKeys:     {"FOR g IN nodius_graphs", "g.workspace == @ws", "RETURN g._key"},
 		kNodes:         {"FOR n IN nodius_nodes FILTER n.graphKey == @gk RETURN n"},
 		kNodesSheet:    {"FOR n IN nodius_nodes FILTER n.graphKey == @gk AND n.sheet == @sheet RETURN n"},
 		kEdges:         {"FOR e IN nodius_edges FILTER e.graphKey == @gk RETURN e"},

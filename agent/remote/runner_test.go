@@ -1,0 +1,662 @@
+package remote_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/remote"
+	"github.com/nodius/nodius-ai/agent/remote/remotetest"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/threads"
+)
+
+const testToken = "eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXVzZXI.s3cr3t-signature"
+
+type env struct {
+	srv    *remotetest.Server
+	store  *threads.Store
+	dbPath string
+	run    *remote.Runner
+	logs   *syncBuffer
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newEnv(t *testing.T, tune func(*remote.Options)) *env {
+	t.Helper()
+	srv := remotetest.New(t)
+	srv.Token = testToken
+	e := &env{srv: srv, logs: &syncBuffer{}}
+	e.dbPath = filepath.Join(t.TempDir(), "threads.db")
+	st, err := threads.Open(context.Background(), e.dbPath, threads.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e.store = st
+	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opt := remote.Options{BaseURL: srv.URL, Token: testToken, Logger: log,
+		PingInterval: 50 * time.Millisecond, StallTimeout: 5 * time.Second, InterruptGrace: 200 * time.Millisecond}
+	if tune != nil {
+		tune(&opt)
+	}
+	c, err := remote.New(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := demo.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.run = remote.NewRunner(c, st, src, log)
+	return e
+}
+
+// collect gathers a run's public events.
+type collect struct {
+	mu     sync.Mutex
+	events []convo.Event
+}
+
+func (c *collect) emit(ev convo.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ev.Public() {
+		c.events = append(c.events, ev)
+	}
+}
+
+func (c *collect) types() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, ev := range c.events {
+		out = append(out, string(ev.Type))
+	}
+	return strings.Join(out, ",")
+}
+
+func (c *collect) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var b strings.Builder
+	for _, ev := range c.events {
+		if ev.Type == convo.EventToken {
+			b.WriteString(ev.Text)
+		}
+	}
+	return b.String()
+}
+
+func (c *collect) tokens() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, ev := range c.events {
+		if ev.Type == convo.EventToken {
+			n++
+		}
+	}
+	return n
+}
+
+func (e *env) noViolations(t *testing.T) {
+	t.Helper()
+	if v := e.srv.Violations(); len(v) > 0 {
+		t.Fatalf("the server refused what the client sent: %v", v)
+	}
+}
+
+// noSecret checks the token never reached the logs or the database.
+func (e *env) noSecret(t *testing.T) {
+	t.Helper()
+	if strings.Contains(e.logs.String(), "s3cr3t") {
+		t.Fatalf("the token is in the logs: %s", e.logs.String())
+	}
+	for _, p := range []string{e.dbPath, e.dbPath + "-wal"} {
+		b, _ := os.ReadFile(p)
+		if bytes.Contains(b, []byte("s3cr3t")) {
+			t.Fatalf("the token is in %s", p)
+		}
+	}
+}
+
+func TestAnswerWithTools(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = func(s *remotetest.Session) {
+		s.Token("Let me ")
+		s.Token("look. ")
+		s.ToolStart("tc_1", "read_node_detail")
+		s.ToolResult("tc_1", `{"_key":"fetch-api","type":"api-call"}`)
+		s.ToolStart("tc_2", "list_node_edges")
+		s.ToolResult("tc_2", `[]`)
+		s.Token("fetch-api ")
+		s.Token("calls the NBA API.")
+		s.Complete("fetch-api calls the NBA API.")
+	}
+	var c collect
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "what does fetch-api do?"}, c.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.types(), "thread,token,token,tool_start,tool_result,tool_start,tool_result,token,token,complete"; got != want {
+		t.Fatalf("events %s, want %s", got, want)
+	}
+	if res.Text != "fetch-api calls the NBA API." || res.Proposal != nil {
+		t.Fatalf("result %+v", res)
+	}
+	if c.events[0].ThreadID != res.ThreadID || c.events[len(c.events)-1].ThreadID != res.ThreadID {
+		t.Fatalf("thread ids differ: %+v", c.events)
+	}
+	reqs := e.srv.Received()
+	if len(reqs) != 1 || reqs[0].Type != "ai:chat" || reqs[0].GraphKey != "demo" || reqs[0].ThreadID != "" || reqs[0].Token != testToken || reqs[0].ID <= 0 {
+		t.Fatalf("server received %+v", reqs)
+	}
+	e.noViolations(t)
+
+	// The exchange is kept locally, marked with the server and its thread id.
+	rem, ok, err := e.store.RemoteOf(context.Background(), res.ThreadID)
+	if err != nil || !ok || rem.Server != e.srv.URL || !strings.HasPrefix(rem.ID, "ai_") {
+		t.Fatalf("remote mark %+v %v %v", rem, ok, err)
+	}
+	msgs, err := e.store.Messages(context.Background(), res.ThreadID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, string(m.Role)+":"+string(m.Status))
+	}
+	if got := strings.Join(roles, " "); got != "user:complete assistant:complete tool:complete tool:complete assistant:complete" {
+		t.Fatalf("stored %s", got)
+	}
+	if msgs[1].Content != "Let me look. " || len(msgs[1].ToolCalls) != 2 || msgs[4].Content != "fetch-api calls the NBA API." {
+		t.Fatalf("stored messages %+v", msgs)
+	}
+	// Offline search finds it.
+	hits, err := e.store.Search(context.Background(), "NBA", 10)
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("search: %v %v", hits, err)
+	}
+
+	// A follow-up goes to the same server thread, on a new connection.
+	e.srv.Chat = func(s *remotetest.Session) { s.Token("yes"); s.Complete("yes") }
+	res2, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", ThreadID: res.ThreadID, Text: "sure?"}, nil)
+	if err != nil || res2.ThreadID != res.ThreadID {
+		t.Fatalf("follow-up: %+v %v", res2, err)
+	}
+	reqs = e.srv.Received()
+	if reqs[1].ThreadID != rem.ID || reqs[1].ID == reqs[0].ID {
+		t.Fatalf("follow-up request %+v (server thread %s)", reqs[1], rem.ID)
+	}
+	if e.srv.Conns() != 2 {
+		t.Fatalf("%d connections, want one per run", e.srv.Conns())
+	}
+	e.noSecret(t)
+}
+
+func TestAnswerNotStreamedComesWhole(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = func(s *remotetest.Session) { s.Complete("whole answer") }
+	var c collect
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, c.emit)
+	if err != nil || res.Text != "whole answer" || c.text() != "whole answer" {
+		t.Fatalf("%+v %v %q", res, err, c.text())
+	}
+}
+
+const deleteAction = `{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`
+
+func propose(s *remotetest.Session) {
+	s.Token("I will remove it.")
+	s.Propose("call_9", "propose_delete_node", map[string]any{"nodeKey": "fetch-api", "reason": "unused"}, deleteAction)
+}
+
+func TestProposalThenApprove(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = propose
+	var c collect
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, c.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.types(); got != "thread,token,proposal" {
+		t.Fatalf("events %s", got)
+	}
+	p := res.Proposal
+	if p == nil || p.ID != "call_9" || p.Tool != "propose_delete_node" || p.Reason != "unused" || p.Action.Type != datasource.DeleteNodeAction {
+		t.Fatalf("proposal %+v", p)
+	}
+	// The action is completed from the graph: the edges fetch-api takes with it.
+	if n := len(p.Action.DeleteNode.RemovedEdges); n == 0 {
+		t.Fatalf("no removed edges read from the source: %+v", p.Action.DeleteNode)
+	}
+	stored, err := e.store.PendingProposal(context.Background(), res.ThreadID)
+	if err != nil || stored == nil || stored.ID != "call_9" {
+		t.Fatalf("pending %+v %v", stored, err)
+	}
+	// Asking again while a proposal waits is refused, as locally.
+	if _, err := e.run.Send(context.Background(), agent.SendRequest{ThreadID: res.ThreadID, Text: "and?"}, nil); err == nil {
+		t.Fatal("send with a pending proposal accepted")
+	}
+
+	e.srv.Resume = func(s *remotetest.Session) {
+		if s.Decided == nil || !s.Req.Approved {
+			s.Error("bad resume", "internal", false)
+			return
+		}
+		s.Token("Done.")
+		s.Complete("Done.")
+	}
+	var c2 collect
+	res2, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, c2.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c2.types(); got != "thread,tool_result,token,complete" || res2.Text != "Done." {
+		t.Fatalf("events %s result %+v", got, res2)
+	}
+	rem, _, _ := e.store.RemoteOf(context.Background(), res.ThreadID)
+	last := e.srv.Received()[1]
+	if last.Type != "ai:resume" || !last.Approved || last.ThreadID != rem.ID || last.Feedback != "" {
+		t.Fatalf("resume sent %+v", last)
+	}
+	if p, _ := e.store.PendingProposal(context.Background(), res.ThreadID); p != nil {
+		t.Fatalf("still pending after approval: %+v", p)
+	}
+	e.noViolations(t)
+	e.noSecret(t)
+}
+
+func TestRejectWithFeedback(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = propose
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Resume = func(s *remotetest.Session) {
+		s.Token("Kept it: " + s.Req.Feedback)
+		s.Complete("Kept it: " + s.Req.Feedback)
+	}
+	res2, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Feedback: "keep it"}, nil)
+	if err != nil || res2.Text != "Kept it: keep it" {
+		t.Fatalf("%+v %v", res2, err)
+	}
+	last := e.srv.Received()[1]
+	if last.Approved || last.Feedback != "keep it" {
+		t.Fatalf("resume sent %+v", last)
+	}
+	tr, err := e.store.Transcript(context.Background(), res.ThreadID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Proposals) != 1 || tr.Proposals[0].Decision != convo.Rejected || tr.Proposals[0].Feedback != "keep it" {
+		t.Fatalf("proposals %+v", tr.Proposals)
+	}
+}
+
+func TestRefusedResumeLeavesProposalPending(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = propose
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Resume = func(s *remotetest.Session) {
+		s.Error("Le service IA est temporairement surchargé", "rate_limit", true)
+	}
+	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
+	ce, ok := convo.AsError(err)
+	if !ok || ce.Code != convo.CodeRateLimit || !ce.Retryable {
+		t.Fatalf("error %v", err)
+	}
+	if p, _ := e.store.PendingProposal(context.Background(), res.ThreadID); p == nil {
+		t.Fatal("a refused decision was recorded")
+	}
+}
+
+func TestServerErrorsMapToClasses(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		code      string
+		retryable bool
+		want      convo.ErrorCode
+	}{
+		{"rate_limit", true, convo.CodeRateLimit},
+		{"server_error", true, convo.CodeServerError},
+		{"auth_error", false, convo.CodeAuth},
+		{"timeout", true, convo.CodeTimeout},
+		{"network", true, convo.CodeNetwork},
+		{"content_filter", false, convo.CodeContentFilter},
+		{"context_length", false, convo.CodeContextLength},
+		{"internal", false, convo.CodeInternal},
+		{"", false, convo.CodeInternal},
+		{"something_new", false, convo.CodeInternal},
+	}
+	e := newEnv(t, nil)
+	for _, tc := range cases {
+		t.Run("code="+tc.code, func(t *testing.T) {
+			e.srv.Chat = nil
+			srv := remotetest.New(t)
+			srv.Chat = func(s *remotetest.Session) {
+				s.Token("partial ")
+				s.Error("Erreur \x1b[31mserveur\x1b[0m", tc.code, tc.retryable)
+			}
+			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
+			r := remote.NewRunner(c, e.store, nil, nil)
+			var col collect
+			res, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "g", Text: "q"}, col.emit)
+			ce, ok := convo.AsError(err)
+			if !ok || ce.Code != tc.want || ce.Retryable != tc.retryable {
+				t.Fatalf("error %#v, want %s retryable=%v", err, tc.want, tc.retryable)
+			}
+			if got := col.types(); got != "thread,token,error" {
+				t.Fatalf("events %s", got)
+			}
+			msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
+			if len(msgs) != 2 || msgs[1].Content != "partial " || msgs[1].Status != convo.Interrupted {
+				t.Fatalf("partial answer not kept: %+v", msgs)
+			}
+		})
+	}
+}
+
+func TestBadTokenIsAuthError(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	c, _ := remote.New(remote.Options{BaseURL: e.srv.URL, Token: "wrong"})
+	r := remote.NewRunner(c, e.store, nil, nil)
+	_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth || !strings.Contains(ce.Message, "NODIUS_AI_TOKEN") {
+		t.Fatalf("error %v", err)
+	}
+	_, err = c.Threads(context.Background(), "demo")
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth || ce.Status != 401 {
+		t.Fatalf("threads error %v", err)
+	}
+	if strings.Contains(err.Error(), "wrong") {
+		t.Fatalf("the token is in the message: %v", err)
+	}
+}
+
+func TestInterruptSendsAiInterrupt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	started := make(chan struct{})
+	e.srv.Chat = func(s *remotetest.Session) {
+		s.Token("Once upon ")
+		close(started)
+		for i := 0; s.Sleep(20 * time.Millisecond); i++ {
+			s.Token("and on ")
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var c collect
+	done := make(chan struct{})
+	var res agent.Result
+	var err error
+	go func() {
+		defer close(done)
+		res, err = e.run.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "tell a long story"}, c.emit)
+	}()
+	<-started
+	time.Sleep(60 * time.Millisecond)
+	cancel()
+	<-done
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeInterrupted {
+		t.Fatalf("error %v", err)
+	}
+	ints := e.srv.Interrupts()
+	reqs := e.srv.Received()
+	if len(ints) != 1 || ints[0].ID != reqs[0].ID || ints[0].Token != testToken {
+		t.Fatalf("interrupts %+v for request %+v", ints, reqs)
+	}
+	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
+	last := msgs[len(msgs)-1]
+	if last.Role != convo.Assistant || last.Status != convo.Interrupted || !strings.HasPrefix(last.Content, "Once upon ") || last.Content != c.text() {
+		t.Fatalf("partial %+v (shown %q)", last, c.text())
+	}
+	e.noViolations(t)
+}
+
+func TestDroppedConnectionKeepsWhatArrived(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = func(s *remotetest.Session) {
+		s.Token("half an ")
+		s.Token("answer")
+		s.Sleep(30 * time.Millisecond)
+		s.Drop()
+	}
+	var c collect
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, c.emit)
+	ce, ok := convo.AsError(err)
+	if !ok || ce.Code != convo.CodeNetwork || !ce.Retryable || !strings.Contains(ce.Message, "kept") {
+		t.Fatalf("error %v", err)
+	}
+	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
+	if last := msgs[len(msgs)-1]; last.Content != "half an answer" || last.Status != convo.Interrupted {
+		t.Fatalf("kept %+v", last)
+	}
+	if got := c.types(); got != "thread,token,token,error" {
+		t.Fatalf("events %s", got)
+	}
+}
+
+func TestSlowStreamOutlivesStallTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *remote.Options) { o.StallTimeout = 300 * time.Millisecond })
+	e.srv.Chat = func(s *remotetest.Session) {
+		for i := 0; i < 8; i++ {
+			if !s.Sleep(100 * time.Millisecond) {
+				return
+			}
+			s.Token("x")
+		}
+		s.Complete("xxxxxxxx")
+	}
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+	if err != nil || res.Text != "xxxxxxxx" {
+		t.Fatalf("%+v %v", res, err)
+	}
+}
+
+func TestStallEndsRunAsTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *remote.Options) { o.StallTimeout = 200 * time.Millisecond })
+	e.srv.Chat = func(s *remotetest.Session) {
+		s.Token("thinking")
+		<-s.Done() // then nothing, while pongs still come back
+	}
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable {
+		t.Fatalf("error %v", err)
+	}
+	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
+	if last := msgs[len(msgs)-1]; last.Content != "thinking" || last.Status != convo.Interrupted {
+		t.Fatalf("kept %+v", last)
+	}
+}
+
+func TestMalformedMessagesAreInternalErrors(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		"not json":             `{"type":"ai:token",`,
+		"token without token":  `{"type":"ai:token","_id":%d}`,
+		"complete no threadId": `{"type":"ai:complete","_id":%d,"fullText":"x"}`,
+		"id not a number":      `{"type":"ai:token","_id":"one","token":"x"}`,
+		"token not a string":   `{"type":"ai:token","_id":%d,"token":42}`,
+		"broken interrupt":     `{"type":"ai:complete","_id":%d,"threadId":"ai_1_1","fullText":"{\"type\":\"interrupt\",\"proposedAction\":{\"type\":\"explode\",\"payload\":{}},\"toolCall\":{\"id\":\"c\",\"function\":{\"name\":\"propose_x\",\"arguments\":\"{}\"}}}"}`,
+		"interrupt no call":    `{"type":"ai:complete","_id":%d,"threadId":"ai_1_1","fullText":"{\"type\":\"interrupt\",\"proposedAction\":` + strings.ReplaceAll(deleteAction, `"`, `\"`) + `}"}`,
+		"array":                `[1,2]`,
+		"client message":       `{"type":"ai:chat","_id":%d,"graphKey":"g","message":"m"}`,
+	}
+	e := newEnv(t, nil)
+	for name, raw := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := remotetest.New(t)
+			srv.Chat = func(s *remotetest.Session) {
+				s.Token("before ")
+				msg := raw
+				if strings.Contains(raw, "%d") {
+					msg = strings.Replace(raw, "%d", jsonInt(s.Req.ID), 1)
+				}
+				s.Raw(msg)
+				s.Sleep(time.Second)
+			}
+			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
+			r := remote.NewRunner(c, e.store, nil, nil)
+			_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "g", Text: "q"}, nil)
+			ce, ok := convo.AsError(err)
+			if !ok || ce.Code != convo.CodeInternal || !strings.Contains(ce.Message, "malformed") {
+				t.Fatalf("error %v", err)
+			}
+		})
+	}
+}
+
+func jsonInt(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestOtherRunsMessagesIgnored(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = func(s *remotetest.Session) {
+		s.Raw(`{"type":"ai:token","_id":` + jsonInt(s.Req.ID+1000) + `,"token":"NOT MINE"}`)
+		s.Raw(`{"type":"ai:complete","_id":` + jsonInt(s.Req.ID+1000) + `,"threadId":"ai_x","fullText":"NOT MINE"}`)
+		s.Raw(`{"type":"sync:update","_id":` + jsonInt(s.Req.ID) + `}`)
+		s.Raw(`{"type":"ai:usage","_id":` + jsonInt(s.Req.ID) + `,"tokens":3}`)
+		s.Token("mine")
+		s.Complete("mine")
+	}
+	var c collect
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, c.emit)
+	if err != nil || res.Text != "mine" || c.text() != "mine" {
+		t.Fatalf("%+v %v %q", res, err, c.text())
+	}
+}
+
+func TestResumeWebClientThread(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	th := e.srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1"}, Action: json.RawMessage(deleteAction)},
+		map[string]any{"role": "user", "content": "remove fetch-api please"})
+	e.srv.Resume = func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") }
+	local, err := e.run.Adopt(context.Background(), th.ID, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if local.ID != th.ID {
+		t.Fatalf("adopted as %s, want the server's id %s", local.ID, th.ID)
+	}
+	again, err := e.run.Adopt(context.Background(), th.ID, "demo")
+	if err != nil || again.ID != local.ID {
+		t.Fatalf("adopt twice: %+v %v", again, err)
+	}
+	res, err := e.run.Resume(context.Background(), local.ID, convo.Decision{Approved: true}, nil)
+	if err != nil || res.Text != "Removed." {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if e.srv.Thread(th.ID).Pending != nil {
+		t.Fatal("the server still waits")
+	}
+	// Deciding again: the server has nothing pending any more.
+	_, err = e.run.Resume(context.Background(), local.ID, convo.Decision{Approved: true}, nil)
+	if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "Aucune action") {
+		t.Fatalf("second decision: %v", err)
+	}
+	e.noViolations(t)
+}
+
+func TestLocalThreadRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	th, err := e.store.CreateThread(context.Background(), convo.Thread{GraphKey: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.run.Send(context.Background(), agent.SendRequest{ThreadID: th.ID, Text: "q"}, nil)
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeConfig || !strings.Contains(ce.Message, "--agent local") {
+		t.Fatalf("error %v", err)
+	}
+	if len(e.srv.Received()) != 0 {
+		t.Fatal("a local thread was sent to the server")
+	}
+}
+
+func TestThreadsAndDelete(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	a := e.srv.NewThread("demo", nil, map[string]any{"role": "system", "content": "sys"},
+		map[string]any{"role": "user", "content": "first question"}, map[string]any{"role": "assistant", "content": "answer"})
+	b := e.srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w"}, Action: json.RawMessage(deleteAction)})
+	e.srv.NewThread("other", nil)
+	c := e.run.Client()
+	list, err := c.Threads(context.Background(), "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].ID != b.ID || !list[0].Pending || list[1].ID != a.ID || list[1].Messages != 2 || list[1].Title != "first question" {
+		t.Fatalf("threads %+v", list)
+	}
+	if err := c.DeleteThread(context.Background(), a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if e.srv.Thread(a.ID) != nil {
+		t.Fatal("not deleted")
+	}
+	err = c.DeleteThread(context.Background(), a.ID)
+	if ce, ok := convo.AsError(err); !ok || ce.Status != 404 {
+		t.Fatalf("second delete: %v", err)
+	}
+	e.noViolations(t)
+}
+
+func TestUnreachableServer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	c, _ := remote.New(remote.Options{BaseURL: "http://127.0.0.1:1", DialTimeout: time.Second})
+	r := remote.NewRunner(c, e.store, nil, nil)
+	_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+	if ce, ok := convo.AsError(err); !ok || (ce.Code != convo.CodeNetwork && ce.Code != convo.CodeTimeout) {
+		t.Fatalf("error %v", err)
+	}
+	if errors.Is(err, context.Canceled) {
+		t.Fatal("not a cancellation")
+	}
+}

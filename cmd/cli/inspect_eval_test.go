@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInspectEvalFixedFile runs `inspect eval` on a fixed questions file over the
+// demo graph whose outcome is certain: three questions name their node (rank 1) and
+// one names a node that does not exist (never found). Both formats must give
+// exactly those figures.
+func TestInspectEvalFixedFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join("testdata", "eval_demo.json")
+	out, errOut, code := runCLI(t, "", nil, "inspect", "eval", "--graph", "demo", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	type metrics struct {
+		N             int     `json:"n"`
+		Hit1          float64 `json:"hit1"`
+		Hit5          float64 `json:"hit5"`
+		MRR           float64 `json:"mrr"`
+		ContextRecall float64 `json:"context_recall"`
+	}
+	var rep struct {
+		Graph     string             `json:"graph"`
+		Overall   metrics            `json:"overall"`
+		ByCat     map[string]metrics `json:"by_cat"`
+		Questions []struct {
+			Q         string   `json:"q"`
+			Gold      []string `json:"gold"`
+			Cat       string   `json:"cat"`
+			Rank      int      `json:"rank"`
+			InContext bool     `json:"in_context"`
+			Top       []string `json:"top"`
+		} `json:"questions"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if rep.Graph != "demo" || len(rep.Questions) != 4 {
+		t.Fatalf("graph %q, %d questions", rep.Graph, len(rep.Questions))
+	}
+	want := map[string]metrics{
+		"":       {N: 4, Hit1: 0.75, Hit5: 0.75, MRR: 0.75, ContextRecall: 0.75},
+		"named":  {N: 3, Hit1: 1, Hit5: 1, MRR: 1, ContextRecall: 1},
+		"absent": {N: 1},
+	}
+	if rep.Overall != want[""] {
+		t.Errorf("overall %+v, want %+v", rep.Overall, want[""])
+	}
+	for cat, m := range want {
+		if cat != "" && rep.ByCat[cat] != m {
+			t.Errorf("%s: %+v, want %+v", cat, rep.ByCat[cat], m)
+		}
+	}
+
+	table, errOut, code := runCLI(t, "", nil, "inspect", "eval", "--graph", "demo", path)
+	if code != 0 {
+		t.Fatalf("table: exit %d: %s", code, errOut)
+	}
+	for _, line := range []string{
+		"absent              1  0.000  0.000  0.000     0.0%",
+		"named               3  1.000  1.000  1.000   100.0%",
+		"all                 4  0.750  0.750  0.750    75.0%",
+		"which node is called no-such-node-here",
+	} {
+		if !strings.Contains(table, line) {
+			t.Errorf("table lacks %q:\n%s", line, table)
+		}
+	}
+}
+
+func TestInspectEvalBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name, path, format, want string
+	}{
+		{"missing file", filepath.Join(dir, "nope.json"), "table", "cannot read the questions file"},
+		{"not json", write("bad.json", "{"), "table", "not a JSON array"},
+		{"no gold", write("nogold.json", `[{"q":"x"}]`), "table", `has no "gold"`},
+		{"empty", write("empty.json", `[]`), "table", "no question"},
+		{"bad format", filepath.Join("testdata", "eval_demo.json"), "csv", "--format must be table or json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, errOut, code := runCLI(t, "", nil, "inspect", "eval", "--graph", "demo", "--format", tc.format, tc.path)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errOut, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/graphdraw"
+	"github.com/nodius/nodius-ai/internal/graphpic"
+	"github.com/nodius/nodius-ai/internal/termtext"
+	"github.com/nodius/nodius-ai/threads"
+)
+
+// pictureDepth is how many hops around the touched nodes a proposal picture shows.
+const pictureDepth = 1
+
+// drawOptions are the drawing options for this output: its width, colour only on
+// a terminal without NO_COLOR, ASCII when the locale cannot show box drawing.
+func drawOptions(ios *IOStreams) graphdraw.Options {
+	return graphdraw.Options{Width: outputWidth(ios), Color: ios.ColorEnabled(), ASCII: !utf8Locale(ios.Getenv)}
+}
+
+// writeProposalPictures draws each proposal of a thread against the configured
+// source: a pending or rejected one as the neighbourhood before and after it, an
+// approved one as the graph around it now, with what it created marked. A picture
+// that cannot be made (the graph has moved on, the source is unreachable) is a
+// line saying why; the transcript above it stands. It writes to w (the pager's
+// buffer on a terminal), sized and coloured for f's output.
+func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr threads.Transcript) error {
+	fmt.Fprintf(w, "\n## Pictures\n")
+	if len(tr.Proposals) == 0 {
+		fmt.Fprintln(w, "\nThis thread has no proposals to draw.")
+		return nil
+	}
+	src, err := f.Source(ctx)
+	if err != nil {
+		return err
+	}
+	opts := drawOptions(f.IO)
+	graph := tr.Thread.GraphKey
+	for _, p := range tr.Proposals {
+		fmt.Fprintf(w, "\nProposal %s · %s · %s\n", termtext.OneLine(p.ID), termtext.OneLine(string(p.Action.Type)), p.Decision)
+		if r := termtext.OneLine(p.Reason); r != "" {
+			fmt.Fprintf(w, "%s\n", r)
+		}
+		fmt.Fprintln(w)
+		var pic string
+		switch p.Decision {
+		case convo.Approved:
+			var res datasource.Created
+			if p.Result != nil {
+				res = p.Result.Created
+			}
+			g, removed, err := graphpic.Applied(ctx, src, graph, p.Action, res, pictureDepth)
+			if err != nil {
+				fmt.Fprintf(w, "(no picture: %s)\n", termtext.OneLine(err.Error()))
+				continue
+			}
+			pic = "applied; the graph around it now:\n" + graphdraw.Draw(g, opts)
+			if len(removed) > 0 {
+				pic += "removed: " + strings.Join(removed, ", ") + "\n"
+			}
+			pic += graphpic.Legend(opts)
+		default:
+			c, err := graphpic.ProposedChange(ctx, src, graph, p.Action, pictureDepth)
+			if err != nil {
+				fmt.Fprintf(w, "(no picture: %s)\n", termtext.OneLine(err.Error()))
+				continue
+			}
+			pic = c.Draw(graphpic.BeforeAfter, opts)
+		}
+		if _, err := io.WriteString(w, pic); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/remote"
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/threads"
+	"github.com/nodius/nodius-ai/tui"
+)
+
+// runner is what answers questions and decisions: the in-process agent or the
+// Nodius server's assistant (the TUI's Runner interface).
+type runner interface {
+	Send(ctx context.Context, req agent.SendRequest, emit func(convo.Event)) (agent.Result, error)
+	Resume(ctx context.Context, threadID string, d convo.Decision, emit func(convo.Event)) (agent.Result, error)
+}
+
+// serverAgent returns the URL of --agent server:URL, or "" for the local agent.
+func serverAgent(cfg *config.Config) string {
+	if cfg == nil {
+		return ""
+	}
+	if u, ok := strings.CutPrefix(cfg.Agent, "server:"); ok {
+		return u
+	}
+	return ""
+}
+
+// remoteRuntime wires the server's assistant: no provider or key is needed here,
+// the server holds them. The thread store keeps a copy of every exchange; the data
+// source (the server's, by default) is read to preview proposals.
+func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url string) (*Runtime, error) {
+	store, err := f.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	logger := f.Logger()
+	src, err := f.Source(ctx)
+	if err != nil {
+		logger.Warn("no data source to preview proposals", "error", err.Error())
+		src = nil
+	}
+	c, err := remote.New(remote.Options{BaseURL: url, Token: cfg.Token, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	rt := &Runtime{Config: cfg, Source: src, Store: store, Logger: logger}
+	rt.Remote = remote.NewRunner(c, store, src, logger)
+	rt.Runner = rt.Remote
+	if src != nil {
+		rt.DefaultGraph = defaultGraph(ctx, cfg, src)
+	}
+	f.rt = rt
+	return rt, nil
+}
+
+// localOnly keeps the in-process agent off the copies of server threads: deciding
+// such a proposal here would apply it to the local source, behind the server's back.
+type localOnly struct {
+	runner
+	store *threads.Store
+}
+
+func (l localOnly) check(ctx context.Context, threadID string) error {
+	if threadID == "" {
+		return nil
+	}
+	rem, ok, err := l.store.RemoteOf(ctx, threadID)
+	if err != nil || !ok {
+		return err
+	}
+	return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+		"thread %s is the server's assistant's (%s) — pass --agent server:%s to continue or decide it", threadID, rem.Server, rem.Server)}
+}
+
+func (l localOnly) Send(ctx context.Context, req agent.SendRequest, emit func(convo.Event)) (agent.Result, error) {
+	if err := l.check(ctx, req.ThreadID); err != nil {
+		return agent.Result{ThreadID: req.ThreadID}, err
+	}
+	return l.runner.Send(ctx, req, emit)
+}
+
+func (l localOnly) Resume(ctx context.Context, threadID string, d convo.Decision, emit func(convo.Event)) (agent.Result, error) {
+	if err := l.check(ctx, threadID); err != nil {
+		return agent.Result{ThreadID: threadID}, err
+	}
+	return l.runner.Resume(ctx, threadID, d, emit)
+}
+
+// remoteRunner returns the server's assistant for a --remote command, or a usage
+// error saying how to name the server.
+func remoteRunner(ctx context.Context, f *Factory) (*Runtime, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	if serverAgent(cfg) == "" {
+		return nil, usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
+	}
+	return f.Runtime(ctx)
+}
+
+// resolveRemoteThread finds the local copy of a thread for the server's assistant:
+// a local id or prefix, or (with --remote) the server's id of any thread of the
+// server, including one started in the web client, whose copy is made here.
+func resolveRemoteThread(ctx context.Context, rt *Runtime, arg, graph string, anyServerThread bool) (string, error) {
+	if anyServerThread {
+		if id, err := rt.Store.FindRemote(ctx, rt.Remote.Client().Server(), arg); err == nil {
+			return id, nil
+		}
+	}
+	id, err := threadsResolve(ctx, rt.Store, arg)
+	if err == nil || !anyServerThread || !errors.Is(err, threads.ErrNotFound) {
+		if err != nil && errors.Is(err, threads.ErrNotFound) {
+			return "", fmt.Errorf("%w — for a thread of the server that this terminal has not seen, add --remote", err)
+		}
+		return id, err
+	}
+	if graph == "" {
+		graph = rt.DefaultGraph
+	}
+	if graph == "" {
+		return "", usageError("thread %s is new to this terminal: pass --graph KEY (the graph it is about, see 'nodius-ai threads list --remote --graph KEY')", arg)
+	}
+	th, err := rt.Remote.Adopt(ctx, arg, graph)
+	if err != nil {
+		return "", err
+	}
+	return th.ID, nil
+}
+
+// runRemoteThreadsList prints the server's threads of a graph.
+func runRemoteThreadsList(cmd *cobra.Command, f *Factory, graph, format string) error {
+	ctx := cmd.Context()
+	rt, err := remoteRunner(ctx, f)
+	if err != nil {
+		return err
+	}
+	if graph == "" {
+		graph = rt.DefaultGraph
+	}
+	if graph == "" {
+		return usageError("threads list --remote needs --graph KEY (the server lists threads per graph)")
+	}
+	list, err := rt.Remote.Client().Threads(ctx, graph)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		if list == nil {
+			list = []remote.ServerThread{}
+		}
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(f.IO.ErrOut, "The server %s has no thread on graph %q.\n", rt.Remote.Client().Server(), graph)
+		return nil
+	}
+	now := time.Now()
+	rows := make([][]string, 0, len(list))
+	for _, t := range list {
+		title := threadCell(t.Title, 48)
+		if title == "" {
+			title = "(untitled)"
+		}
+		state := ""
+		if t.Pending {
+			state = "proposal waiting"
+		}
+		rows = append(rows, []string{threadCell(t.ID, 40), title, fmt.Sprint(t.Messages), timeAgo(now, t.UpdatedAt), state})
+	}
+	return threadsTable(f.IO, []string{"ID", "TITLE", "MESSAGES", "UPDATED", "STATE"}, rows)
+}
+
+// runRemoteDelete deletes threads on the server (and their local copies), after a
+// confirmation on a terminal or with --yes.
+func runRemoteDelete(cmd *cobra.Command, f *Factory, args []string, yes bool) error {
+	ctx := cmd.Context()
+	rt, err := remoteRunner(ctx, f)
+	if err != nil {
+		return err
+	}
+	server := rt.Remote.Client().Server()
+	// Each argument is the server's id, or a local copy's id (or prefix).
+	type target struct{ serverID, localID string }
+	var targets []target
+	for _, a := range args {
+		t := target{serverID: a}
+		if id, err := rt.Store.FindRemote(ctx, server, a); err == nil {
+			t.localID = id
+		} else if id, err := threadsResolve(ctx, rt.Store, a); err == nil {
+			rem, ok, err := rt.Store.RemoteOf(ctx, id)
+			if err != nil {
+				return err
+			}
+			if !ok || rem.Server != server || rem.ID == "" {
+				return usageError("thread %s is not a thread of the server %s: delete it locally with 'nodius-ai threads delete %s'", id, server, id)
+			}
+			t = target{serverID: rem.ID, localID: id}
+		}
+		targets = append(targets, t)
+	}
+	if !yes {
+		if !f.IO.InTTY {
+			return usageError("refusing to delete on the server without confirmation: standard input is not a terminal; pass --yes")
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Delete on the server %s, for everyone, for good?\n", server)
+		list := make([]convo.Thread, 0, len(targets))
+		for _, t := range targets {
+			list = append(list, convo.Thread{ID: t.serverID, Title: "(server thread)"})
+		}
+		ok, err := confirmDelete(f.IO, list)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(f.IO.ErrOut, "Nothing deleted.")
+			return nil
+		}
+	}
+	for _, t := range targets {
+		if err := rt.Remote.Client().DeleteThread(ctx, t.serverID); err != nil {
+			return err
+		}
+		if t.localID != "" {
+			if err := rt.Store.Delete(ctx, t.localID); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Deleted %s on the server.\n", t.serverID)
+	}
+	return nil
+}
+
+// chatGraph reads the graph the chat is about. With the server's assistant the
+// graph may not be readable here (not held in the server's memory, no fallback):
+// the server reads it itself, so the chat opens all the same, under its key.
+func chatGraph(ctx context.Context, rt *Runtime, graphKey string) (datasource.Graph, error) {
+	if rt.Source == nil {
+		return datasource.Graph{Key: graphKey, Name: graphKey}, nil
+	}
+	g, err := rt.Source.Graph(ctx, graphKey)
+	if err == nil {
+		return g, nil
+	}
+	if rt.Remote != nil {
+		rt.Logger.Warn("graph not readable here; the server's assistant reads it", "graph", graphKey, "error", err.Error())
+		return datasource.Graph{Key: graphKey, Name: graphKey}, nil
+	}
+	return datasource.Graph{}, err
+}
+
+// chatNodes is @ completion's node list (none without a source).
+func chatNodes(rt *Runtime) tui.NodeLister {
+	if rt.Source == nil {
+		return nil
+	}
+	return nodeLister{rt.Source}
+}

@@ -1,0 +1,144 @@
+package main_test
+
+// The README's first five minutes run as written from the root of a clone: the
+// offline commands, the shipped example graph, and the proposal walk-through (against
+// the fake provider instead of a cloud key).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/datasource/demo"
+)
+
+// readmeSteps returns the shell lines of each code block of the README section.
+func readmeSteps(t *testing.T, section string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, "## "+section)
+	if i < 0 {
+		t.Fatalf("README has no section %q", section)
+	}
+	s = s[i+3:]
+	if j := strings.Index(s, "\n## "); j >= 0 {
+		s = s[:j]
+	}
+	var blocks [][]string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(s, -1) {
+		var lines []string
+		for _, l := range strings.Split(m[1], "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+				lines = append(lines, l)
+			}
+		}
+		blocks = append(blocks, lines)
+	}
+	return blocks
+}
+
+// sh runs one README line in the repository root with the built binary on PATH.
+func (e *env) sh(line string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = "../.."
+	cmd.Env = append(slicesWithout(e.vars, "PATH"), "PATH="+filepath.Dir(binary)+":"+os.Getenv("PATH"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("%s: %v", line, err)
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+func TestReadmeFirstFiveMinutes(t *testing.T) {
+	t.Parallel()
+	// The example file is the demo graph under the key nba.
+	file, err := os.ReadFile("../../examples/nba.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := bytes.Replace(demo.JSON(), []byte(`"_key": "demo"`), []byte(`"_key": "nba"`), 1); !bytes.Equal(file, want) {
+		t.Error("examples/nba.json is no longer the demo graph under the key nba")
+	}
+
+	steps := readmeSteps(t, "The first five minutes")
+	if len(steps) < 4 {
+		t.Fatalf("found %d code blocks", len(steps))
+	}
+	// 1. Offline: no provider at all.
+	off := newEnv(t)
+	off.vars = slicesWithout(off.vars, "NODIUS_AI_BASE_URL", "NODIUS_AI_API_KEY", "NODIUS_AI_MODEL", "NODIUS_AI_SOURCE")
+	for _, line := range steps[0] {
+		r := off.sh(line)
+		if r.code != 0 {
+			t.Errorf("step 1: %s: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
+		}
+		if strings.HasPrefix(line, "nodius-ai inspect context") && !strings.Contains(r.stdout, "fetch-api") {
+			t.Errorf("step 1: %s printed no fetch-api:\n%s", line, r.stdout)
+		}
+	}
+
+	// 4. The proposal walk-through, in a temporary directory instead of /tmp.
+	e := newEnv(t, proposeNode("p1"), llmtest.Turn{Text: "Created log-result."})
+	e.vars = slicesWithout(e.vars, "NODIUS_AI_SOURCE")
+	var thread string
+	for _, line := range steps[3] {
+		line = strings.ReplaceAll(line, "/tmp/", e.dir+"/")
+		if strings.HasPrefix(line, "nodius-ai approve") {
+			line = regexp.MustCompile(`ai_\S+`).ReplaceAllString(line, thread)
+		}
+		r := e.sh(line)
+		switch {
+		case strings.HasPrefix(line, "nodius-ai ask"):
+			m := regexp.MustCompile(`nodius-ai approve (ai_\S+)`).FindStringSubmatch(r.stderr)
+			if r.code != 3 || m == nil {
+				t.Fatalf("step 4: %s: exit %d (want 3)\n%s", line, r.code, r.stderr)
+			}
+			thread = m[1]
+		case r.code != 0:
+			t.Fatalf("step 4: %s: exit %d\n%s", line, r.code, r.stderr)
+		}
+	}
+	var doc struct {
+		Nodes []struct {
+			Key string `json:"_key"`
+		} `json:"nodes"`
+	}
+	b, _ := os.ReadFile(filepath.Join(e.dir, "nba.json"))
+	if err := json.Unmarshal(b, &doc); err != nil || !strings.Contains(string(b), `"log-result"`) {
+		t.Errorf("the approved node is not in the copy of the example (%v)", err)
+	}
+}
+
+func slicesWithout(vars []string, names ...string) []string {
+	var out []string
+next:
+	for _, v := range vars {
+		for _, n := range names {
+			if strings.HasPrefix(v, n+"=") {
+				continue next
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+// Package fault is the error taxonomy of nodius-ai: the codes of DESIGN.md section 3 and
+// the classified Error every layer returns once it understands a failure. It is a leaf
+// (standard library only) so that the data sources and the configuration can classify
+// their failures without importing the agent; agent/convo re-exports it under its old
+// names.
+package fault
+
+import (
+	"errors"
+	"time"
+)
+
+// Code classifies a failure (DESIGN.md section 3).
+type Code string
+
+const (
+	RateLimit      Code = "rate_limit"
+	ServerError    Code = "server_error"
+	Auth           Code = "auth_error"
+	Timeout        Code = "timeout"
+	Network        Code = "network"
+	ContentFilter  Code = "content_filter"
+	ContextLength  Code = "context_length"
+	BudgetExceeded Code = "budget_exceeded"
+	InvalidRequest Code = "invalid_request"
+	Internal       Code = "internal"
+	// Interrupted is a run stopped by the user (Esc, Ctrl-C).
+	Interrupted Code = "interrupted"
+	// Config is a missing or bad configuration (exit code 2).
+	Config Code = "config_error"
+	// LimitExceeded is a model or server that sent more than a configured limit allows.
+	LimitExceeded Code = "limit_exceeded"
+)
+
+// Error is a classified failure: Message is one clear sentence that says what to do.
+// It is built once, where the failure is understood (provider, store, config, source),
+// and only printed at the edge.
+type Error struct {
+	Code       Code
+	Message    string
+	Retryable  bool
+	RetryAfter time.Duration // from a Retry-After header, when the provider sent one
+	Status     int           // HTTP status, when there was one
+	Err        error         // the underlying error, for logs (never shown raw)
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+// As finds a *Error in err's chain.
+func As(err error) (*Error, bool) {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return fe, true
+	}
+	return nil, false
+}
+
+// Is reports whether err's chain holds a *Error with the given code.
+func Is(err error, code Code) bool {
+	fe, ok := As(err)
+	return ok && fe.Code == code
+}

@@ -1,0 +1,45 @@
+package fault_test
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/nodius/nodius-ai/internal/fault"
+)
+
+func TestAsAndIs(t *testing.T) {
+	t.Parallel()
+	base := &fault.Error{Code: fault.Config, Message: "bad source"}
+	wrapped := fmt.Errorf("opening: %w", base)
+	if fe, ok := fault.As(wrapped); !ok || fe != base {
+		t.Fatalf("As(%v) = %v, %v", wrapped, fe, ok)
+	}
+	if !fault.Is(wrapped, fault.Config) || fault.Is(wrapped, fault.Network) || fault.Is(errors.New("x"), fault.Config) {
+		t.Error("Is does not match the code in the chain")
+	}
+	if got := base.Error(); got != "config_error: bad source" {
+		t.Errorf("Error() = %q", got)
+	}
+}
+
+// TestLeaves checks that the data sources and the configuration never import the agent:
+// they classify their failures with this package instead.
+func TestLeaves(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go tool not on PATH")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}",
+		"github.com/nodius/nodius-ai/datasource/...", "github.com/nodius/nodius-ai/config", "github.com/nodius/nodius-ai/internal/fault").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "github.com/nodius/nodius-ai/agent") || strings.HasPrefix(p, "github.com/nodius/nodius-ai/tui") || strings.HasPrefix(p, "github.com/nodius/nodius-ai/cmd") {
+			t.Errorf("a data source or the config depends on %s", p)
+		}
+	}
+}

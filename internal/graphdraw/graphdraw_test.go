@@ -1,0 +1,96 @@
+package graphdraw
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name.golden (rewriting it under -update).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got\n%s--- want\n%s", name, got, want)
+	}
+}
+
+func chain(keys ...string) []Edge {
+	var es []Edge
+	for i := 0; i+1 < len(keys); i++ {
+		es = append(es, Edge{From: keys[i], To: keys[i+1]})
+	}
+	return es
+}
+
+func nodes(keys ...string) []Node {
+	var ns []Node
+	for _, k := range keys {
+		ns = append(ns, Node{Key: k, Type: "step"})
+	}
+	return ns
+}
+
+// generated are small graphs built to exercise each part of the layout.
+var generated = map[string]Graph{
+	// Every left node feeds every right node, listed so the first order crosses.
+	"crossings": {
+		Nodes: nodes("a1", "a2", "a3", "b1", "b2", "b3"),
+		Edges: []Edge{{From: "a1", To: "b3"}, {From: "a2", To: "b1"}, {From: "a3", To: "b2"}, {From: "a1", To: "b2"}, {From: "a3", To: "b1"}},
+	},
+	"cycle": {
+		Nodes: nodes("start", "retry", "call", "done"),
+		Edges: append(chain("start", "call", "retry", "call"), Edge{From: "call", To: "done", Label: "ok"}, Edge{From: "retry", To: "start", Label: "give up"}),
+	},
+	"selfloop": {
+		Nodes: nodes("poll", "next"),
+		Edges: []Edge{{From: "poll", To: "poll"}, {From: "poll", To: "next"}, {From: "next", To: "next", Mark: Added}},
+	},
+	"parallel": {
+		Nodes: nodes("src", "dst", "other"),
+		Edges: []Edge{{From: "src", To: "dst"}, {From: "src", To: "dst"}, {From: "src", To: "dst", Label: "error"}, {From: "dst", To: "other"}, {From: "dst", To: "other"}},
+	},
+	"long-edge": {
+		Nodes: nodes("a", "b", "c", "d", "e"),
+		Edges: append(chain("a", "b", "c", "d"), Edge{From: "a", To: "d", Label: "skip"}, Edge{From: "e", To: "d"}),
+	},
+	"marks": {
+		Nodes: []Node{{Key: "keep", Type: "filter", Focus: true}, {Key: "new-step", Type: "transform", Label: "sort by pts", Mark: Added}, {Key: "old-step", Type: "log-node", Mark: Removed}, {Key: "edited", Type: "html", Mark: Changed}},
+		Edges: []Edge{{From: "keep", To: "new-step", Mark: Added}, {From: "keep", To: "old-step", Mark: Removed, Label: "error"}, {From: "new-step", To: "edited", Mark: Added}, {From: "keep", To: "edited", Mark: Removed}},
+	},
+}
+
+func TestGolden(t *testing.T) {
+	for name, g := range generated {
+		for _, width := range []int{0, 60, 40, 24} {
+			for _, ascii := range []bool{false, true} {
+				file := fmt.Sprintf("%s-w%d", name, width)
+				if ascii {
+					file += "-ascii"
+				}
+				got := Draw(g, Options{Width: width, ASCII: ascii})
+				for i, line := range strings.Split(strings.TrimSuffix(got, "\n"), "\n") {
+					if width > 0 && len([]rune(line)) > width {
+						t.Errorf("%s: line %d is %d wide, more than %d: %q", file, i+1, len([]rune(line)), width, line)
+					}
+				}
+				golden(t, file, got)
+			}
+		}
+	}
+}
