@@ -138,7 +138,9 @@ func TestMCPHTTPCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)
-	go func() { done <- Execute(ctx, ios, []string{"mcp", "--source", "file:" + graph, "--http", "127.0.0.1:0"}) }()
+	go func() {
+		done <- Execute(ctx, ios, []string{"mcp", "--source", "file:" + graph, "--http", "127.0.0.1:0"})
+	}()
 
 	urlRe := regexp.MustCompile(`serving MCP at (http://127\.0\.0\.1:\d+/mcp)`)
 	tokRe := regexp.MustCompile(`bearer token: (\S+)`)
