@@ -48,6 +48,18 @@ type Options struct {
 	UserID    string
 	Logger    *slog.Logger
 	Now       func() time.Time
+
+	// SourceSpec names Source without credentials (see convo.Thread.Source): new
+	// threads record it, and an approval checks it against the thread's.
+	SourceSpec string
+	// SourceChosen: the person named the source for this run (--source), so a thread
+	// recorded on another source may be decided on this one.
+	SourceChosen bool
+	// Claimer names this process in the claims it takes (default host:pid), and
+	// Alive tells whether the process of a claim may still run (default: a signal 0
+	// to its pid on this host). Tests replace them.
+	Claimer string
+	Alive   func(claimer string) bool
 }
 
 // SendRequest is one question. An empty ThreadID starts a new thread on GraphKey.
@@ -65,15 +77,20 @@ type Result struct {
 	Text     string
 	Proposal *convo.Proposal
 	Usage    convo.Usage // this run's tokens and cost
+	// Decided is the proposal this run decided last (by Resume, or auto-approved),
+	// with its outcome: a caller reports "approved but not applied" from it.
+	Decided *convo.Proposal
 }
 
 // Agent is the assistant runtime, shared by all threads of a process. It holds no
 // per-thread state in memory: everything a run needs is read from the Store, so a
 // thread can be continued by another process (or the web client, after sync).
 type Agent struct {
-	opt  Options
-	log  *slog.Logger
-	defs []convo.ToolDef // the tools offered, fixed by role and policy: built once
+	opt     Options
+	log     *slog.Logger
+	defs    []convo.ToolDef // the tools offered, fixed by role and policy: built once
+	claimer string
+	alive   func(string) bool
 }
 
 // New returns an Agent; zero options get their defaults.
@@ -97,7 +114,13 @@ func New(opt Options) *Agent {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Agent{opt: opt, log: log}
+	a := &Agent{opt: opt, log: log, claimer: opt.Claimer, alive: opt.Alive}
+	if a.claimer == "" {
+		a.claimer = defaultClaimer()
+	}
+	if a.alive == nil {
+		a.alive = processAlive
+	}
 	// Read tools always; write tools for editors and admins, except the action
 	// types whose policy is deny.
 	a.defs = tools.ToolDefs(opt.Role, a.allowed)
@@ -128,6 +151,9 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 			"thread %s holds the proposals of an MCP client (%s), not a conversation — ask in a new thread", th.ID, th.Model)})
 	}
 
+	if err := r.reconcile(); err != nil {
+		return r.fail(err)
+	}
 	if p, err := a.opt.Store.PendingProposal(ctx, th.ID); err != nil {
 		return r.fail(err)
 	} else if p != nil {
@@ -162,6 +188,11 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 }
 
 // Resume decides the thread's pending proposal and continues the conversation.
+//
+// The decision binds to what the person saw: with d.ProposalID (and d.Digest) set,
+// only that proposal, unchanged, is decided. An approval re-checks at the moment it
+// applies the role, the policy and the source in effect now, that the stored action
+// is what the model's call says, and that the graph still matches what was shown.
 func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, emit func(convo.Event)) (Result, error) {
 	if emit == nil {
 		emit = func(convo.Event) {}
@@ -172,17 +203,12 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	}
 	r := &run{a: a, ctx: ctx, th: th, emit: emit}
 	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
-	p, err := a.opt.Store.PendingProposal(ctx, th.ID)
-	if err != nil {
+	if err := r.reconcile(); err != nil {
 		return r.fail(err)
 	}
-	if p == nil {
-		return r.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf("thread %s has no proposal waiting for a decision", th.ID)})
-	}
-	if d.AlwaysForThread && d.Approved {
-		if err := r.autoApprove(p.Action); err != nil {
-			return r.fail(err)
-		}
+	p, err := r.checkDecision(d)
+	if err != nil {
+		return r.fail(err)
 	}
 	if err := r.loadHistory(false); err != nil {
 		return r.fail(err)
@@ -190,7 +216,23 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	// The decision is the tool result of the pending call; the calls after it in the
 	// same batch are processed next, in order.
 	remaining := r.dropPendingBatchResults(p.ToolCallID)
-	if err := r.decide(p, d); err != nil {
+	if d.Approved {
+		if err := r.mayApply(p); err != nil {
+			return r.fail(err)
+		}
+		reason, err := r.drift(p)
+		if err != nil {
+			return r.fail(err)
+		}
+		if err := r.approve(p, d.Feedback, reason); err != nil {
+			return r.fail(err)
+		}
+		if d.AlwaysForThread && p.Outcome == convo.Applied {
+			if err := r.autoApprove(p.Action); err != nil {
+				return r.fail(err)
+			}
+		}
+	} else if err := r.reject(p, d.Feedback); err != nil {
 		return r.fail(err)
 	}
 	if stop, err := r.runToolCalls(remaining); err != nil || stop {
@@ -219,6 +261,10 @@ func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (conv
 		if err != nil {
 			return convo.Thread{}, err
 		}
+		if th.Source != "" && a.opt.SourceSpec != "" && th.Source != a.opt.SourceSpec && !a.opt.SourceChosen {
+			return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+				"thread %s works on %s, but the source in effect is %s; pass --source to choose one", th.ID, th.Source, a.opt.SourceSpec)}
+		}
 		if graphKey != "" && th.GraphKey != graphKey {
 			return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
 				"thread %s belongs to graph %q, not %q", th.ID, th.GraphKey, graphKey)}
@@ -235,7 +281,7 @@ func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (conv
 	now := a.opt.Now()
 	return a.opt.Store.CreateThread(ctx, convo.Thread{
 		GraphKey: graphKey, Workspace: a.opt.Workspace, UserID: a.opt.UserID,
-		Provider: a.opt.Provider.Name(), Model: a.opt.Provider.Model(),
+		Provider: a.opt.Provider.Name(), Model: a.opt.Provider.Model(), Source: a.opt.SourceSpec,
 		Status: convo.Active, CreatedAt: now, UpdatedAt: now,
 	})
 }

@@ -189,7 +189,7 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 	partial.Reasoning = reply.Reasoning
 	partial.ToolCalls = nil
 	if len(tools) > 0 {
-		partial.ToolCalls = uniqueCallIDs(reply.ToolCalls)
+		partial.ToolCalls = uniqueCallIDs(reply.ToolCalls, r.usedCallIDs())
 	}
 	partial.Status = convo.Complete
 	partial.Usage = usage
@@ -225,19 +225,44 @@ func (r *run) provider() llm.Provider {
 	return llm.WithRetry(r.a.opt.Provider, o)
 }
 
-// uniqueCallIDs gives every call an id, unique within the message: providers
-// that omit ids (or repeat them) would otherwise make results ambiguous.
-func uniqueCallIDs(calls []convo.ToolCall) []convo.ToolCall {
+// reusedPrefix marks a tool call whose id the model had already used in the
+// thread (or twice in one message): the call gets a fresh id with this prefix and is
+// answered with an error, never run — so a replayed or confused call can neither
+// apply anything nor leave a call without its result.
+const reusedPrefix = "reused_"
+
+// uniqueCallIDs gives every call an id unique in the thread: an empty id gets a
+// fresh one; an id already used in the thread (used) or earlier in the message gets
+// a fresh reusedPrefix one.
+func uniqueCallIDs(calls []convo.ToolCall, used map[string]bool) []convo.ToolCall {
 	seen := map[string]bool{}
 	out := make([]convo.ToolCall, len(calls))
+	stamp := time.Now().UnixNano()
 	for i, c := range calls {
-		if c.ID == "" || seen[c.ID] {
-			c.ID = fmt.Sprintf("call_%d_%d", time.Now().UnixNano(), i)
+		switch {
+		case c.ID == "":
+			c.ID = fmt.Sprintf("call_%d_%d", stamp, i)
+		case seen[c.ID] || used[c.ID] || strings.HasPrefix(c.ID, reusedPrefix):
+			c.ID = fmt.Sprintf("%s%d_%d", reusedPrefix, stamp, i)
 		}
 		seen[c.ID] = true
 		out[i] = c
 	}
 	return out
+}
+
+// usedCallIDs lists the tool call ids of the thread so far.
+func (r *run) usedCallIDs() map[string]bool {
+	used := map[string]bool{}
+	for _, m := range r.history {
+		for _, c := range m.ToolCalls {
+			used[c.ID] = true
+		}
+		if m.ToolCallID != "" {
+			used[m.ToolCallID] = true
+		}
+	}
+	return used
 }
 
 // runToolCalls handles the calls of one assistant message in order. It returns
@@ -248,6 +273,15 @@ func (r *run) runToolCalls(calls []convo.ToolCall) (stop bool, err error) {
 		if err := r.ctx.Err(); err != nil {
 			_, ferr := r.fail(err)
 			return true, ferr
+		}
+		if strings.HasPrefix(tc.ID, reusedPrefix) {
+			r.emit(convo.Event{Type: convo.EventToolStart, ToolCall: tc})
+			terr := fmt.Errorf("this call reused a tool call id already used in this thread, so it was not run; call %s again with a new id", tc.Name)
+			if err := r.toolResult(tc, "", terr, time.Now()); err != nil {
+				_, ferr := r.fail(err)
+				return true, ferr
+			}
+			continue
 		}
 		if tools.IsWriteTool(tc.Name) {
 			stop, err := r.propose(tc)
@@ -324,13 +358,17 @@ func (r *run) propose(tc convo.ToolCall) (stop bool, err error) {
 		return false, r.toolResult(tc, "", perr, started)
 	}
 	p := convo.Proposal{ID: tc.ID, ThreadID: r.th.ID, ToolCallID: tc.ID, Tool: tc.Name, Action: action,
-		Reason: reason, Decision: convo.Pending, CreatedAt: r.a.opt.Now()}
+		Digest: convo.ActionDigest(action), Reason: reason, Decision: convo.Pending, CreatedAt: r.a.opt.Now()}
 	if r.autoApproved(action) {
 		r.emit(convo.Event{Type: convo.EventToolStart, ToolCall: tc})
 		if err := r.a.opt.Store.SaveProposal(r.ctx, p); err != nil {
 			return false, err
 		}
-		return false, r.decide(&p, convo.Decision{Approved: true, Feedback: "auto-approved by policy"})
+		// The same claim, apply and record as a person's approval: exactly once.
+		if err := r.approve(&p, "auto-approved by policy", ""); err != nil {
+			return false, err
+		}
+		return false, nil
 	}
 	if err := r.a.opt.Store.SaveProposal(r.ctx, p); err != nil {
 		return false, err
@@ -339,52 +377,6 @@ func (r *run) propose(tc convo.ToolCall) (stop bool, err error) {
 	r.result.Proposal = &p
 	r.emit(convo.Event{Type: convo.EventProposal, Proposal: &p})
 	return true, nil
-}
-
-// decide applies (or not) a proposal, records the decision with the tool result that
-// tells the model, and drops the retrieval cache of a changed graph.
-func (r *run) decide(p *convo.Proposal, d convo.Decision) error {
-	tc := convo.ToolCall{ID: p.ToolCallID, Name: p.Tool}
-	started := time.Now()
-	p.Feedback = d.Feedback
-	p.DecidedAt = r.a.opt.Now()
-	out := map[string]any{}
-	errText := ""
-	if d.Approved {
-		p.Decision = convo.Approved
-		res, err := datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, p.Action)
-		if err != nil {
-			errText = "approved, but applying it failed: " + err.Error()
-			out["status"] = "error"
-			out["message"] = errText
-			res = datasource.ApplyResult{Applied: false}
-		} else {
-			out["status"] = "approved"
-			out["message"] = "The user approved the action and it was applied."
-			out["created"] = res.Created
-			if res.Note != "" {
-				out["note"] = res.Note
-			}
-		}
-		p.Result = &res
-		r.a.opt.Retriever.Invalidate(r.th.GraphKey)
-	} else {
-		p.Decision = convo.Rejected
-		out["status"] = "rejected"
-		out["message"] = "The user rejected the action; it was not applied."
-	}
-	if d.Feedback != "" {
-		out["feedback"] = d.Feedback
-	}
-	content, _ := json.Marshal(out)
-	m := &convo.Message{ThreadID: r.th.ID, Role: convo.Tool, ToolCallID: p.ToolCallID, Name: p.Tool,
-		Content: string(content), Status: convo.Complete, CreatedAt: r.a.opt.Now()}
-	if err := r.a.opt.Store.DecideProposal(r.ctx, *p, m); err != nil {
-		return err
-	}
-	r.history = append(r.history, *m)
-	r.emit(convo.Event{Type: convo.EventToolResult, ToolCall: tc, Result: string(content), ToolErr: errText, Duration: time.Since(started)})
-	return nil
 }
 
 // dropPendingBatchResults removes the synthetic results the store added for the
@@ -441,18 +433,4 @@ func (r *run) autoApproved(a datasource.Action) bool {
 		}
 	}
 	return true
-}
-
-// autoApprove records "yes to this kind for this thread".
-func (r *run) autoApprove(a datasource.Action) error {
-	for _, t := range tools.ActionTypes(a) {
-		if !slices.Contains(r.th.AutoApprove, t) {
-			r.th.AutoApprove = append(r.th.AutoApprove, t)
-		}
-	}
-	types := make([]string, len(r.th.AutoApprove))
-	for i, t := range r.th.AutoApprove {
-		types[i] = string(t)
-	}
-	return r.a.opt.Store.SetAutoApprove(r.ctx, r.th.ID, types)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 )
 
 // Store is what the agent needs of the thread store (threads.Store implements it).
@@ -30,9 +31,23 @@ type Store interface {
 	SaveProposal(ctx context.Context, p convo.Proposal) error
 	// PendingProposal returns the thread's undecided proposal, or nil.
 	PendingProposal(ctx context.Context, threadID string) (*convo.Proposal, error)
+	// Proposal returns one proposal of the thread by id.
+	Proposal(ctx context.Context, threadID, id string) (convo.Proposal, error)
+	// ClaimProposal takes an approval before anything is applied: pending → approved
+	// and claimed by operation opID of process claimer, keeping the planned action.
+	// A proposal no longer pending gives an error wrapping convo.ErrDecided.
+	ClaimProposal(ctx context.Context, threadID, id, opID, claimer, feedback string, planned datasource.Action) error
+	// ReleaseClaim puts a claimed proposal back to pending (its apply did not land).
+	ReleaseClaim(ctx context.Context, threadID, id, opID string) error
+	// Claims lists the thread's approvals claimed but not finished.
+	Claims(ctx context.Context, threadID string) ([]convo.Claim, error)
+	// TakeOverClaim moves a dead process's claim to newClaimer; true if this call did.
+	TakeOverClaim(ctx context.Context, threadID, id, opID, oldClaimer, newClaimer string) (bool, error)
 	// DecideProposal records the decision, the apply result, the tool message that
 	// carries the decision to the model, and the nodes created (provenance), in one
-	// transaction.
+	// transaction. With p.OpID set it finishes that claimed operation only; without,
+	// it decides a pending proposal. Either way a proposal someone else decided gives
+	// an error wrapping convo.ErrDecided.
 	DecideProposal(ctx context.Context, p convo.Proposal, toolResult *convo.Message) error
 	// SetAutoApprove records the action types auto-approved for this thread.
 	SetAutoApprove(ctx context.Context, threadID string, types []string) error

@@ -43,7 +43,7 @@ func (r *Retriever) assemble(st *graphState, query string, hits []Hit, kept []in
 	seenEdge := make(map[int32]bool)
 	seenCfg := make(map[string]bool)
 	for _, i := range kept {
-		n := st.snap.Nodes[i]
+		n := st.node(i)
 		c.Nodes = append(c.Nodes, r.contextNode(st, n, full[i]))
 		for _, nb := range st.adj[i] {
 			if in[int(nb.node)] && !seenEdge[nb.edge] {
@@ -61,7 +61,7 @@ func (r *Retriever) assemble(st *graphState, query string, hits []Hit, kept []in
 	}
 	sort.Ints(edgeIdx) // the graph's own edge order
 	for _, ei := range edgeIdx {
-		e := st.snap.Edges[ei]
+		e := st.edge(ei)
 		c.Edges = append(c.Edges, ContextEdge{
 			Key: e.Key, Source: e.Source, SourceHandle: e.SourceHandle,
 			Target: e.Target, TargetHandle: e.TargetHandle, Label: e.Label,

@@ -114,11 +114,9 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchorQuery st
 			break
 		}
 		isAnchor[a.Index] = true
-		key := st.snap.Nodes[a.Index].Key
 		for _, nb := range st.adj[a.Index] {
-			e := st.snap.Edges[nb.edge]
-			out := e.Source == key
-			if out == (e.Target == key) {
+			out, ok := st.outgoing(a.Index, nb)
+			if !ok {
 				continue // a loop says nothing about direction
 			}
 			if out != (dir == successors) {

@@ -50,6 +50,9 @@ type Options struct {
 	CacheTTL        time.Duration
 	MaxCacheEntries int              // oldest contexts are evicted past this many
 	Now             func() time.Time // clock, for tests; time.Now when nil
+	// Store keeps indexed graphs between processes (nil: none). A graph found
+	// there is neither loaded from the source nor indexed again.
+	Store IndexStore
 }
 
 // DefaultOptions returns seed 001's defaults: 20 nodes, depth 2, 5 seeds, 500 and
@@ -210,7 +213,7 @@ func (r *Retriever) state(ctx context.Context, graphKey string) (*graphState, er
 			st = &graphState{ready: make(chan struct{})}
 			r.graphs[graphKey] = st
 			r.mu.Unlock()
-			st.load(ctx, r.src, graphKey, r.opts.Now())
+			st.load(ctx, r.src, r.opts.Store, graphKey, r.opts.Now())
 			if st.err != nil {
 				r.mu.Lock()
 				if r.graphs[graphKey] == st {
@@ -257,6 +260,11 @@ type graphState struct {
 	adj     [][]neighbor // by node index, in edge order
 	configs map[string]int
 	vecs    [][]float32 // unit-length node embeddings, nil where a node has none
+
+	// Set when the state comes from an IndexStore: snap.Nodes then hold only keys,
+	// types and sheets, snap.Edges is empty, and full records are read on demand.
+	records  Records
+	edgeEnds [][2]int32
 }
 
 type neighbor struct {
@@ -273,13 +281,20 @@ func (st *graphState) isReady() bool {
 	}
 }
 
-func (st *graphState) load(ctx context.Context, src datasource.Source, graphKey string, now time.Time) {
+func (st *graphState) load(ctx context.Context, src datasource.Source, store IndexStore, graphKey string, now time.Time) {
 	defer close(st.ready)
 	if v, ok := src.(Versioner); ok {
 		// Read before the snapshot: a change in between makes the next question
 		// reload, never keep a stale graph.
 		if ver, err := v.Version(graphKey); err == nil {
 			st.version, st.versioned = ver, true
+		}
+	}
+	if store != nil {
+		if g, ok := store.Load(ctx, src, graphKey); ok {
+			st.loaded = now
+			st.fromStored(g)
+			return
 		}
 	}
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
@@ -295,12 +310,7 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, graphKey 
 	st.loaded = now
 	st.snap = snap
 	st.index = search.NewGraph(snap)
-	st.byKey = make(map[string]int, len(snap.Nodes))
-	for i, n := range snap.Nodes {
-		if _, dup := st.byKey[n.Key]; !dup {
-			st.byKey[n.Key] = i
-		}
-	}
+	st.indexMaps()
 	st.adj = make([][]neighbor, len(snap.Nodes))
 	for ei, e := range snap.Edges {
 		s, ok1 := st.byKey[e.Source]
@@ -313,18 +323,31 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, graphKey 
 			st.adj[t] = append(st.adj[t], neighbor{node: int32(s), edge: int32(ei)})
 		}
 	}
-	st.configs = make(map[string]int, len(snap.Configs))
-	for i, c := range snap.Configs {
-		if _, dup := st.configs[c.Key]; !dup {
-			st.configs[c.Key] = i
-		}
-	}
 	for i, n := range snap.Nodes {
 		if v := unit(n.Embedding); v != nil {
 			if st.vecs == nil {
 				st.vecs = make([][]float32, len(snap.Nodes))
 			}
 			st.vecs[i] = v
+		}
+	}
+	if store != nil {
+		store.Save(ctx, src, graphKey, st.stored())
+	}
+}
+
+// indexMaps builds the key → index maps of the state's nodes and configs.
+func (st *graphState) indexMaps() {
+	st.byKey = make(map[string]int, len(st.snap.Nodes))
+	for i, n := range st.snap.Nodes {
+		if _, dup := st.byKey[n.Key]; !dup {
+			st.byKey[n.Key] = i
+		}
+	}
+	st.configs = make(map[string]int, len(st.snap.Configs))
+	for i, c := range st.snap.Configs {
+		if _, dup := st.configs[c.Key]; !dup {
+			st.configs[c.Key] = i
 		}
 	}
 }
@@ -373,7 +396,7 @@ func (r *Retriever) build(ctx context.Context, st *graphState, graphKey, query s
 
 	hits := make([]Hit, 0, min(len(ranked), o.MaxNodes))
 	for _, h := range ranked[:min(len(ranked), o.MaxNodes)] {
-		hits = append(hits, Hit{Key: st.snap.Nodes[h.idx].Key, Score: h.score})
+		hits = append(hits, Hit{Key: st.snap.Nodes[h.idx].Key, Score: h.score}) // keys are always in memory
 	}
 
 	full := make(map[int]bool) // mentioned nodes: kept whole

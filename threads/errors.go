@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"modernc.org/sqlite"
+
+	"github.com/nodius/nodius-ai/agent/convo"
 )
 
 // Kinds of failure, for errors.Is. Every error the Store returns about the database
@@ -19,6 +21,8 @@ var (
 	ErrAmbiguous = errors.New("ambiguous thread id")
 	// ErrExists: a thread with that id is already stored.
 	ErrExists = errors.New("thread already exists")
+	// ErrDecided: the proposal was already decided (or is being applied) by someone else.
+	ErrDecided = convo.ErrDecided
 	// ErrInvalid: the caller passed something the store cannot keep.
 	ErrInvalid = errors.New("invalid input")
 	// ErrNewerSchema: the database was written by a newer nodius-ai.
@@ -124,7 +128,7 @@ func classify(path, op string, err error) error {
 	}
 	var se *Error
 	if errors.As(err, &se) || errors.Is(err, ErrNotFound) || errors.Is(err, ErrAmbiguous) ||
-		errors.Is(err, ErrExists) || errors.Is(err, ErrInvalid) {
+		errors.Is(err, ErrExists) || errors.Is(err, ErrInvalid) || errors.Is(err, ErrDecided) {
 		return err
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

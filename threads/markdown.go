@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/changetext"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -241,24 +242,29 @@ func (md *mdWriter) call(c convo.ToolCall, run convo.ToolRun, res convo.Message,
 }
 
 func (md *mdWriter) proposal(c convo.ToolCall, p convo.Proposal, res convo.Message, hasRes bool) {
-	md.printf("\n**Proposal** `%s` · %s\n\n", termtext.OneLine(p.Tool), decision(p.Decision))
+	md.printf("\n**Proposal** `%s` `%s` · %s\n\n", termtext.OneLine(p.ID), termtext.OneLine(p.Tool), proposalState(p))
 	if r := strings.TrimSpace(termtext.Strip(p.Reason)); r != "" {
 		md.quote("Reason", r)
 	}
-	action, err := json.MarshalIndent(p.Action, "", "  ")
-	if err != nil {
-		action = []byte(c.Arguments)
-	}
-	md.fence("json", string(action), 0)
+	var change strings.Builder
+	changetext.Write(&change, p.Action, "")
+	md.fence("diff", change.String(), 0)
 	if p.Decision == convo.Pending {
-		md.printf("\nAwaiting a decision: `nodius-ai approve %s` or `nodius-ai reject %s`.\n", termtext.OneLine(p.ThreadID), termtext.OneLine(p.ThreadID))
+		md.printf("\nAwaiting a decision: `nodius-ai approve %s --proposal %s` or `nodius-ai reject %s`.\n",
+			termtext.OneLine(p.ThreadID), termtext.OneLine(p.ID), termtext.OneLine(p.ThreadID))
 		return
 	}
-	md.printf("\nDecision: **%s** · %s", p.Decision, when(p.DecidedAt))
+	md.printf("\nDecision: **%s** · %s", proposalState(p), when(p.DecidedAt))
 	if f := termtext.OneLine(p.Feedback); f != "" {
 		md.printf(" · feedback: %q", f)
 	}
 	md.printf("\n")
+	switch {
+	case p.Outcome == convo.NotApplied || (p.Decision == convo.Approved && p.ApplyError != ""):
+		md.printf("\nNot applied: %s\n", termtext.OneLine(p.ApplyError))
+	case p.Outcome == convo.Claimed:
+		md.printf("\nBeing applied (operation %s); if its process died, the next approve or ask on this thread settles it.\n", termtext.OneLine(p.OpID))
+	}
 	if p.Result != nil {
 		if p.Result.Applied {
 			md.printf("\nApplied")
@@ -280,11 +286,21 @@ func (md *mdWriter) proposal(c convo.ToolCall, p convo.Proposal, res convo.Messa
 	}
 }
 
-func decision(d convo.DecisionState) string {
-	if d == convo.Pending {
+// proposalState is the state a transcript shows: pending, applying, approved and
+// applied, approved but not applied, rejected.
+func proposalState(p convo.Proposal) string {
+	switch st := p.State(); st {
+	case "pending":
 		return "**pending**"
+	case "applied":
+		return "approved and applied"
+	case "not applied":
+		return "approved but not applied"
+	case "applying":
+		return "approved, being applied"
+	default:
+		return st
 	}
-	return string(d)
 }
 
 // prettyJSON indents JSON arguments, keeping their key order; anything else is

@@ -15,7 +15,7 @@ import (
 // MinPrefix is the shortest id prefix ResolveID accepts.
 const MinPrefix = 4
 
-const threadCols = `id, graph_key, workspace, user_id, title, provider, model, status, auto_approve,
+const threadCols = `id, graph_key, workspace, user_id, title, provider, model, status, auto_approve, source,
 	prompt_tokens, completion_tokens, cached_tokens, cost_usd, message_count, created_ms, updated_ms`
 
 type scanner interface{ Scan(dest ...any) error }
@@ -24,7 +24,7 @@ func scanThread(sc scanner) (convo.Thread, error) {
 	var t convo.Thread
 	var status, auto string
 	var created, updated int64
-	err := sc.Scan(&t.ID, &t.GraphKey, &t.Workspace, &t.UserID, &t.Title, &t.Provider, &t.Model, &status, &auto,
+	err := sc.Scan(&t.ID, &t.GraphKey, &t.Workspace, &t.UserID, &t.Title, &t.Provider, &t.Model, &status, &auto, &t.Source,
 		&t.Usage.PromptTokens, &t.Usage.CompletionTokens, &t.Usage.CachedTokens, &t.Usage.CostUSD,
 		&t.MessageCount, &created, &updated)
 	if err != nil {
@@ -358,15 +358,18 @@ func toolRuns(ctx context.Context, q querier, threadID string) ([]convo.ToolRun,
 	return out, rows.Err()
 }
 
-const proposalCols = `thread_id, tool_call_id, tool, action, reason, decision, feedback, result, created_ms, decided_ms`
+const proposalCols = `thread_id, tool_call_id, tool, action, reason, decision, feedback, result, created_ms, decided_ms,
+	digest, outcome, op_id, apply_error`
 
 func scanProposal(sc scanner) (convo.Proposal, error) {
 	var p convo.Proposal
-	var action, decision, result string
+	var action, decision, result, outcome string
 	var created, decided int64
-	if err := sc.Scan(&p.ThreadID, &p.ToolCallID, &p.Tool, &action, &p.Reason, &decision, &p.Feedback, &result, &created, &decided); err != nil {
+	if err := sc.Scan(&p.ThreadID, &p.ToolCallID, &p.Tool, &action, &p.Reason, &decision, &p.Feedback, &result, &created, &decided,
+		&p.Digest, &outcome, &p.OpID, &p.ApplyError); err != nil {
 		return p, err
 	}
+	p.Outcome = convo.Outcome(outcome)
 	p.ID = p.ToolCallID
 	p.Decision = convo.DecisionState(decision)
 	if err := json.Unmarshal([]byte(action), &p.Action); err != nil {
@@ -394,6 +397,41 @@ func (s *Store) PendingProposal(ctx context.Context, threadID string) (*convo.Pr
 		return nil, classify(s.path, "read the pending proposal", err)
 	}
 	return &p, nil
+}
+
+// Claims returns the thread's approvals taken but not finished (see convo.Claim).
+func (s *Store) Claims(ctx context.Context, threadID string) ([]convo.Claim, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT tool_call_id, op_id, claimed_by, claimed_ms, planned FROM proposals
+		WHERE thread_id = ? AND outcome = 'claimed' ORDER BY created_ms`, threadID)
+	if err != nil {
+		return nil, classify(s.path, "read claimed decisions", err)
+	}
+	defer rows.Close()
+	var out []convo.Claim
+	for rows.Next() {
+		var c convo.Claim
+		var at int64
+		var planned string
+		if err := rows.Scan(&c.ProposalID, &c.OpID, &c.ClaimedBy, &at, &planned); err != nil {
+			return nil, classify(s.path, "read claimed decisions", err)
+		}
+		c.ClaimedAt = fromMS(at)
+		if err := json.Unmarshal([]byte(planned), &c.Planned); err != nil {
+			return nil, fmt.Errorf("proposal %s: stored planned action: %w", c.ProposalID, err)
+		}
+		out = append(out, c)
+	}
+	return out, classify(s.path, "read claimed decisions", rows.Err())
+}
+
+// Proposal returns one proposal of a thread by id (ErrNotFound when absent).
+func (s *Store) Proposal(ctx context.Context, threadID, id string) (convo.Proposal, error) {
+	p, err := scanProposal(s.r.QueryRowContext(ctx, `SELECT `+proposalCols+` FROM proposals
+		WHERE thread_id = ? AND tool_call_id = ?`, threadID, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return p, fmt.Errorf("no proposal %q in thread %q: %w", id, threadID, ErrNotFound)
+	}
+	return p, classify(s.path, "read a proposal", err)
 }
 
 // proposals returns every proposal of the thread, oldest first.

@@ -199,11 +199,15 @@ func TestAgentSteps(t *testing.T) {
 	if got, _ := s.PendingProposal(ctx, th.ID); got != nil {
 		t.Errorf("still pending after the decision: %+v", got)
 	}
-	// Deciding again the same way is a no-op; differently is refused.
-	decide(t, s, p, true)
+	// A decided proposal cannot be decided again, the same way or not: the second
+	// decider is told it was already decided (it must not apply anything).
+	p.Decision = convo.Approved
+	if err := s.DecideProposal(ctx, p, nil); !errors.Is(err, threads.ErrDecided) {
+		t.Errorf("re-deciding the same way: err = %v, want ErrDecided", err)
+	}
 	p.Decision = convo.Rejected
-	if err := s.DecideProposal(ctx, p, nil); !errors.Is(err, threads.ErrInvalid) {
-		t.Errorf("re-deciding differently: err = %v, want ErrInvalid", err)
+	if err := s.DecideProposal(ctx, p, nil); !errors.Is(err, threads.ErrDecided) {
+		t.Errorf("re-deciding differently: err = %v, want ErrDecided", err)
 	}
 	final := &convo.Message{ThreadID: th.ID, Role: convo.Assistant, Content: "Done: cache-node added.", Usage: convo.Usage{PromptTokens: 1100, CompletionTokens: 20, CostUSD: 0.0005}}
 	save(t, s, final)
@@ -818,7 +822,7 @@ func TestMarkdownTranscript(t *testing.T) {
 			t.Errorf("markdown carries control sequences:\n%q", out)
 		}
 		for _, want := range []string{"# evil title red", "## You", "## Assistant", "read_node_detail", `"nodeKey": "fetch-api"`,
-			"**Proposal** `propose_create_node` · approved", "nodes created: cache-node", "Nodes created: `cache-node`",
+			"`propose_create_node` · approved and applied", "Decision: **approved and applied**", "nodes created: cache-node", "Nodes created: `cache-node`",
 			"1000 prompt (200 cached) + 50 completion tokens · $0.0010", "```\nclose the fence\n```"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("markdown (context=%v) lacks %q:\n%s", withContext, want, out)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 )
 
 // MaxTitle is the longest title kept, in runes.
@@ -62,10 +63,10 @@ func (s *Store) CreateThread(ctx context.Context, t convo.Thread) (convo.Thread,
 				t.ID = s.NewID()
 			}
 			res, err := tx.ExecContext(ctx, `INSERT INTO threads
-				(id, graph_key, workspace, user_id, title, provider, model, status, auto_approve, created_ms, updated_ms)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+				(id, graph_key, workspace, user_id, title, provider, model, status, auto_approve, source, created_ms, updated_ms)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
 				t.ID, t.GraphKey, t.Workspace, t.UserID, t.Title, t.Provider, t.Model, string(t.Status),
-				string(auto), ms(t.CreatedAt), ms(t.UpdatedAt))
+				string(auto), t.Source, ms(t.CreatedAt), ms(t.UpdatedAt))
 			if err != nil {
 				return err
 			}
@@ -445,6 +446,7 @@ func (s *Store) SaveProposal(ctx context.Context, p convo.Proposal) error {
 	if err != nil {
 		return invalidBecause(err, "proposal action")
 	}
+	digest := convo.ActionDigest(p.Action)
 	now := s.now()
 	created := p.CreatedAt
 	if created.IsZero() {
@@ -459,12 +461,12 @@ func (s *Store) SaveProposal(ctx context.Context, p convo.Proposal) error {
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO proposals (thread_id, tool_call_id, tool, action, reason, decision, created_ms)
-				VALUES (?, ?, ?, ?, ?, 'pending', ?)
+		_, err = tx.ExecContext(ctx, `INSERT INTO proposals (thread_id, tool_call_id, tool, action, reason, decision, created_ms, digest)
+				VALUES (?, ?, ?, ?, ?, 'pending', ?, ?)
 			ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET
-				tool = excluded.tool, action = excluded.action, reason = excluded.reason
+				tool = excluded.tool, action = excluded.action, reason = excluded.reason, digest = excluded.digest
 			WHERE decision = 'pending'`,
-			p.ThreadID, callID, p.Tool, string(action), p.Reason, ms(created))
+			p.ThreadID, callID, p.Tool, string(action), p.Reason, ms(created), digest)
 		if err != nil {
 			return err
 		}
@@ -532,27 +534,34 @@ func (s *Store) DecideProposal(ctx context.Context, p convo.Proposal, toolResult
 		created = toolResult.CreatedAt
 	}
 	err := s.tx(ctx, "record a decision", func(tx *sql.Tx) error {
-		var state, graph string
-		err := tx.QueryRowContext(ctx, `SELECT p.decision, t.graph_key FROM proposals p JOIN threads t ON t.id = p.thread_id
-			WHERE p.thread_id = ? AND p.tool_call_id = ?`, p.ThreadID, callID).Scan(&state, &graph)
+		var state, graph, outcome, opID string
+		err := tx.QueryRowContext(ctx, `SELECT p.decision, t.graph_key, p.outcome, p.op_id FROM proposals p JOIN threads t ON t.id = p.thread_id
+			WHERE p.thread_id = ? AND p.tool_call_id = ?`, p.ThreadID, callID).Scan(&state, &graph, &outcome, &opID)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("no proposal %q in thread %q: %w", callID, p.ThreadID, ErrNotFound)
 		}
 		if err != nil {
 			return err
 		}
-		if state != string(convo.Pending) {
-			if state == string(p.Decision) {
+		claimedByUs := p.OpID != "" && outcome == string(convo.Claimed) && opID == p.OpID
+		if state != string(convo.Pending) && !claimedByUs {
+			if p.OpID != "" && p.OpID == opID {
+				// Our own finished operation recorded again (a retry): nothing changes.
 				if toolResult != nil {
 					id, seq, err = insertToolMessage(ctx, tx, toolResult, created)
 				}
 				return err
 			}
-			return invalid("proposal %q was already %s", callID, state)
+			return decidedError(callID, state, outcome)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE proposals SET decision = ?, feedback = ?, result = ?, decided_ms = ?
+		if state == string(convo.Pending) && p.OpID != "" {
+			return fmt.Errorf("proposal %q: the claim of operation %s was released: %w", callID, p.OpID, ErrDecided)
+		}
+		out := outcomeOf(p)
+		_, err = tx.ExecContext(ctx, `UPDATE proposals SET decision = ?, feedback = ?, result = ?, decided_ms = ?,
+				outcome = ?, apply_error = ?, claimed_by = ''
 			WHERE thread_id = ? AND tool_call_id = ?`,
-			string(p.Decision), p.Feedback, result, ms(decided), p.ThreadID, callID)
+			string(p.Decision), p.Feedback, result, ms(decided), string(out), p.ApplyError, p.ThreadID, callID)
 		if err != nil {
 			return err
 		}
@@ -572,7 +581,7 @@ func (s *Store) DecideProposal(ctx context.Context, p convo.Proposal, toolResult
 		if err != nil {
 			return err
 		}
-		if p.Decision == convo.Approved && p.Result != nil {
+		if p.Decision == convo.Approved && p.Result != nil && p.Result.Applied {
 			for _, k := range p.Result.Created.Nodes {
 				if err := addProvenance(ctx, tx, p.ThreadID, "node", k, graph, callID, decided); err != nil {
 					return err
@@ -596,6 +605,90 @@ func (s *Store) DecideProposal(ctx context.Context, p convo.Proposal, toolResult
 		}
 	}
 	return nil
+}
+
+// outcomeOf is the outcome a decision records.
+func outcomeOf(p convo.Proposal) convo.Outcome {
+	switch {
+	case p.Decision != convo.Approved:
+		return convo.OutcomeNone
+	case p.Result != nil && p.Result.Applied:
+		return convo.Applied
+	}
+	return convo.NotApplied
+}
+
+// decidedError says what became of a proposal someone else decided.
+func decidedError(callID, state, outcome string) error {
+	what := state
+	if outcome == string(convo.Claimed) {
+		what = "approved and is being applied"
+	}
+	return fmt.Errorf("proposal %s was already %s: %w", callID, what, ErrDecided)
+}
+
+// ClaimProposal takes the decision to approve a pending proposal before anything is
+// applied: in one transaction, the proposal goes from pending to approved and
+// claimed by operation opID of process claimer, with planned (the action as it will
+// be applied) kept for reconciliation. Only one claim can win: a proposal that is
+// not pending any more is ErrDecided.
+func (s *Store) ClaimProposal(ctx context.Context, threadID, id, opID, claimer, feedback string, planned datasource.Action) error {
+	b, err := json.Marshal(planned)
+	if err != nil {
+		return invalidBecause(err, "planned action")
+	}
+	now := s.now()
+	return s.tx(ctx, "claim a decision", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE proposals SET decision = 'approved', outcome = 'claimed', op_id = ?,
+				claimed_by = ?, claimed_ms = ?, planned = ?, feedback = ?, decided_ms = ?
+			WHERE thread_id = ? AND tool_call_id = ? AND decision = 'pending'`,
+			opID, claimer, now.UnixMilli(), string(b), feedback, now.UnixMilli(), threadID, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return bumpThread(ctx, tx, threadID, convo.Usage{}, false, "", now)
+		}
+		var state, outcome string
+		err = tx.QueryRowContext(ctx, `SELECT decision, outcome FROM proposals WHERE thread_id = ? AND tool_call_id = ?`,
+			threadID, id).Scan(&state, &outcome)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("no proposal %q in thread %q: %w", id, threadID, ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		return decidedError(id, state, outcome)
+	})
+}
+
+// ReleaseClaim puts a claimed proposal back to pending: its apply did not run (or
+// did not land), and the person must fix something and decide again.
+func (s *Store) ReleaseClaim(ctx context.Context, threadID, id, opID string) error {
+	return s.tx(ctx, "release a decision", func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE proposals SET decision = 'pending', outcome = '', op_id = '', claimed_by = '',
+				claimed_ms = 0, planned = '', feedback = '', decided_ms = 0
+			WHERE thread_id = ? AND tool_call_id = ? AND outcome = 'claimed' AND op_id = ?`, threadID, id, opID)
+		return err
+	})
+}
+
+// TakeOverClaim moves a claim from a dead process (oldClaimer) to newClaimer, so
+// that exactly one process reconciles it. It reports whether this call took it.
+func (s *Store) TakeOverClaim(ctx context.Context, threadID, id, opID, oldClaimer, newClaimer string) (bool, error) {
+	var took bool
+	err := s.tx(ctx, "take over a decision", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE proposals SET claimed_by = ?, claimed_ms = ?
+			WHERE thread_id = ? AND tool_call_id = ? AND outcome = 'claimed' AND op_id = ? AND claimed_by = ?`,
+			newClaimer, s.now().UnixMilli(), threadID, id, opID, oldClaimer)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		took = n == 1
+		return nil
+	})
+	return took, err
 }
 
 func addProvenance(ctx context.Context, tx *sql.Tx, threadID, kind, key, graph, callID string, at time.Time) error {

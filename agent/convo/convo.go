@@ -5,6 +5,8 @@
 package convo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 
@@ -117,6 +119,10 @@ type Thread struct {
 	Provider  string       `json:"provider"`
 	Model     string       `json:"model"`
 	Status    ThreadStatus `json:"status"`
+	// Source is the data source the thread works on, without credentials ("demo",
+	// "file:/abs/path.json", "arango://user@host:8529/db?workspace=w", "server:URL").
+	// Empty for threads made before sources were recorded.
+	Source string `json:"source,omitempty"`
 	// AutoApprove lists the action types the user said "yes for this thread" to.
 	AutoApprove  []datasource.ActionType `json:"auto_approve,omitempty"`
 	Usage        Usage                   `json:"usage"`
@@ -157,26 +163,92 @@ const (
 	Rejected DecisionState = "rejected"
 )
 
+// Outcome is what became of an approved proposal.
+type Outcome string
+
+const (
+	// OutcomeNone: not approved (pending or rejected).
+	OutcomeNone Outcome = ""
+	// Claimed: approved, the apply is running (or its process died: reconciled on
+	// the next open against the source).
+	Claimed Outcome = "claimed"
+	// Applied: approved and applied to the graph.
+	Applied Outcome = "applied"
+	// NotApplied: approved, but the graph no longer allowed it (ApplyError says why).
+	NotApplied Outcome = "not_applied"
+)
+
 // Proposal is a graph change the model proposed through a propose_* tool call,
 // waiting for (or having had) a person's decision.
 type Proposal struct {
-	ID         string                  `json:"id"` // the tool call id
-	ThreadID   string                  `json:"thread_id"`
-	ToolCallID string                  `json:"tool_call_id"`
-	Tool       string                  `json:"tool"`
-	Action     datasource.Action       `json:"action"`
+	ID         string            `json:"id"` // the tool call id, unique in the thread
+	ThreadID   string            `json:"thread_id"`
+	ToolCallID string            `json:"tool_call_id"`
+	Tool       string            `json:"tool"`
+	Action     datasource.Action `json:"action"`
+	// Digest identifies the action shown (ActionDigest): a decision made on one
+	// version of a proposal cannot apply another.
+	Digest     string                  `json:"digest,omitempty"`
 	Reason     string                  `json:"reason"`
 	Decision   DecisionState           `json:"decision"`
 	Feedback   string                  `json:"feedback,omitempty"`
+	Outcome    Outcome                 `json:"outcome,omitempty"`
+	ApplyError string                  `json:"apply_error,omitempty"` // why an approved proposal was not applied
+	OpID       string                  `json:"op_id,omitempty"`       // the operation id of the apply
 	Result     *datasource.ApplyResult `json:"result,omitempty"`
 	CreatedAt  time.Time               `json:"created_at"`
 	DecidedAt  time.Time               `json:"decided_at"`
+}
+
+// State is the one word a screen shows for the proposal: pending, applying,
+// applied, not applied or rejected.
+func (p Proposal) State() string {
+	switch {
+	case p.Decision == Rejected:
+		return "rejected"
+	case p.Decision == Pending:
+		return "pending"
+	case p.Outcome == Claimed:
+		return "applying"
+	case p.Outcome == Applied || (p.Outcome == OutcomeNone && p.Result != nil && p.Result.Applied):
+		return "applied"
+	}
+	return "not applied"
+}
+
+// ActionDigest is a short, stable fingerprint of an action (SHA-256 of its JSON;
+// encoding/json sorts map keys, so equal actions give equal digests).
+func ActionDigest(a datasource.Action) string {
+	b, err := json.Marshal(a)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Claim is an approval taken but not finished: the apply of operation OpID, run by
+// process ClaimedBy, to carry out Planned (the action with every key it creates
+// assigned). A claim whose process died is reconciled against the source.
+type Claim struct {
+	ProposalID string
+	OpID       string
+	ClaimedBy  string
+	ClaimedAt  time.Time
+	Planned    datasource.Action
 }
 
 // Decision is what a person says of a pending proposal.
 type Decision struct {
 	Approved bool
 	Feedback string
-	// AlwaysForThread turns this action type to auto-approve for the rest of the thread.
+	// AlwaysForThread turns the action types of the proposal decided to auto-approve
+	// for the rest of the thread.
 	AlwaysForThread bool
+	// ProposalID is the proposal the person saw and decided. When set, the decision
+	// applies to that proposal only: if another one is pending now, nothing happens.
+	ProposalID string
+	// Digest, when set, is the ActionDigest of the action shown: a proposal whose
+	// action changed since is not decided.
+	Digest string
 }

@@ -170,10 +170,18 @@ const (
 	CodeInterrupted    = fault.Interrupted
 	CodeConfig         = fault.Config
 	CodeLimitExceeded  = fault.LimitExceeded
+	// CodeDecision is a decision that cannot be taken as asked: nothing is pending,
+	// it was already decided, the pending proposal is not the one shown, or it may
+	// not be applied now (role, policy, source). Exit code 2; nothing changed.
+	CodeDecision ErrorCode = "decision_error"
 )
 
 // Error is a classified failure (fault.Error).
 type Error = fault.Error
+
+// ErrDecided is wrapped by the error of a decision on a proposal that is no longer
+// pending (another person or process decided it first).
+var ErrDecided = errors.New("already decided")
 
 // AsError finds a *Error in err's chain.
 func AsError(err error) (*Error, bool) { return fault.As(err) }

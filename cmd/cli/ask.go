@@ -11,6 +11,8 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // askOptions are the flags shared by ask, approve, reject (and chat without a terminal).
@@ -114,6 +116,9 @@ func readQuestion(ios *IOStreams, args []string) (string, error) {
 
 // runAsk sends one question and prints the run (also used by chat without a terminal).
 func runAsk(ctx context.Context, f *Factory, o askOptions) error {
+	if err := f.adoptSourceFor(ctx, o); err != nil {
+		return err
+	}
 	rt, err := f.Runtime(ctx)
 	if err != nil {
 		return err
@@ -130,6 +135,31 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 	out := newPrinter(f.IO, o.Format)
 	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
 	return finishRun(ctx, f, rt, out, o, res, err)
+}
+
+// adoptSourceFor makes a continued thread's recorded source the one in effect (see
+// adoptThreadSource) before the runtime is built.
+func (f *Factory) adoptSourceFor(ctx context.Context, o askOptions) error {
+	if cfg, err := f.Config(); err != nil || (cfg.Agent != "" && cfg.Agent != config.DefaultAgent) {
+		return err // the server's assistant keeps its threads' sources
+	}
+	switch {
+	case o.Thread != "":
+		_, err := f.adoptThreadSource(ctx, o.Thread, false)
+		return err
+	case o.Continue && o.Graph != "":
+		store, err := f.Store(ctx)
+		if err != nil {
+			return err
+		}
+		th, err := store.Latest(ctx, o.Graph)
+		if err != nil {
+			return err
+		}
+		_, err = f.adoptThreadSource(ctx, th.ID, false)
+		return err
+	}
+	return nil
 }
 
 // resolveThread picks the graph and the thread to continue (--thread, --continue).
@@ -173,12 +203,28 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 			err = &convo.Error{Code: convo.CodeInternal, Message: "stopped after 20 proposals in one run"}
 			break
 		}
-		d := convo.Decision{Approved: o.OnProposal == "approve"}
+		d := convo.Decision{Approved: o.OnProposal == "approve", ProposalID: res.Proposal.ID, Digest: res.Proposal.Digest}
 		out.Decided(res.Proposal, d)
-		res, err = rt.Runner.Resume(ctx, res.ThreadID, d, out.Emit)
+		var next agent.Result
+		next, err = rt.Runner.Resume(ctx, res.ThreadID, d, out.Emit)
+		if next.Decided == nil {
+			next.Decided = res.Decided
+		}
+		res = next
 	}
 	out.Close()
 	syncAfterRun(ctx, f, res.ThreadID)
+	notApplied := ""
+	if p := res.Decided; p != nil && p.Decision == convo.Approved {
+		switch p.Outcome {
+		case convo.NotApplied:
+			notApplied = p.ApplyError
+		case convo.Applied:
+			if isDemo(rt.Config.Source) {
+				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: applied to the embedded demo graph: "+demoNote+".")
+			}
+		}
+	}
 	if err != nil {
 		if ce, ok := convo.AsError(err); ok && ce.Code == convo.CodeInterrupted {
 			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: interrupted — the partial answer is kept in thread "+res.ThreadID)
@@ -192,7 +238,12 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 	}
 	if res.Proposal != nil {
 		out.Pending(res.Proposal, res.ThreadID)
-		return &ExitError{Code: ExitProposal}
+		if notApplied == "" {
+			return &ExitError{Code: ExitProposal}
+		}
+	}
+	if notApplied != "" {
+		return &ExitError{Code: ExitRuntime, Err: fmt.Errorf("approved but not applied: %s", termtext.Strip(notApplied))}
 	}
 	return nil
 }
@@ -200,15 +251,22 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 // newApproveCmd builds approve (approve=true) or reject.
 func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 	o := &askOptions{}
-	var feedback string
+	var feedback, proposal string
 	var onServer bool
 	verb, short := "reject", "Reject the pending proposal of a thread and continue the conversation"
 	if approve {
 		verb, short = "approve", "Approve (apply) the pending proposal of a thread and continue the conversation"
 	}
 	cmd := &cobra.Command{
-		Use:     verb + " THREAD",
-		Short:   short,
+		Use:   verb + " THREAD [--proposal ID] [--source S]",
+		Short: short,
+		Long: short + `.
+
+The decision is made on the thread's own data source (the one it was asked on),
+unless --source is given. The proposal decided is printed first; --proposal pins the
+one you saw: if another is pending now, nothing is decided. Exit 2 when nothing is
+pending, when it was already decided, or when the source in effect differs from the
+thread's and --source was not given.`,
 		Args:    cobra.ExactArgs(1),
 		Example: fmt.Sprintf("  nodius-ai %s ai_1732270000000_1 --feedback \"use the sheet data-processing\"", verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -216,6 +274,17 @@ func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 				return err
 			}
 			ctx := cmd.Context()
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			var id string
+			if !onServer && (cfg.Agent == "" || cfg.Agent == config.DefaultAgent) {
+				// A local thread is decided on the source it was asked on.
+				if id, err = f.adoptThreadSource(ctx, args[0], true); err != nil {
+					return err
+				}
+			}
 			rt, err := f.Runtime(ctx)
 			if err != nil {
 				return err
@@ -223,21 +292,26 @@ func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 			if onServer && rt.Remote == nil {
 				return usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
 			}
-			var id string
 			if rt.Remote != nil {
 				id, err = resolveRemoteThread(ctx, rt, args[0], o.Graph, onServer)
-			} else {
-				id, err = threadsResolve(ctx, rt.Store, args[0])
-			}
-			if err != nil {
-				return err
+				if err != nil {
+					return err
+				}
 			}
 			out := newPrinter(f.IO, o.Format)
-			res, err := rt.Runner.Resume(ctx, id, convo.Decision{Approved: approve, Feedback: feedback}, out.Emit)
+			d := convo.Decision{Approved: approve, Feedback: feedback, ProposalID: proposal}
+			if rt.Store != nil {
+				if p, err := rt.Store.PendingProposal(ctx, id); err == nil && p != nil && (proposal == "" || proposal == p.ID) {
+					out.Deciding(p, verb)
+					d.ProposalID, d.Digest = p.ID, p.Digest
+				}
+			}
+			res, err := rt.Runner.Resume(ctx, id, d, out.Emit)
 			return finishRun(ctx, f, rt, out, *o, res, err)
 		},
 	}
 	cmd.Flags().StringVar(&feedback, "feedback", "", "a word for the assistant with your decision")
+	cmd.Flags().StringVar(&proposal, "proposal", "", "decide this proposal only (its id, as printed when it was proposed)")
 	cmd.Flags().BoolVar(&onServer, "remote", false, "THREAD is the server's id of any of its threads (with --agent server:URL), e.g. one started in the web client")
 	cmd.Flags().StringVarP(&o.Graph, "graph", "g", "", "with --remote: the graph of a thread this terminal has not seen")
 	addOutputFlags(cmd, o)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/threads"
@@ -92,7 +93,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		Dark:          true,
 	}
 	if rt.Remote != nil {
-		opts.Provider, opts.Model = "server", rt.Remote.Client().Server()
+		opts.Provider, opts.Model = remote.Provider, "assistant"
 		opts.Runner = rt.Runner
 	} else if rt.Provider != nil {
 		opts.Runner = rt.Runner

@@ -91,6 +91,7 @@ func inspectRetriever(cmd *cobra.Command, f *Factory, graph string) (*rag.Retrie
 	}
 	opts := rag.DefaultOptions()
 	opts.CacheTTL = 0
+	opts.Store = f.IndexStore()
 	emb, _ := f.Embedder()
 	return rag.New(src, opts, emb), graph, nil
 }

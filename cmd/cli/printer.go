@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/changetext"
 	"github.com/nodius/nodius-ai/internal/mdstream"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
@@ -146,7 +147,7 @@ func (p *printer) Decided(pr *convo.Proposal, d convo.Decision) {
 	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s (%s)\n", verb, pr.Tool, termtext.Strip(pr.Reason))
 }
 
-// Pending tells a person how to decide the proposal the run stopped at.
+// Pending tells a person what the run stopped at, in full, and how to decide it.
 func (p *printer) Pending(pr *convo.Proposal, threadID string) {
 	if p.enc != nil {
 		return // the proposal event says it all
@@ -156,10 +157,21 @@ func (p *printer) Pending(pr *convo.Proposal, threadID string) {
 		w = p.ios.Out
 	}
 	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", pr.Tool, termtext.Strip(describeAction(pr)))
+	changetext.Write(w, pr.Action, "  ")
 	if pr.Reason != "" {
 		fmt.Fprintf(w, "Reason: %s\n", termtext.Strip(pr.Reason))
 	}
-	fmt.Fprintf(w, "Decide with: nodius-ai approve %s   or   nodius-ai reject %s [--feedback TEXT]\n", threadID, threadID)
+	fmt.Fprintf(w, "Decide with: nodius-ai approve %s --proposal %s   or   nodius-ai reject %s [--feedback TEXT]\n",
+		threadID, termtext.Strip(pr.ID), threadID)
+}
+
+// Deciding prints, before a decision is taken, the proposal it is taken on.
+func (p *printer) Deciding(pr *convo.Proposal, verb string) {
+	if p.enc != nil {
+		return
+	}
+	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s:\n", verb, termtext.Strip(pr.ID))
+	changetext.Write(p.ios.ErrOut, pr.Action, "  ")
 }
 
 // Close ends the output.
@@ -196,44 +208,7 @@ func describeAction(p *convo.Proposal) string {
 	return summarizeAction(p.Action)
 }
 
-func summarizeAction(a datasource.Action) string {
-	switch a.Type {
-	case datasource.CreateNodeAction:
-		c := a.CreateNode
-		key := c.NodeKey
-		if key == "" {
-			key = "(new key)"
-		}
-		return fmt.Sprintf("create node %s (%s) on sheet %s at (%g, %g)", key, c.TypeKey, c.Sheet, c.PosX, c.PosY)
-	case datasource.UpdateNodeAction:
-		fields := make([]string, 0, len(a.UpdateNode.Changes))
-		for k := range a.UpdateNode.Changes {
-			fields = append(fields, k)
-		}
-		sort.Strings(fields)
-		return fmt.Sprintf("update node %s: %s", a.UpdateNode.NodeKey, strings.Join(fields, ", "))
-	case datasource.MoveNodeAction:
-		return fmt.Sprintf("move node %s to (%g, %g)", a.MoveNode.NodeKey, a.MoveNode.PosX, a.MoveNode.PosY)
-	case datasource.DeleteNodeAction:
-		return fmt.Sprintf("delete node %s and its %d edge(s)", a.DeleteNode.NodeKey, len(a.DeleteNode.RemovedEdges))
-	case datasource.CreateEdgeAction:
-		c := a.CreateEdge
-		s := fmt.Sprintf("create edge %s:%s → %s:%s", c.SourceKey, c.SourceHandle, c.TargetKey, c.TargetHandle)
-		if c.Label != "" {
-			s += " [" + c.Label + "]"
-		}
-		return s
-	case datasource.DeleteEdgeAction:
-		return "delete edge " + a.DeleteEdge.EdgeKey
-	case datasource.BatchAction:
-		parts := make([]string, 0, len(a.Batch.Actions))
-		for _, sub := range a.Batch.Actions {
-			parts = append(parts, summarizeAction(sub))
-		}
-		return fmt.Sprintf("%d changes: %s", len(parts), strings.Join(parts, "; "))
-	}
-	return string(a.Type)
-}
+func summarizeAction(a datasource.Action) string { return datasource.Describe(a) }
 
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))

@@ -139,7 +139,7 @@ func exitCode(err error) int {
 	}
 	if ce, ok := convo.AsError(err); ok {
 		switch ce.Code {
-		case convo.CodeConfig:
+		case convo.CodeConfig, convo.CodeDecision:
 			return ExitUsage
 		case convo.CodeInterrupted:
 			return ExitInterrupted

@@ -26,12 +26,15 @@ func openFile(ctx context.Context, path string) (datasource.Source, error) {
 	if path == "" {
 		return nil, &convo.Error{Code: convo.CodeConfig, Message: "file source needs a path: use --source file:PATH"}
 	}
-	src, err := file.Open(ctx, path)
+	// Parsed on first use: with the index cache, retrieval over an unchanged
+	// graph never needs to parse it.
+	src, err := file.OpenLazy(ctx, path)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		return nil, &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err}
 	}
+	src.WrapErr = func(err error) error { return &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err} }
 	return src, nil
 }

@@ -61,6 +61,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 	}
 	opts := rag.DefaultOptions()
 	opts.CacheTTL = cfg.CacheTTL
+	opts.Store = f.IndexStore()
 	retriever := rag.New(src, opts, emb)
 
 	rt := &Runtime{Config: cfg, Source: src, Store: store, Retriever: retriever, Logger: logger,
@@ -70,6 +71,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 		Role: cfg.Role, MaxToolRounds: cfg.MaxToolRounds, Policy: cfg.Policy, Limits: cfg.Limits,
 		Pricing: cfg.Entry.Pricing, ContextWindow: cfg.Entry.ContextWindow,
 		Workspace: cfg.Workspace, Logger: logger,
+		SourceSpec: sourceSpec(cfg.Source), SourceChosen: f.sourceChosen(),
 	}
 	if err := cfg.RequireLLM(); err != nil {
 		aopts.NoProvider = err

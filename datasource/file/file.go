@@ -12,6 +12,7 @@ package file
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
@@ -41,6 +44,7 @@ type Source struct {
 	mode    fs.FileMode
 	modTime time.Time
 	size    int64
+	sum     [sha256.Size]byte // of the bytes last read or written
 }
 
 // Open reads the graph file at path. A missing file, malformed JSON or a value of the
@@ -114,6 +118,9 @@ func (s *Source) read() (datasource.Document, fs.FileInfo, error) {
 	if err != nil {
 		return datasource.Document{}, nil, err
 	}
+	s.mu.Lock()
+	s.sum = sha256.Sum256(data)
+	s.mu.Unlock()
 	return doc, st, nil
 }
 
@@ -195,8 +202,20 @@ func (s *Source) reloadLocked() error {
 	return nil
 }
 
-// write runs one change with the file reloaded first if it changed on disk, so an
-// approved proposal never overwrites edits made meanwhile.
+// LockTimeout bounds how long a write waits for another process writing the same
+// graph file.
+const LockTimeout = 10 * time.Second
+
+// ErrLocked: another process kept the graph file locked longer than LockTimeout.
+var ErrLocked = errors.New("graph file is locked by another process")
+
+// write runs one change under the graph file's lock, with the file read again first,
+// so a change never drops one another process (or an editor) made meanwhile.
+//
+// Writers of one file, in this process and in others, are serialised by an advisory
+// lock on a sidecar file (.NAME.lock next to it); the kernel releases it when its
+// process dies, so a crash never leaves the graph locked. Temporary files a crashed
+// writer left (.NAME.tmp-*) are removed under the lock.
 func (s *Source) write(ctx context.Context, fn func() error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -206,10 +225,87 @@ func (s *Source) write(ctx context.Context, fn func() error) error {
 	if _, err := os.Stat(s.real); err != nil {
 		return fmt.Errorf("graph file %s cannot be written: %w", s.path, err)
 	}
-	if err := s.reloadLocked(); err != nil {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	s.removeStaleTemps()
+	if err := s.reloadIfDifferent(); err != nil {
 		return err
 	}
 	return fn()
+}
+
+// reloadIfDifferent reads the file and loads it when its bytes are not the ones
+// last read or written: time and size alone can miss a quick same-size rewrite by
+// another process. s.wmu and the file lock are held.
+func (s *Source) reloadIfDifferent() error {
+	data, err := os.ReadFile(s.real)
+	if err != nil {
+		return fmt.Errorf("graph file %s: %w", s.path, err)
+	}
+	sum := sha256.Sum256(data)
+	s.mu.Lock()
+	same := sum == s.sum
+	s.mu.Unlock()
+	if same {
+		return nil
+	}
+	s.mu.Lock()
+	s.modTime = time.Time{}
+	s.mu.Unlock()
+	return s.reloadLocked()
+}
+
+// lockPath is the sidecar lock file of the graph file.
+func (s *Source) lockPath() string {
+	dir, base := filepath.Split(s.real)
+	return filepath.Join(dir, "."+base+".lock")
+}
+
+// lock takes the graph file's lock across processes, waiting at most LockTimeout.
+func (s *Source) lock(ctx context.Context) (func(), error) {
+	fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	wctx, cancel := context.WithTimeout(ctx, LockTimeout)
+	defer cancel()
+	ok, err := fl.TryLockContext(wctx, 20*time.Millisecond)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("graph file %s: cannot take its lock %s: %w", s.path, s.lockPath(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("graph file %s stayed locked by another process for %s (lock file %s); try again when it is done: %w",
+			s.path, LockTimeout, s.lockPath(), ErrLocked)
+	}
+	return func() { _ = fl.Unlock() }, nil
+}
+
+// removeStaleTemps deletes the temporary files a writer killed mid-write left behind;
+// the lock is held, so none of them belongs to a live writer.
+func (s *Source) removeStaleTemps() {
+	dir, base := filepath.Split(s.real)
+	if dir == "" {
+		dir = "."
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*"))
+	for _, m := range matches {
+		_ = os.Remove(m)
+	}
+}
+
+// globEscape quotes the characters filepath.Match treats specially.
+func globEscape(s string) string {
+	var b bytes.Buffer
+	for _, r := range s {
+		if r == '*' || r == '?' || r == '[' || r == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // persist is the store's commit hook: it writes the changed graph atomically.
@@ -227,6 +323,9 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 	if err := writeAtomic(s.real, data, mode); err != nil {
 		return fmt.Errorf("graph file %s: %w", s.path, err)
 	}
+	s.mu.Lock()
+	s.sum = sha256.Sum256(data)
+	s.mu.Unlock()
 	st, err := os.Stat(s.real)
 	if err != nil {
 		return fmt.Errorf("graph file %s: %w", s.path, err)

@@ -95,7 +95,9 @@ func (s *Store) mutate(ctx context.Context, graphKey string, fn func(tx *txn) er
 		nodes: v.nodes, edges: v.edges, nodeIdx: v.nodeIdx, edgeIdx: v.edgeIdx}
 	if err := fn(tx); err != nil {
 		s.wmu.Unlock()
-		return err
+		// The change does not fit the graph as it is: the caller (and the model)
+		// can act on that, unlike a failure to save it.
+		return &datasource.ConflictError{Err: err}
 	}
 	next := &view{graph: tx.graph, nodes: tx.nodes, edges: tx.edges, configs: tx.configs,
 		nodeIdx: tx.nodeIdx, edgeIdx: tx.edgeIdx, cfgIdx: tx.cfgIdx, version: v.version + 1}

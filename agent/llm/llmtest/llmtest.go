@@ -151,6 +151,7 @@ type Server struct {
 	mu       sync.Mutex
 	script   Script
 	next     int
+	loops    int // times a looping script started over
 	requests []Request
 	record   func(Request) // optional sink (the process appends NDJSON to a file)
 	hs       *httptest.Server
@@ -257,15 +258,17 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) take(rec Request) (Turn, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	idx := -1
+	idx, seq := -1, -1
 	turn := Turn{Text: "(fake: no more scripted turns)"}
 	if rec.Protocol != "embeddings" {
 		n := len(s.script.Turns)
 		if s.next >= n && s.script.Loop && n > 0 {
 			s.next = 0
+			s.loops++
 		}
 		if s.next < n {
 			idx, turn = s.next, s.script.Turns[s.next]
+			seq = idx + s.loops*n // a looping script still gives each answer its own ids, as a real model does
 			s.next++
 		}
 	}
@@ -274,7 +277,7 @@ func (s *Server) take(rec Request) (Turn, int) {
 	if s.record != nil {
 		s.record(rec)
 	}
-	return turn, idx
+	return turn, seq
 }
 
 // writeError answers a scripted HTTP error in the protocol's shape.

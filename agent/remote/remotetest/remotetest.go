@@ -721,3 +721,45 @@ func nonNil(v []any) []any {
 	}
 	return v
 }
+
+// Close stops the server (a test can then check what works offline).
+func (s *Server) Close() { s.srv.Close() }
+
+// MemoryBody turns a graph file document ({"graph", "nodes", "edges",
+// "nodeConfigs"}) into the body of GET /api/ai/memory/{graph}: nodes and edges by
+// sheet, each edge listed twice as the server's edge map holds it.
+func MemoryBody(doc []byte) (json.RawMessage, error) {
+	var d struct {
+		Graph       json.RawMessage   `json:"graph"`
+		Nodes       []json.RawMessage `json:"nodes"`
+		Edges       []json.RawMessage `json:"edges"`
+		NodeConfigs []json.RawMessage `json:"nodeConfigs"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, err
+	}
+	type sheet struct {
+		Nodes []json.RawMessage `json:"nodes"`
+		Edges []json.RawMessage `json:"edges"`
+	}
+	sheets := map[string]*sheet{}
+	get := func(raw json.RawMessage) *sheet {
+		var s struct {
+			Sheet string `json:"sheet"`
+		}
+		_ = json.Unmarshal(raw, &s)
+		if sheets[s.Sheet] == nil {
+			sheets[s.Sheet] = &sheet{Nodes: []json.RawMessage{}, Edges: []json.RawMessage{}}
+		}
+		return sheets[s.Sheet]
+	}
+	for _, n := range d.Nodes {
+		sh := get(n)
+		sh.Nodes = append(sh.Nodes, n)
+	}
+	for _, e := range d.Edges {
+		sh := get(e)
+		sh.Edges = append(sh.Edges, e, e)
+	}
+	return json.Marshal(map[string]any{"graph": d.Graph, "sheets": sheets, "nodeConfigs": d.NodeConfigs})
+}

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/nodius/nodius-ai/config"
+)
+
+// sourceSpec names a data source without credentials, as a thread records it: a
+// file path made absolute, an arango URL without its password, a server URL without
+// user info or a token. Two specs are the same source when they are equal.
+func sourceSpec(spec string) string {
+	switch {
+	case spec == "" || spec == "demo":
+		return "demo"
+	case strings.HasPrefix(spec, "file:"):
+		p := strings.TrimPrefix(spec, "file:")
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return "file:" + p
+	case strings.HasPrefix(spec, "arango://"), strings.HasPrefix(spec, "arangos://"):
+		u, err := url.Parse(spec)
+		if err != nil {
+			return strings.SplitN(spec, "@", 2)[0] // never the password, even unparsed
+		}
+		if u.User != nil {
+			u.User = url.User(u.User.Username())
+		}
+		return u.String()
+	case strings.HasPrefix(spec, "server:"):
+		u, err := url.Parse(strings.TrimPrefix(spec, "server:"))
+		if err != nil {
+			return "server:"
+		}
+		u.User = nil
+		q := u.Query()
+		for k := range q {
+			if strings.Contains(strings.ToLower(k), "token") || strings.EqualFold(k, "key") {
+				q.Del(k)
+			}
+		}
+		u.RawQuery = q.Encode()
+		return "server:" + u.String()
+	}
+	return spec
+}
+
+// sourceChosen reports whether --source was typed on this command line.
+func (f *Factory) sourceChosen() bool {
+	if f.flags == nil {
+		return false
+	}
+	fl := f.flags.Lookup("source")
+	return fl != nil && fl.Changed
+}
+
+// adoptThreadSource makes the thread's recorded source the one in effect when none
+// was typed on the command line: a thread is continued and decided where it
+// happened. Credentials still come from the flags, environment or config (the
+// database never holds them): when the configured source is the recorded one, its
+// URL, password included, is kept. With strict (approve, reject) a configured source
+// (NODIUS_AI_SOURCE, the config file) that differs from the thread's is a usage
+// error naming both. Threads that recorded no source keep the source in effect.
+// It must run before the runtime is built.
+func (f *Factory) adoptThreadSource(ctx context.Context, threadArg string, strict bool) (string, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return "", err
+	}
+	store, err := f.Store(ctx)
+	if err != nil {
+		return "", err
+	}
+	id, err := threadsResolve(ctx, store, threadArg)
+	if err != nil {
+		return "", err
+	}
+	th, err := store.Thread(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	if th.Source == "" || f.sourceChosen() {
+		return id, nil
+	}
+	// The built-in default (the demo graph) is no choice: the thread's source wins.
+	configured := cfg.Source != "" && (cfg.Source != config.DefaultSource || f.IO.Getenv("NODIUS_AI_SOURCE") != "")
+	if configured && sourceSpec(cfg.Source) != th.Source {
+		if strict {
+			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf(
+				"thread %s works on %s, but the source in effect is %s (from NODIUS_AI_SOURCE or the config file); pass --source to choose one",
+				th.ID, th.Source, sourceSpec(cfg.Source))}
+		}
+		cfg.Source = th.Source
+		return id, nil
+	}
+	if !configured {
+		cfg.Source = th.Source
+	}
+	return id, nil
+}
+
+// demoNote is what a change applied to the embedded demo graph means.
+const demoNote = "the demo graph lives in this process's memory: the change is not saved and is gone when nodius-ai exits"
+
+// isDemo reports whether the source in effect is the embedded demo graph.
+func isDemo(spec string) bool { return sourceSpec(spec) == "demo" }

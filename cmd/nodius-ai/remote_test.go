@@ -1,0 +1,483 @@
+package main_test
+
+// End-to-end tests of the built binary with --agent server:URL against the
+// stand-in of the Nodius server's assistant (agent/remote/remotetest): no provider
+// key anywhere, the answers come from the server's WebSocket.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/remote/remotetest"
+	"github.com/nodius/nodius-ai/datasource/demo"
+)
+
+const jwt = "eyJhbGciOiJIUzI1NiJ9.dXNlcg.jwt-secret-sig"
+
+// newRemoteEnv is a user with a Nodius login and no provider key, pointed at the
+// stand-in server through NODIUS_AI_AGENT and NODIUS_AI_TOKEN.
+func newRemoteEnv(t *testing.T) (*env, *remotetest.Server) {
+	t.Helper()
+	dir := t.TempDir()
+	srv := remotetest.New(t)
+	srv.Token = jwt
+	srv.RequireToken = true
+	body, err := remotetest.MemoryBody(demo.JSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Memory["demo"] = body
+	e := &env{t: t, dir: dir}
+	e.vars = []string{
+		"HOME=" + dir,
+		"PATH=" + os.Getenv("PATH"),
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"XDG_DATA_HOME=" + filepath.Join(dir, "data"),
+		"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
+		"NODIUS_AI_AGENT=server:" + srv.URL,
+		"NODIUS_AI_TOKEN=" + jwt,
+	}
+	return e, srv
+}
+
+// runR runs the binary and checks the token never shows.
+func (e *env) runR(stdin string, args ...string) result {
+	e.t.Helper()
+	r := e.run(stdin, args...)
+	if strings.Contains(r.stdout+r.stderr, "jwt-secret-sig") {
+		e.t.Fatalf("the token was printed:\n%s\n%s", r.stdout, r.stderr)
+	}
+	return r
+}
+
+func answerWithTool(s *remotetest.Session) {
+	s.Token("fetch-api ")
+	s.ToolStart("tc_1", "read_node_detail")
+	s.ToolResult("tc_1", `{"_key":"fetch-api","type":"api-call"}`)
+	s.Token("calls the NBA stats API.")
+	s.Complete("fetch-api calls the NBA stats API.")
+}
+
+func TestRemoteAsk(t *testing.T) {
+	t.Parallel()
+	e, srv := newRemoteEnv(t)
+	srv.Chat = answerWithTool
+
+	r := e.runR("", "ask", "--graph", "demo", "what does fetch-api do?")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "fetch-api ") || !strings.HasSuffix(r.stdout, "calls the NBA stats API.\n") {
+		t.Fatalf("ask: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("which node filters?", "ask", "--graph", "demo", "--format", "json")
+	evs := events(t, r.stdout)
+	if r.code != 0 || types(evs) != "thread,token,tool_start,tool_result,token,complete" {
+		t.Fatalf("json: code %d events %s stderr %s", r.code, types(evs), r.stderr)
+	}
+	if evs[2]["name"] != "read_node_detail" || evs[5]["text"] != "fetch-api calls the NBA stats API." || evs[5]["thread_id"] != evs[0]["thread_id"] {
+		t.Fatalf("events %v", evs)
+	}
+	reqs := srv.Received()
+	if len(reqs) != 2 || reqs[1].Message != "which node filters?" || reqs[1].Token != jwt || reqs[1].ID <= 0 {
+		t.Fatalf("received %d requests, the second %q", len(reqs), reqs[len(reqs)-1].Message)
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatalf("violations %v", v)
+	}
+
+	// With the server gone, what was seen is still there.
+	threadID := evs[0]["thread_id"].(string)
+	srv.Close()
+	r = e.runR("", "threads", "list", "--format", "json")
+	if r.code != 0 || !strings.Contains(r.stdout, threadID) {
+		t.Fatalf("threads list offline: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("", "threads", "show", threadID)
+	if r.code != 0 || !strings.Contains(r.stdout, "NBA stats API") || !strings.Contains(r.stdout, "read_node_detail") {
+		t.Fatalf("threads show offline: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("", "threads", "search", "NBA")
+	if r.code != 0 || !strings.Contains(r.stdout, threadID[:8]) {
+		t.Fatalf("threads search offline: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("", "threads", "export", threadID)
+	if r.code != 0 || !strings.Contains(r.stdout, "NBA stats API") {
+		t.Fatalf("threads export offline: %d %s", r.code, r.stderr)
+	}
+	// The server is unreachable now: a network error, exit 1.
+	r = e.runR("", "ask", "--graph", "demo", "again?")
+	if r.code != 1 || !strings.Contains(r.stderr, "network") {
+		t.Fatalf("unreachable: %d %s", r.code, r.stderr)
+	}
+}
+
+const deleteFetch = `{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`
+
+func proposeDelete(s *remotetest.Session) {
+	s.Token("I propose to delete it.")
+	s.Propose("call_del", "propose_delete_node", map[string]any{"nodeKey": "fetch-api", "reason": "it is no longer used"}, deleteFetch)
+}
+
+func TestRemoteProposalApproveReject(t *testing.T) {
+	t.Parallel()
+	e, srv := newRemoteEnv(t)
+	srv.Chat = proposeDelete
+	srv.Resume = func(s *remotetest.Session) {
+		word := "Deleted."
+		if !s.Req.Approved {
+			word = "Kept, because: " + s.Req.Feedback
+		}
+		s.Token(word)
+		s.Complete(word)
+	}
+
+	r := e.runR("", "ask", "--graph", "demo", "--format", "json", "delete fetch-api")
+	evs := events(t, r.stdout)
+	if r.code != 3 || types(evs) != "thread,token,proposal" {
+		t.Fatalf("ask: code %d events %s stderr %s", r.code, types(evs), r.stderr)
+	}
+	p := evs[2]
+	action, _ := p["action"].(map[string]any)
+	payload, _ := action["payload"].(map[string]any)
+	if p["id"] != "call_del" || p["tool"] != "propose_delete_node" || p["reason"] != "it is no longer used" || action["type"] != "delete_node" {
+		t.Fatalf("proposal %v", p)
+	}
+	if edges, _ := payload["removedEdges"].([]any); len(edges) == 0 {
+		t.Fatalf("the proposal was not completed from the server: source: %v", payload)
+	}
+	threadID := evs[0]["thread_id"].(string)
+
+	r = e.runR("", "approve", threadID[:10], "--format", "json")
+	evs = events(t, r.stdout)
+	if r.code != 0 || types(evs) != "thread,tool_result,token,complete" || evs[3]["text"] != "Deleted." {
+		t.Fatalf("approve: code %d events %s stderr %s", r.code, types(evs), r.stderr)
+	}
+	last := srv.Received()[1]
+	if last.Type != "ai:resume" || !last.Approved || !strings.HasPrefix(last.ThreadID, "ai_") {
+		t.Fatalf("resume %+v", last)
+	}
+	// Deciding again: nothing waits on the server any more; exit 1 with its words.
+	r = e.runR("", "approve", threadID)
+	if r.code == 0 || r.code == 3 {
+		t.Fatalf("second approve: %d %s", r.code, r.stderr)
+	}
+
+	// A second proposal, rejected with feedback.
+	r = e.runR("", "ask", "--thread", threadID, "delete it again")
+	if r.code != 3 || !strings.Contains(r.stdout+r.stderr, "approve") {
+		t.Fatalf("second ask: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("", "reject", threadID, "--feedback", "keep fetch-api")
+	if r.code != 0 || !strings.Contains(r.stdout, "Kept, because: keep fetch-api") {
+		t.Fatalf("reject: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	reqs := srv.Received()
+	if last := reqs[len(reqs)-1]; last.Approved || last.Feedback != "keep fetch-api" {
+		t.Fatalf("reject sent %+v", last)
+	}
+
+	// --on-proposal approve decides at once.
+	r = e.runR("", "ask", "--graph", "demo", "--on-proposal", "approve", "delete fetch-api")
+	if r.code != 0 || !strings.Contains(r.stdout, "Deleted.") {
+		t.Fatalf("on-proposal approve: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+
+	// The local agent refuses to decide a server's proposal (it would apply it here).
+	srv.Chat = proposeDelete
+	r = e.runR("", "ask", "--graph", "demo", "--format", "json", "delete fetch-api")
+	id := events(t, r.stdout)[0]["thread_id"].(string)
+	local := append([]string{}, e.vars...)
+	e.vars = append(e.vars, "NODIUS_AI_AGENT=local", "NODIUS_AI_BASE_URL=http://127.0.0.1:1/v1", "NODIUS_AI_API_KEY=x", "NODIUS_AI_MODEL=m")
+	r = e.runR("", "approve", id)
+	e.vars = local
+	if r.code != 2 || !strings.Contains(r.stderr, "--agent server:") {
+		t.Fatalf("local approve of a server thread: %d %s", r.code, r.stderr)
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatalf("violations %v", v)
+	}
+}
+
+func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
+	t.Parallel()
+	e, srv := newRemoteEnv(t)
+	web := srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1", "type": "function",
+		"function": map[string]any{"name": "propose_delete_node", "arguments": `{"nodeKey":"fetch-api","reason":"r"}`}},
+		Action: json.RawMessage(deleteFetch)},
+		map[string]any{"role": "user", "content": "remove the fetch node"})
+	old := srv.NewThread("demo", nil, map[string]any{"role": "user", "content": "hello"}, map[string]any{"role": "assistant", "content": "hi"})
+	srv.NewThread("other-graph", nil)
+	srv.Resume = func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") }
+
+	r := e.runR("", "threads", "list", "--remote", "--graph", "demo", "--format", "json")
+	var list []struct {
+		ID       string `json:"thread_id"`
+		Pending  bool   `json:"pending"`
+		Messages int    `json:"messages"`
+		Title    string `json:"title"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != 0 {
+		t.Fatalf("list: %v %d %s %s", err, r.code, r.stdout, r.stderr)
+	}
+	if len(list) != 2 || list[0].ID != old.ID || list[1].ID != web.ID || !list[1].Pending || list[1].Title != "remove the fetch node" {
+		t.Fatalf("list %+v", list)
+	}
+	r = e.runR("", "threads", "list", "--remote", "--graph", "demo")
+	if r.code != 0 || !strings.Contains(r.stdout, "proposal waiting") {
+		t.Fatalf("table: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+
+	// Without --remote the web client's thread is unknown here.
+	r = e.runR("", "approve", web.ID)
+	if r.code == 0 || !strings.Contains(r.stderr, "--remote") {
+		t.Fatalf("approve without --remote: %d %s", r.code, r.stderr)
+	}
+	r = e.runR("", "approve", web.ID, "--remote", "--graph", "demo")
+	if r.code != 0 || !strings.Contains(r.stdout, "Removed.") {
+		t.Fatalf("approve --remote: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if srv.Thread(web.ID).Pending != nil {
+		t.Fatal("the server still waits")
+	}
+	// The exchange is kept locally under the server's id.
+	r = e.runR("", "threads", "show", web.ID)
+	if r.code != 0 || !strings.Contains(r.stdout, "Removed.") {
+		t.Fatalf("show: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+
+	// Deleting on the server: refused without a confirmation when not on a terminal.
+	r = e.runR("", "threads", "delete", "--remote", old.ID)
+	if r.code != 2 || srv.Thread(old.ID) == nil {
+		t.Fatalf("delete without --yes: %d %s", r.code, r.stderr)
+	}
+	r = e.runR("", "threads", "delete", "--remote", "--yes", old.ID, web.ID)
+	if r.code != 0 || srv.Thread(old.ID) != nil || srv.Thread(web.ID) != nil {
+		t.Fatalf("delete --yes: %d %s", r.code, r.stderr)
+	}
+	r = e.runR("", "threads", "show", web.ID)
+	if r.code == 0 {
+		t.Fatalf("the local copy outlived the server's thread: %s", r.stdout)
+	}
+	r = e.runR("", "threads", "delete", "--remote", "--yes", old.ID)
+	if r.code != 1 || !strings.Contains(r.stderr, "404") {
+		t.Fatalf("delete twice: %d %s", r.code, r.stderr)
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatalf("violations %v", v)
+	}
+}
+
+func TestRemoteErrorsAndExitCodes(t *testing.T) {
+	t.Parallel()
+	e, srv := newRemoteEnv(t)
+	cases := []struct {
+		code, want string
+		exit       int
+	}{
+		{"rate_limit", "rate_limit", 1},
+		{"auth_error", "auth_error", 1},
+		{"context_length", "context_length", 1},
+		{"", "internal", 1},
+	}
+	for _, tc := range cases {
+		srv.Chat = func(s *remotetest.Session) { s.Error("Le service IA a un problème", tc.code, tc.code == "rate_limit") }
+		r := e.runR("", "ask", "--graph", "demo", "--format", "json", "q")
+		evs := events(t, r.stdout)
+		last := evs[len(evs)-1]
+		if r.code != tc.exit || last["type"] != "error" || last["code"] != tc.want || last["retryable"] != (tc.code == "rate_limit") {
+			t.Fatalf("%s: exit %d events %v stderr %s", tc.code, r.code, evs, r.stderr)
+		}
+		if !strings.Contains(r.stderr, tc.want) {
+			t.Fatalf("%s: stderr %s", tc.code, r.stderr)
+		}
+	}
+	srv.Chat = func(s *remotetest.Session) { s.Raw(`{"type":"ai:token","_id":` + fmt.Sprint(s.Req.ID) + `}`) }
+	r := e.runR("", "ask", "--graph", "demo", "q")
+	if r.code != 1 || !strings.Contains(r.stderr, "internal") || !strings.Contains(r.stderr, "malformed") || strings.Contains(r.stderr, "panic") {
+		t.Fatalf("malformed: %d %s", r.code, r.stderr)
+	}
+
+	// A bad token: the server's auth error, exit 1, the token never shown.
+	e.vars = append(e.vars, "NODIUS_AI_TOKEN=not-the-jwt")
+	r = e.runR("", "ask", "--graph", "demo", "q")
+	if r.code != 1 || !strings.Contains(r.stderr, "auth_error") || strings.Contains(r.stderr, "not-the-jwt") {
+		t.Fatalf("bad token: %d %s", r.code, r.stderr)
+	}
+	r = e.runR("", "threads", "list", "--remote", "--graph", "demo")
+	if r.code != 1 || !strings.Contains(r.stderr, "401") {
+		t.Fatalf("bad token, threads: %d %s", r.code, r.stderr)
+	}
+
+	// Usage errors: exit 2.
+	for _, args := range [][]string{
+		{"ask", "--agent", "remote", "--graph", "demo", "q"},
+		{"ask", "--agent", "server:", "--graph", "demo", "q"},
+		{"threads", "list", "--remote", "--agent", "local"},
+		{"threads", "list", "--remote"},
+	} {
+		r := e.runR("", args...)
+		if r.code != 2 {
+			t.Fatalf("%v: exit %d %s", args, r.code, r.stderr)
+		}
+	}
+}
+
+func TestRemoteCtrlCSendsInterrupt(t *testing.T) {
+	t.Parallel()
+	e, srv := newRemoteEnv(t)
+	srv.Chat = func(s *remotetest.Session) {
+		s.Token("one two ")
+		for s.Sleep(50 * time.Millisecond) {
+			s.Token("more ")
+		}
+	}
+	cmd := exec.Command(binary, "ask", "--graph", "demo", "tell me everything")
+	cmd.Env = e.vars
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan struct{})
+	go func() {
+		var got []byte
+		buf := make([]byte, 256)
+		signalled := false
+		for {
+			n, err := stdout.Read(buf)
+			got = append(got, buf[:n]...)
+			if !signalled && bytes.Contains(got, []byte("two")) {
+				signalled = true
+				close(seen)
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	select {
+	case <-seen:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no token arrived")
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Fatalf("exit = %v, stderr %s", err, stderr.String())
+	}
+	ints := srv.Interrupts()
+	reqs := srv.Received()
+	if len(ints) != 1 || len(reqs) != 1 || ints[0].ID != reqs[0].ID {
+		t.Fatalf("interrupts %+v for %+v", ints, reqs)
+	}
+	r := e.runR("", "threads", "list", "--format", "json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 {
+		t.Fatalf("threads: %v %q", err, r.stdout)
+	}
+	r = e.runR("", "threads", "show", list[0]["id"].(string), "--format", "json")
+	if !strings.Contains(r.stdout, "interrupted") || !strings.Contains(r.stdout, "one two") {
+		t.Fatalf("partial answer not kept: %s", r.stdout)
+	}
+}
+
+// TestRemoteChatTmux runs `chat --agent server:URL` in tmux: the server's assistant
+// answers on screen, then proposes to delete a node; the dialog shows the change
+// with the edges it takes (read through the server: source), and `a` approves it.
+func TestRemoteChatTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: skipped with -short")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; skipping the end-to-end chat test")
+	}
+	e, srv := newRemoteEnv(t)
+	srv.Chat = func(s *remotetest.Session) {
+		if strings.Contains(s.Req.Message, "delete") {
+			proposeDelete(s)
+			return
+		}
+		answerWithTool(s)
+	}
+	srv.Resume = func(s *remotetest.Session) {
+		s.Token("Done: fetch-api was deleted.")
+		s.Complete("Done: fetch-api was deleted.")
+	}
+
+	session := fmt.Sprintf("nodius-remote-%d", os.Getpid())
+	stderrPath := filepath.Join(e.dir, "stderr")
+	shell := "env " + strings.Join(append(e.vars, "NO_COLOR=1", "TERM=xterm-256color"), " ") + " " + binary +
+		" chat --graph demo 2>" + stderrPath + "; echo EXITED $?; sleep 60"
+	tmux := func(args ...string) string {
+		out, err := exec.Command("tmux", append([]string{"-L", session}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	tmux("new-session", "-d", "-s", session, "-x", "110", "-y", "40", shell)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", session, "kill-server").Run() })
+	screen := func() string { return tmux("capture-pane", "-p", "-t", session) }
+	waitScreen := func(want string) string {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			s := screen()
+			if strings.Contains(s, want) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				stderr, _ := os.ReadFile(stderrPath)
+				t.Fatalf("screen never showed %q:\n%s\nstderr: %s", want, s, stderr)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitScreen("New conversation")
+	tmux("send-keys", "-t", session, "-l", "what does fetch-api do?")
+	tmux("send-keys", "-t", session, "Enter")
+	s := waitScreen("calls the NBA stats API")
+	if !strings.Contains(s, "read_node_detail") {
+		t.Errorf("no tool badge on screen:\n%s", s)
+	}
+	t.Logf("answer:\n%s", s)
+
+	tmux("send-keys", "-t", session, "-l", "delete fetch-api")
+	tmux("send-keys", "-t", session, "Enter")
+	s = waitScreen("Proposed change")
+	for _, want := range []string{"node fetch-api", "attached to it", "it is no longer used"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, s)
+		}
+	}
+	t.Logf("proposal dialog:\n%s", s)
+	time.Sleep(600 * time.Millisecond) // past the dialog's key guard
+	tmux("send-keys", "-t", session, "a")
+	s = waitScreen("fetch-api was deleted")
+	if !strings.Contains(s, "approved delete node") {
+		t.Errorf("no decision line on screen:\n%s", s)
+	}
+	reqs := srv.Received()
+	if last := reqs[len(reqs)-1]; last.Type != "ai:resume" || !last.Approved || last.ThreadID != reqs[0].ThreadID && reqs[0].ThreadID != "" {
+		t.Fatalf("requests %d, last %s approved=%v", len(reqs), last.Type, last.Approved)
+	}
+	if reqs[1].ThreadID == "" {
+		t.Fatalf("the second question did not continue the server's thread")
+	}
+	tmux("send-keys", "-t", session, "C-c")
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatalf("violations %v", v)
+	}
+}

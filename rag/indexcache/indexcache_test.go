@@ -1,0 +1,193 @@
+package indexcache
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/file"
+	"github.com/nodius/nodius-ai/datasource/gen"
+	"github.com/nodius/nodius-ai/rag"
+)
+
+var questions = []string{"fetch orders retry", "filter active users", "what runs after sort-invoices-12", "Quel nœud écrit dans le journal ?"}
+
+// writeGraph writes a generated graph to a file and returns its path.
+func writeGraph(t *testing.T, dir string, seed int64, nodes int) string {
+	t.Helper()
+	s := gen.Graph(seed, nodes, 2*nodes)
+	data, err := file.Encode(datasource.Document{Graph: s.Graph, Nodes: s.Nodes, Edges: s.Edges, NodeConfigs: s.Configs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "graph.json")
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// answer asks the questions as a new process would: a fresh source and cache.
+func answer(t *testing.T, path, cacheDir, graphKey string) ([]*rag.Context, *file.Lazy) {
+	t.Helper()
+	src, err := file.OpenLazy(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := rag.DefaultOptions()
+	opts.CacheTTL = 0
+	if cacheDir != "" {
+		opts.Store = New(cacheDir, 0)
+	}
+	r := rag.New(src, opts, nil)
+	var out []*rag.Context
+	for _, q := range questions {
+		c, err := r.Retrieve(context.Background(), graphKey, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out, src
+}
+
+func TestCachedGraphAnswersLikeTheFileWithoutParsingIt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeGraph(t, dir, 5, 1500)
+	cache := filepath.Join(dir, "cache")
+	want, _ := answer(t, path, "", "gen-5")
+	first, src := answer(t, path, cache, "gen-5")
+	if !src.Opened() {
+		t.Fatal("first run: the file was not parsed, yet nothing was cached")
+	}
+	second, src := answer(t, path, cache, "gen-5")
+	if src.Opened() {
+		t.Fatal("second run parsed the file: the cache was not used")
+	}
+	for i := range questions {
+		if !reflect.DeepEqual(want[i], first[i]) || !reflect.DeepEqual(want[i], second[i]) {
+			t.Fatalf("%q: cached context differs\nwant %+v\ngot  %+v", questions[i], want[i], second[i])
+		}
+	}
+}
+
+func TestChangedFileIsNotServedFromTheCache(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeGraph(t, dir, 6, 300)
+	cache := filepath.Join(dir, "cache")
+	answer(t, path, cache, "gen-6")
+	st, _ := os.Stat(path)
+
+	// Same size, same modification time, one byte of a key changed: only the
+	// content hash can tell.
+	data, _ := os.ReadFile(path)
+	s := string(data)
+	old, renamed := "\"_key\": \"gen-6\"", "\"_key\": \"gen-7\""
+	if !strings.Contains(s, old) {
+		t.Fatal("graph key not found in the file")
+	}
+	s = strings.Replace(s, old, renamed, 1)
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, src := answer(t, path, cache, "gen-7"); !src.Opened() {
+		t.Fatal("a changed file was answered from the cache")
+	}
+	if _, src := answer(t, path, cache, "gen-7"); src.Opened() {
+		t.Fatal("the changed file was not cached in turn")
+	}
+}
+
+func TestConcurrentWritersLeaveOneWholeEntry(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeGraph(t, dir, 8, 800)
+	cache := filepath.Join(dir, "cache")
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() { // each a separate "process": its own source and cache value
+			defer wg.Done()
+			answer(t, path, cache, "gen-8")
+		}()
+	}
+	wg.Wait()
+	des, err := os.ReadDir(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(des) != 1 {
+		names := []string{}
+		for _, de := range des {
+			names = append(names, de.Name())
+		}
+		t.Fatalf("cache holds %v, want one entry and no temporary file", names)
+	}
+	want, _ := answer(t, path, "", "gen-8")
+	got, src := answer(t, path, cache, "gen-8")
+	if src.Opened() || !reflect.DeepEqual(want, got) {
+		t.Fatal("the entry left by racing writers is not usable")
+	}
+}
+
+func TestCorruptEntryIsRebuilt(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeGraph(t, dir, 9, 200)
+	cache := filepath.Join(dir, "cache")
+	answer(t, path, cache, "gen-9")
+	des, _ := os.ReadDir(cache)
+	entry := filepath.Join(cache, des[0].Name())
+	info, _ := os.Stat(entry)
+	for _, size := range []int64{info.Size() - 7, info.Size() / 2, 20, 3} {
+		if err := os.Truncate(entry, size); err != nil {
+			t.Fatal(err)
+		}
+		if _, src := answer(t, path, cache, "gen-9"); !src.Opened() {
+			t.Fatalf("entry cut to %d bytes was used", size)
+		}
+		info, _ = os.Stat(entry)
+	}
+}
+
+func TestCacheStaysUnderItsBound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	var paths []string
+	for i := range 3 {
+		d := filepath.Join(dir, string(rune('a'+i)))
+		os.Mkdir(d, 0o700)
+		paths = append(paths, writeGraph(t, d, 10, 400))
+	}
+	// One entry is about 420 KB: a bound of 600 KB keeps only the newest.
+	for _, p := range paths {
+		src, _ := file.OpenLazy(context.Background(), p)
+		opts := rag.DefaultOptions()
+		opts.Store = New(cache, 600<<10)
+		if _, err := rag.New(src, opts, nil).Retrieve(context.Background(), "gen-10", "fetch"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond) // distinct modification times
+	}
+	des, _ := os.ReadDir(cache)
+	var total int64
+	for _, de := range des {
+		info, _ := de.Info()
+		total += info.Size()
+	}
+	if len(des) != 1 || total > 600<<10 {
+		t.Fatalf("%d entries, %d bytes, want 1 under the bound", len(des), total)
+	}
+}
