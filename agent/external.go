@@ -37,7 +37,7 @@ func (a *Agent) ExternalThread(ctx context.Context, graphKey, client, title stri
 	now := a.opt.Now()
 	return a.opt.Store.CreateThread(ctx, convo.Thread{
 		GraphKey: graphKey, Workspace: a.opt.Workspace, UserID: a.opt.UserID,
-		Title: title, Provider: convo.ProviderMCP, Model: client,
+		Title: title, Provider: convo.ProviderMCP, Model: client, Source: a.opt.SourceSpec,
 		Status: convo.Active, CreatedAt: now, UpdatedAt: now,
 	})
 }
@@ -123,16 +123,16 @@ func isRefusal(result string) bool { return strings.HasPrefix(result, `{"error":
 // it, so the run's answer says what the decision did.
 func (r *run) endExternal(p *convo.Proposal) (Result, error) {
 	var text string
-	switch {
-	case p.Decision == convo.Rejected:
+	switch p.State() {
+	case "rejected":
 		text = fmt.Sprintf("Rejected the %s proposal of %s; nothing was changed.", p.Tool, r.th.Model)
-	case p.Result != nil && p.Result.Applied:
+	case "applied":
 		text = fmt.Sprintf("Approved and applied the %s proposal of %s to graph %s%s.", p.Tool, r.th.Model, r.th.GraphKey, createdText(p))
-		if p.Result.Note != "" {
+		if p.Result != nil && p.Result.Note != "" {
 			text += " " + p.Result.Note
 		}
 	default:
-		text = fmt.Sprintf("Approved the %s proposal of %s, but it could not be applied to graph %s.", p.Tool, r.th.Model, r.th.GraphKey)
+		text = fmt.Sprintf("Approved the %s proposal of %s, but it was not applied to graph %s.", p.Tool, r.th.Model, r.th.GraphKey)
 	}
 	text += "\n"
 	r.result.ThreadID = r.th.ID
@@ -143,6 +143,9 @@ func (r *run) endExternal(p *convo.Proposal) (Result, error) {
 }
 
 func createdText(p *convo.Proposal) string {
+	if p.Result == nil {
+		return ""
+	}
 	c := p.Result.Created
 	var parts []string
 	if len(c.Nodes) > 0 {

@@ -6,8 +6,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/nodius/nodius-ai/agent/convo"
 )
 
 // versioner is a source that numbers its changes (memgraph, file: the file source
@@ -96,13 +94,14 @@ func (w *watcher) check(ctx context.Context) {
 			continue
 		}
 		for _, p := range tr.Proposals {
-			if p.ToolCallID != callID || p.Decision == convo.Pending {
+			state := p.State()
+			if p.ToolCallID != callID || state == "pending" || state == "applying" {
 				continue
 			}
 			w.mu.Lock()
 			delete(w.waiting, callID)
 			w.mu.Unlock()
-			if p.Decision == convo.Approved && p.Result != nil && p.Result.Applied {
+			if state == "applied" {
 				changed[tr.Thread.GraphKey] = true
 			}
 		}
