@@ -101,6 +101,7 @@ func New(opt Options) *Agent {
 	if opt.Role == "" {
 		opt.Role = "editor"
 	}
+	opt.Limits = opt.Limits.WithDefaults()
 	if opt.Workspace == "" {
 		opt.Workspace = "default"
 	}

@@ -30,6 +30,8 @@ type turn struct {
 	err   error
 	// block, when set, waits for ctx cancellation after streaming text.
 	block bool
+	// failAfter, when set, is returned after the text streamed (a limit hit mid-way).
+	failAfter error
 }
 
 // scripted is an in-process llm.Provider that plays turns in order and records every
@@ -60,6 +62,9 @@ func (s *scripted) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 		if w != "" {
 			onDelta(llm.Delta{Kind: llm.DeltaText, Text: w})
 		}
+	}
+	if t.failAfter != nil {
+		return llm.Reply{Content: t.text}, t.failAfter
 	}
 	if t.block {
 		<-ctx.Done()

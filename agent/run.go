@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // streamSaveEvery bounds how often partial assistant text is written while streaming:
@@ -114,6 +115,9 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 		return nil, err
 	}
 	msgs := fitHistory(r.history, r.a.opt.ContextWindow, tools)
+	if lim := r.a.opt.Limits.MaxRequestBytes; requestBytes(msgs, tools) > lim {
+		return nil, fault.Limit("the request to the model", "max_request_bytes", lim)
+	}
 	req := llm.Request{Messages: msgs, Tools: tools, MaxTokens: r.a.opt.MaxTokens}
 	if lim := r.a.opt.Limits.MaxTokensPerCall; lim > 0 {
 		est := estimateMessages(msgs) + estimateTools(tools)
@@ -209,6 +213,22 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 		return nil, overBudget
 	}
 	return partial, nil
+}
+
+// requestBytes is the size of what a call sends: every message's text, reasoning and
+// tool-call arguments, and the tool definitions.
+func requestBytes(msgs []convo.Message, tools []convo.ToolDef) int {
+	n := 0
+	for _, m := range msgs {
+		n += len(m.Content) + len(m.Reasoning)
+		for _, c := range m.ToolCalls {
+			n += len(c.Name) + len(c.Arguments)
+		}
+	}
+	for _, t := range tools {
+		n += len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
+	return n
 }
 
 // provider is the configured provider, wrapped in the retry policy with a hook that
@@ -307,8 +327,22 @@ func (r *run) runToolCalls(calls []convo.ToolCall) (stop bool, err error) {
 }
 
 // toolResult commits and emits the result of one tool call. A tool error is a
-// result the model can correct, not a failure of the run.
+// result the model can correct, not a failure of the run. A result over
+// max_tool_result_bytes is never sent: an error result takes its place (the thread
+// stays valid) and the run stops with the limit.
 func (r *run) toolResult(tc convo.ToolCall, result string, terr error, started time.Time) error {
+	var over error
+	if lim := r.a.opt.Limits.MaxToolResultBytes; terr == nil && len(result) > lim {
+		over = fault.Limit("the result of "+tc.Name, "max_tool_result_bytes", lim)
+		terr = fmt.Errorf("the result was %d bytes, over max_tool_result_bytes (%d): not sent", len(result), lim)
+	}
+	if err := r.saveToolResult(tc, result, terr, started); err != nil {
+		return err
+	}
+	return over
+}
+
+func (r *run) saveToolResult(tc convo.ToolCall, result string, terr error, started time.Time) error {
 	run := convo.ToolRun{ThreadID: r.th.ID, ToolCallID: tc.ID, Name: tc.Name, Arguments: tc.Arguments,
 		Status: convo.RunCompleted, Result: result, StartedAt: started, FinishedAt: time.Now()}
 	errText := ""

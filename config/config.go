@@ -55,11 +55,56 @@ const (
 	PolicyDeny Policy = "deny"
 )
 
-// Limits stop a run with budget_exceeded; zero means no limit.
+// Limits stop a run with budget_exceeded. The token and cost budgets are off at zero.
+// The size bounds below keep a hostile or broken model or server from exhausting
+// memory, disk and time: unset (zero) means the default (DefaultLimits); each names
+// its config key in the error a run stops with.
 type Limits struct {
 	MaxTokensPerCall   int     `toml:"max_tokens_per_call"`
 	MaxTokensPerThread int     `toml:"max_tokens_per_thread"`
 	MaxCostUSD         float64 `toml:"max_cost_usd"` // per thread
+
+	MaxAnswerBytes       int `toml:"max_answer_bytes"`        // answer text of one response
+	MaxReasoningBytes    int `toml:"max_reasoning_bytes"`     // reasoning of one response
+	MaxToolCalls         int `toml:"max_tool_calls"`          // tool calls in one response
+	MaxToolArgsBytes     int `toml:"max_tool_args_bytes"`     // arguments of one tool call
+	MaxToolResultBytes   int `toml:"max_tool_result_bytes"`   // one tool result sent back to the model
+	MaxRequestBytes      int `toml:"max_request_bytes"`       // one request to the model, all messages and tools
+	MaxSnapshotBytes     int `toml:"max_snapshot_bytes"`      // a server: source's graph snapshot
+	MaxArangoResultBytes int `toml:"max_arango_result_bytes"` // one ArangoDB response
+}
+
+// DefaultLimits are the size bounds used when the config leaves them unset: far above
+// what an honest model or graph sends (an answer of a few pages is ~20 KB), low
+// enough that the process stays well under 200 MB whatever arrives.
+var DefaultLimits = Limits{
+	MaxAnswerBytes:       1 << 20,
+	MaxReasoningBytes:    2 << 20,
+	MaxToolCalls:         32,
+	MaxToolArgsBytes:     128 << 10,
+	MaxToolResultBytes:   1 << 20,
+	MaxRequestBytes:      4 << 20,
+	MaxSnapshotBytes:     32 << 20,
+	MaxArangoResultBytes: 32 << 20,
+}
+
+// WithDefaults returns l with every unset size bound at its default.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{
+		{&l.MaxAnswerBytes, d.MaxAnswerBytes}, {&l.MaxReasoningBytes, d.MaxReasoningBytes},
+		{&l.MaxToolCalls, d.MaxToolCalls}, {&l.MaxToolArgsBytes, d.MaxToolArgsBytes},
+		{&l.MaxToolResultBytes, d.MaxToolResultBytes}, {&l.MaxRequestBytes, d.MaxRequestBytes},
+		{&l.MaxSnapshotBytes, d.MaxSnapshotBytes}, {&l.MaxArangoResultBytes, d.MaxArangoResultBytes},
+	} {
+		if *f.v <= 0 {
+			*f.v = f.def
+		}
+	}
+	return l
 }
 
 // Config is the resolved configuration of one command run.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -237,10 +238,10 @@ func Load(opts LoadOptions) (*Config, error) {
 		cfg.Policy[t] = p
 	}
 
-	if fc.Limits.MaxTokensPerCall < 0 || fc.Limits.MaxTokensPerThread < 0 || fc.Limits.MaxCostUSD < 0 {
-		return nil, configError(nil, "%s: [limits] values cannot be negative", file)
+	if err := checkLimits(fc.Limits, file); err != nil {
+		return nil, err
 	}
-	cfg.Limits = fc.Limits
+	cfg.Limits = fc.Limits.WithDefaults()
 	return cfg, nil
 }
 
@@ -434,29 +435,67 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-// cacheTTL reads cache_ttl: a duration string ("2m", "0s") or a number of seconds.
+// cacheTTL reads cache_ttl: a duration string ("2m", "0s") or a number of seconds,
+// finite and between 0 (no cache) and maxDuration.
 func cacheTTL(v any, file string) (time.Duration, error) {
-	switch t := v.(type) {
-	case nil:
+	if v == nil {
 		return DefaultCacheTTL, nil
+	}
+	return duration("cache_ttl", v, file)
+}
+
+// maxDuration bounds every duration setting: a year is more than any wait needs, and
+// far from the overflow of time.Duration.
+const maxDuration = 365 * 24 * time.Hour
+
+// duration reads a duration setting given as a string ("2m", "30s") or a number of
+// seconds. NaN, infinities, negative values and values past a year are refused with a
+// sentence saying what is allowed: they would silently turn a cache or a wait off.
+func duration(key string, v any, file string) (time.Duration, error) {
+	bad := func(err error, got any) (time.Duration, error) {
+		return 0, configError(err, "%s: %s = %v is not allowed: give a duration from 0 to 8760h, like \"2m\" or \"30s\", or a number of seconds", file, key, got)
+	}
+	switch t := v.(type) {
 	case string:
-		d, err := time.ParseDuration(t)
-		if err != nil || d < 0 {
-			return 0, configError(err, "%s: cache_ttl %q is not a duration like \"2m\" or \"30s\"", file, t)
+		d, err := time.ParseDuration(strings.TrimSpace(t))
+		if err != nil || d < 0 || d > maxDuration {
+			return bad(err, strconv.Quote(t))
 		}
 		return d, nil
 	case int64:
-		if t < 0 {
-			return 0, configError(nil, "%s: cache_ttl cannot be negative", file)
+		if t < 0 || t > int64(maxDuration/time.Second) {
+			return bad(nil, t)
 		}
 		return time.Duration(t) * time.Second, nil
 	case float64:
-		if t < 0 {
-			return 0, configError(nil, "%s: cache_ttl cannot be negative", file)
+		if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 || t > maxDuration.Seconds() {
+			return bad(nil, t)
 		}
 		return time.Duration(t * float64(time.Second)), nil
 	}
-	return 0, configError(nil, "%s: cache_ttl must be a duration like \"2m\" or a number of seconds", file)
+	return bad(nil, fmt.Sprintf("%v", v))
+}
+
+// checkLimits refuses negative or non-finite limits, naming the key.
+func checkLimits(l Limits, file string) error {
+	if math.IsNaN(l.MaxCostUSD) || math.IsInf(l.MaxCostUSD, 0) || l.MaxCostUSD < 0 {
+		return configError(nil, "%s: [limits] max_cost_usd = %v is not allowed: give a number of dollars ≥ 0 (0 means no limit)", file, l.MaxCostUSD)
+	}
+	for _, f := range []struct {
+		key string
+		v   int
+	}{
+		{"max_tokens_per_call", l.MaxTokensPerCall}, {"max_tokens_per_thread", l.MaxTokensPerThread},
+		{"max_answer_bytes", l.MaxAnswerBytes}, {"max_reasoning_bytes", l.MaxReasoningBytes},
+		{"max_tool_calls", l.MaxToolCalls}, {"max_tool_args_bytes", l.MaxToolArgsBytes},
+		{"max_tool_result_bytes", l.MaxToolResultBytes}, {"max_request_bytes", l.MaxRequestBytes},
+		{"max_snapshot_bytes", l.MaxSnapshotBytes}, {"max_arango_result_bytes", l.MaxArangoResultBytes},
+	} {
+		if f.v < 0 {
+			return configError(nil, "%s: [limits] %s = %d is not allowed: give a number ≥ 0 (0 means the default)", file, f.key, f.v)
+		}
+	}
+	return nil
 }
 
 func truthy(v string) bool {

@@ -182,7 +182,7 @@ max_cost_usd = 0.5
 		{"policy auto", cfg.Policy[datasource.CreateNodeAction], PolicyAuto},
 		{"policy deny", cfg.Policy[datasource.DeleteNodeAction], PolicyDeny},
 		{"policy default", cfg.Policy[datasource.CreateEdgeAction], PolicyAsk},
-		{"limits", cfg.Limits, Limits{MaxTokensPerCall: 1000, MaxCostUSD: 0.5}},
+		{"limits", cfg.Limits, Limits{MaxTokensPerCall: 1000, MaxCostUSD: 0.5}.WithDefaults()},
 		{"file", cfg.File, filepath.Join(dir, "cfg", "nodius-ai", "config.toml")},
 	}
 	for _, c := range checks {
@@ -264,6 +264,14 @@ func TestLoadErrors(t *testing.T) {
 		{name: "missing explicit file", path: "/nonexistent/nodius.toml", inMsgs: []string{"/nonexistent/nodius.toml"}},
 		{name: "bad rounds", file: "max_tool_rounds = 0", inMsgs: []string{"max_tool_rounds"}},
 		{name: "bad ttl", file: `cache_ttl = "soon"`, inMsgs: []string{"cache_ttl"}},
+		{name: "nan ttl", file: `cache_ttl = nan`, inMsgs: []string{"cache_ttl = NaN", "from 0 to 8760h"}},
+		{name: "inf ttl", file: `cache_ttl = inf`, inMsgs: []string{"cache_ttl = +Inf", "number of seconds"}},
+		{name: "negative ttl", file: `cache_ttl = -1.5`, inMsgs: []string{"cache_ttl = -1.5"}},
+		{name: "negative ttl string", file: `cache_ttl = "-2m"`, inMsgs: []string{`cache_ttl = "-2m"`}},
+		{name: "overflowing ttl", file: `cache_ttl = 9223372036854775807`, inMsgs: []string{"cache_ttl = 9223372036854775807"}},
+		{name: "huge ttl string", file: `cache_ttl = "100000h"`, inMsgs: []string{"cache_ttl"}},
+		{name: "nan cost", file: "[limits]\nmax_cost_usd = nan", inMsgs: []string{"max_cost_usd = NaN"}},
+		{name: "negative size limit", file: "[limits]\nmax_answer_bytes = -1", inMsgs: []string{"max_answer_bytes = -1"}},
 		{name: "new provider without url", file: "[providers.x]\ndefault_model = \"m\"", inMsgs: []string{"[providers.x] needs a base_url"}},
 		{name: "bad base url", flags: map[string]string{"base-url": "localhost:8080"}, inMsgs: []string{"http://"}},
 	}

@@ -53,6 +53,8 @@ type Options struct {
 	Runner  Runner
 	Threads Threads    // may be nil: the picker then says threads are unavailable
 	Nodes   NodeLister // may be nil: @ completion is then off
+	// Pictures draws proposals on the graph in the dialog; nil: text diff only.
+	Pictures ChangePictures
 
 	// ConfigErr is why no Runner could be built (missing provider or key); sending
 	// shows it inline. ConfigHelp names the variables to set, shown on the welcome.

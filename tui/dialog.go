@@ -64,6 +64,7 @@ type proposalDialog struct {
 	opened   time.Time
 	offset   int
 	feedback *textinput.Model // non-nil while typing feedback
+	pic      *changePicture   // the change drawn on the graph, above the text diff (picture.go)
 
 	// body is the diff and reason drawn for bodyW and bodyDark: built (and stripped)
 	// once per width and theme, not on every redraw while the user reads and scrolls.
@@ -136,6 +137,9 @@ func (d *proposalDialog) Render(width, height int) string {
 	w := max(20, min(width, 100)-4)
 	if d.body == nil || d.bodyW != w || d.bodyDark != th.dark {
 		d.body, d.bodyW, d.bodyDark = diffLines(th, d.p.Action, d.sheets, w), w, th.dark
+		if d.pic != nil {
+			d.body = append(slices.Clip(d.pic.render(th, w)), d.body...)
+		}
 		if r := strings.TrimSpace(strip(d.p.Reason)); r != "" {
 			d.body = append(d.body, "", th.dim.Render("Reason:"))
 			d.body = append(d.body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)

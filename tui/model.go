@@ -54,6 +54,7 @@ type Model struct {
 	in  *input
 	st  *statusBar
 	dlg dialog
+	pic *changePicture // the picture of the pending proposal (picture.go)
 
 	threadID string
 	run      *run
@@ -217,6 +218,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case dismissProposalMsg:
 		m.dlg = nil
 		return m, nil
+	case pictureMsg:
+		m.onPicture(msg)
+		return m, nil
 	case openThreadMsg:
 		return m, m.switchThread(msg.id)
 	case insertTextMsg:
@@ -360,7 +364,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case "p":
 			if m.pending != nil {
 				m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.now())
-				return nil
+				return m.loadPicture(*m.pending)
 			}
 		case "end":
 			m.tr.toBottom()
@@ -561,6 +565,7 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 		if ev.Proposal != nil {
 			m.sawProp = true
 			m.openProposal(ev.Proposal)
+			return tea.Batch(m.ensureTick(), m.loadPicture(*ev.Proposal))
 		}
 	case convo.EventUsage:
 		m.st.usage = m.st.usage.Add(ev.Usage)

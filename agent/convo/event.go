@@ -169,7 +169,6 @@ const (
 	CodeInternal       = fault.Internal
 	CodeInterrupted    = fault.Interrupted
 	CodeConfig         = fault.Config
-	CodeLimitExceeded  = fault.LimitExceeded
 	// CodeDecision is a decision that cannot be taken as asked: nothing is pending,
 	// it was already decided, the pending proposal is not the one shown, or it may
 	// not be applied now (role, policy, source). Exit code 2; nothing changed.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // DefaultAnthropicMaxTokens is sent when the request sets none: Anthropic requires it.
@@ -47,6 +49,11 @@ func NewAnthropic(o AnthropicOptions) Provider {
 		option.WithAPIKey(o.APIKey),
 		option.WithHTTPClient(o.HTTPClient),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			resp, err := next(r)
+			limitLines(resp, o.Limits)
+			return resp, err
+		}),
 	)
 	return &anthropicProvider{opts: o, client: client, who: o.who()}
 }
@@ -92,7 +99,9 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	}
 	blocks := map[int64]*block{}
 	var order []*block
-	for stream.Next() {
+	b := newBounds(p.opts.Limits)
+	var limitErr error
+	for limitErr == nil && stream.Next() {
 		stall.Reset(p.opts.StallTimeout)
 		ev := stream.Current()
 		switch ev.Type {
@@ -107,6 +116,9 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 			reply.Usage.CompletionTokens = int(u.OutputTokens)
 		case "content_block_start":
 			if ev.ContentBlock.Type == "tool_use" {
+				if limitErr = b.addCall(); limitErr != nil {
+					break
+				}
 				b := &block{call: &convo.ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}}
 				blocks[ev.Index] = b
 				order = append(order, b)
@@ -116,17 +128,26 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 			switch ev.Delta.Type {
 			case "text_delta":
 				if ev.Delta.Text != "" {
+					if limitErr = b.addAnswer(len(ev.Delta.Text)); limitErr != nil {
+						break
+					}
 					text.WriteString(ev.Delta.Text)
 					onDelta(Delta{Kind: DeltaText, Text: ev.Delta.Text})
 				}
 			case "thinking_delta":
 				if ev.Delta.Thinking != "" {
+					if limitErr = b.addReasoning(len(ev.Delta.Thinking)); limitErr != nil {
+						break
+					}
 					reasoning.WriteString(ev.Delta.Thinking)
 					onDelta(Delta{Kind: DeltaReasoning, Text: ev.Delta.Thinking})
 				}
 			case "input_json_delta":
-				if b := blocks[ev.Index]; b != nil {
-					b.args.WriteString(ev.Delta.PartialJSON)
+				if blk := blocks[ev.Index]; blk != nil {
+					if limitErr = b.checkArgs(blk.args.Len() + len(ev.Delta.PartialJSON)); limitErr != nil {
+						break
+					}
+					blk.args.WriteString(ev.Delta.PartialJSON)
 				}
 			}
 		case "message_delta":
@@ -145,6 +166,9 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	}
 	err := stream.Err()
 	reply.Content, reply.Reasoning = text.String(), reasoning.String()
+	if fe, ok := fault.As(err); ok && fe.Code == fault.BudgetExceeded {
+		limitErr = fe // a stream line over the limit
+	}
 	for _, b := range order {
 		args := b.args.String()
 		if strings.TrimSpace(args) == "" {
@@ -154,6 +178,11 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 		reply.ToolCalls = append(reply.ToolCalls, *b.call)
 	}
 	p.opts.price(&reply.Usage)
+	if limitErr != nil {
+		// A limit: keep the text so far; the calls of a cut response never run.
+		reply.ToolCalls = nil
+		return reply, limitErr
+	}
 	if err != nil {
 		return reply, p.classify(ctx, callCtx, err)
 	}

@@ -36,6 +36,9 @@ type Endpoint struct {
 	HeaderTimeout time.Duration
 	StallTimeout  time.Duration
 	Logger        *slog.Logger
+	// Limits bound what one response may carry (answer, reasoning, tool calls and
+	// their arguments); unset sizes take config.DefaultLimits.
+	Limits config.Limits
 }
 
 // withDefaults fills what the caller left zero, so that the providers never test
@@ -56,6 +59,7 @@ func (e Endpoint) withDefaults(provider string) Endpoint {
 	if e.Logger == nil {
 		e.Logger = slog.New(slog.DiscardHandler)
 	}
+	e.Limits = e.Limits.WithDefaults()
 	return e
 }
 

@@ -18,7 +18,7 @@ func FromConfig(cfg *config.Config, httpClient *http.Client, log *slog.Logger) (
 	}
 	pricing := cfg.Entry.Pricing
 	ep := Endpoint{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.Model, ProviderName: cfg.Provider,
-		KeyHint: cfg.KeyHint(), HTTPClient: httpClient, Pricing: &pricing, Logger: log}
+		KeyHint: cfg.KeyHint(), HTTPClient: httpClient, Pricing: &pricing, Logger: log, Limits: cfg.Limits}
 	if cfg.Entry.Type == config.Anthropic {
 		return NewAnthropic(AnthropicOptions{Endpoint: ep}), nil
 	}

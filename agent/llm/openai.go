@@ -21,6 +21,8 @@ import (
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // OpenAIOptions configure an OpenAI-compatible provider.
@@ -47,9 +49,14 @@ type openaiProvider struct {
 func NewOpenAI(o OpenAIOptions) Provider {
 	o.Endpoint = o.withDefaults("openai")
 	return &openaiProvider{
-		opts:   o,
-		client: openai.NewClient(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, o.HTTPClient)...),
-		who:    o.who(),
+		opts: o,
+		client: openai.NewClient(append(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, o.HTTPClient),
+			option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+				resp, err := next(r)
+				limitLines(resp, o.Limits)
+				return resp, err
+			}))...),
+		who: o.who(),
 	}
 }
 
@@ -100,7 +107,7 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, onDelta func(D
 	}
 	defer resp.Body.Close()
 
-	acc := newAccumulator(p.opts.Model)
+	acc := newAccumulator(p.opts.Model, p.opts.Limits)
 	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(ct, "application/json") {
 		// A server that ignored stream=true: one whole completion.
 		err = acc.whole(resp.Body, onDelta)
@@ -112,6 +119,10 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, onDelta func(D
 	reply := acc.finish(onDelta)
 	p.opts.price(&reply.Usage)
 	if err != nil {
+		if fe, ok := fault.As(err); ok && fe.Code == fault.BudgetExceeded {
+			reply.ToolCalls = nil // a limit: the text so far is kept, the calls of a cut response never run
+			return reply, fe
+		}
 		var se *ssestream.StreamError
 		if errors.As(err, &se) {
 			return reply, p.who.classifyFailure(streamErrorFailure(se.Event.Data), err)
@@ -293,6 +304,8 @@ type accumulator struct {
 	usage        *convo.Usage
 	model        string
 	modelSet     bool
+	bounds       *bounds
+	err          error // a limit hit: the stream stops
 }
 
 type callAcc struct {
@@ -301,8 +314,8 @@ type callAcc struct {
 	started  bool
 }
 
-func newAccumulator(model string) *accumulator {
-	return &accumulator{model: model}
+func newAccumulator(model string, l config.Limits) *accumulator {
+	return &accumulator{model: model, bounds: newBounds(l)}
 }
 
 // stream reads a chat.completion.chunk event stream up to [DONE] or its end, calling
@@ -313,8 +326,10 @@ func (a *accumulator) stream(events ssestream.Decoder, onEvent func(), onDelta f
 	var src eventData
 	dec := json.NewDecoder(&src)
 	var ch wireChunk
+	seen := false
 	for events.Next() {
 		onEvent()
+		seen = true
 		ev := events.Event()
 		if bytes.HasPrefix(ev.Data, []byte("[DONE]")) {
 			return nil
@@ -335,9 +350,20 @@ func (a *accumulator) stream(events ssestream.Decoder, onEvent func(), onDelta f
 			return fmt.Errorf("more than one JSON value in a stream event: %w", &json.SyntaxError{Offset: dec.InputOffset()})
 		}
 		a.add(&ch, onDelta)
+		if a.err != nil {
+			return a.err
+		}
 	}
-	return events.Err()
+	if err := events.Err(); err != nil || seen {
+		return err
+	}
+	// Bytes, but not one event: not a chat-completion stream (a wrong URL, a proxy).
+	return errNotStream
 }
+
+// errNotStream is a 200 answer without a single server-sent event.
+var errNotStream = &ssestream.StreamError{Message: "the answer was not a chat-completion event stream",
+	Event: ssestream.Event{Data: []byte(`{"error":{"message":"the answer held no chat-completion event (is --base-url an OpenAI-compatible /v1 endpoint?)","type":"invalid_response"}}`)}}
 
 // eventData feeds the stream's json.Decoder one event at a time: it reads the
 // current event's data, then reports io.EOF until the next event is set.
@@ -390,18 +416,30 @@ func (a *accumulator) add(ch *wireChunk, onDelta func(Delta)) {
 }
 
 func (a *accumulator) delta(d *wireDelta, onDelta func(Delta)) {
+	if a.err != nil {
+		return
+	}
 	if r := cmp.Or(d.ReasoningContent, d.Reasoning); r != "" {
+		if a.err = a.bounds.addReasoning(len(r)); a.err != nil {
+			return
+		}
 		a.reasoning.WriteString(r)
 		onDelta(Delta{Kind: DeltaReasoning, Text: r})
 	}
 	for _, t := range [...]string{d.Content, d.Refusal} {
 		if t != "" {
+			if a.err = a.bounds.addAnswer(len(t)); a.err != nil {
+				return
+			}
 			a.content.WriteString(t)
 			onDelta(Delta{Kind: DeltaText, Text: t})
 		}
 	}
 	for i := range d.ToolCalls {
 		a.toolDelta(&d.ToolCalls[i], onDelta)
+		if a.err != nil {
+			return
+		}
 	}
 }
 
@@ -423,6 +461,9 @@ func (a *accumulator) toolDelta(tc *wireToolCall, onDelta func(Delta)) {
 				}
 			}
 			if c == nil {
+				if a.err = a.bounds.addCall(); a.err != nil {
+					return
+				}
 				c = &callAcc{}
 				a.calls = append(a.calls, c)
 			}
@@ -435,6 +476,9 @@ func (a *accumulator) toolDelta(tc *wireToolCall, onDelta func(Delta)) {
 	case tc.Index != nil:
 		c = a.byIndex[*tc.Index]
 		if c == nil {
+			if a.err = a.bounds.addCall(); a.err != nil {
+				return
+			}
 			c = &callAcc{}
 			a.calls = append(a.calls, c)
 			a.byIndex[*tc.Index] = c
@@ -442,6 +486,9 @@ func (a *accumulator) toolDelta(tc *wireToolCall, onDelta func(Delta)) {
 	case len(a.calls) > 0:
 		c = a.calls[len(a.calls)-1]
 	default:
+		if a.err = a.bounds.addCall(); a.err != nil {
+			return
+		}
 		c = &callAcc{}
 		a.calls = append(a.calls, c)
 	}
@@ -450,6 +497,9 @@ func (a *accumulator) toolDelta(tc *wireToolCall, onDelta func(Delta)) {
 		c.name = n
 	}
 	if args := tc.Function.Arguments; len(args) > 0 && string(args) != "null" {
+		if a.err = a.bounds.checkArgs(c.args.Len() + len(args)); a.err != nil {
+			return
+		}
 		if args[0] == '"' {
 			var s string
 			if json.Unmarshal(args, &s) == nil {
@@ -492,9 +542,14 @@ func (a *accumulator) finish(onDelta func(Delta)) Reply {
 
 // whole reads a non-streamed chat.completion body as one big chunk.
 func (a *accumulator) whole(body io.Reader, onDelta func(Delta)) error {
-	data, err := io.ReadAll(body)
+	l := a.bounds.lim
+	most := l.MaxAnswerBytes + l.MaxReasoningBytes + l.MaxToolCalls*l.MaxToolArgsBytes + lineSlack
+	data, err := io.ReadAll(io.LimitReader(body, int64(most)+1))
 	if err != nil {
 		return err
+	}
+	if len(data) > most {
+		return fault.Limit("the provider's response", "max_answer_bytes", l.MaxAnswerBytes)
 	}
 	if hasError(data) {
 		return &ssestream.StreamError{Message: "error in response", Event: ssestream.Event{Data: data}}
@@ -513,5 +568,5 @@ func (a *accumulator) whole(body io.Reader, onDelta func(Delta)) error {
 		}
 	}
 	a.add(&ch, onDelta)
-	return nil
+	return a.err
 }

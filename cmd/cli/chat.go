@@ -87,6 +87,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		Priced:        rt.Config.Entry.Pricing != (config.Pricing{}),
 		Threads:       storeAdapter{rt.Store},
 		Nodes:         chatNodes(rt),
+		Pictures:      chatPictures(rt),
 		ThreadID:      threadID,
 		Continue:      o.Continue,
 		NoColor:       f.IO.Getenv("NO_COLOR") != "" || f.IO.Getenv("TERM") == "dumb",

@@ -12,6 +12,7 @@ import (
 	"github.com/nodius/nodius-ai/internal/graphpic"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
+	"github.com/nodius/nodius-ai/tui"
 )
 
 // pictureDepth is how many hops around the touched nodes a proposal picture shows.
@@ -54,14 +55,17 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 			if p.Result != nil {
 				res = p.Result.Created
 			}
-			g, removed, err := graphpic.Applied(ctx, src, graph, p.Action, res, pictureDepth)
+			ap, err := graphpic.Applied(ctx, src, graph, p.Action, res, pictureDepth)
 			if err != nil {
 				fmt.Fprintf(w, "(no picture: %s)\n", termtext.OneLine(err.Error()))
 				continue
 			}
-			pic = "applied; the graph around it now:\n" + graphdraw.Draw(g, opts)
-			if len(removed) > 0 {
-				pic += "removed: " + strings.Join(removed, ", ") + "\n"
+			pic = "applied; the graph around it now:\n" + graphdraw.Draw(ap.Graph, opts)
+			if len(ap.Removed) > 0 {
+				pic += "removed: " + strings.Join(ap.Removed, ", ") + "\n"
+			}
+			if ap.Unseen {
+				pic += "note: this graph does not show the change (it was applied to another copy, such as the demo's memory, or undone since)\n"
 			}
 			pic += graphpic.Legend(opts)
 		default:
@@ -77,4 +81,20 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 		}
 	}
 	return nil
+}
+
+// changePictures draws proposals for the chat dialog from the session's source.
+type changePictures struct{ src datasource.Source }
+
+// chatPictures is the dialog's picture maker, or nil when the session reads no
+// graph itself (a remote agent): the dialog then shows the text diff alone.
+func chatPictures(rt *Runtime) tui.ChangePictures {
+	if rt.Source == nil {
+		return nil
+	}
+	return changePictures{rt.Source}
+}
+
+func (c changePictures) ProposedChange(ctx context.Context, graphKey string, a datasource.Action) (graphpic.Change, error) {
+	return graphpic.ProposedChange(ctx, c.src, graphKey, a, pictureDepth)
 }

@@ -23,6 +23,7 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 	if ac.Workspace == "" {
 		ac.Workspace = cfg.Workspace
 	}
+	ac.MaxResultBytes = cfg.Limits.MaxArangoResultBytes
 	src, err := arango.Open(ctx, ac)
 	if err != nil {
 		return nil, err // not a typed nil in the interface: the factory closes what it gets
@@ -45,7 +46,8 @@ func openServer(ctx context.Context, cfg *config.Config, url string) (datasource
 		}
 		fallback = src
 	}
-	s, err := server.New(server.Options{BaseURL: url, Token: cfg.Token, Fallback: fallback})
+	s, err := server.New(server.Options{BaseURL: url, Token: cfg.Token, Fallback: fallback,
+		MaxBytes: cfg.Limits.MaxSnapshotBytes})
 	if err != nil {
 		if c, ok := fallback.(interface{ Close() error }); ok {
 			_ = c.Close()

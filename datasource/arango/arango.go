@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"github.com/arangodb/go-driver/v2/connection"
 
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Source is an ArangoDB-backed datasource.Source for one workspace. It is safe for
@@ -61,6 +63,9 @@ func Open(ctx context.Context, cfg Config) (*Source, error) {
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 1000
 	}
+	if cfg.MaxResultBytes <= 0 {
+		cfg.MaxResultBytes = DefaultMaxResultBytes
+	}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -76,7 +81,7 @@ func Open(ctx context.Context, cfg Config) (*Source, error) {
 		Endpoint:       connection.NewRoundRobinEndpoints([]string{cfg.Endpoint}),
 		Authentication: connection.NewBasicAuth(cfg.User, cfg.Password),
 		ContentType:    connection.ApplicationJSON,
-		Transport:      tr,
+		Transport:      boundedTransport{rt: tr, max: cfg.MaxResultBytes},
 	})
 	s := &Source{cfg: cfg, client: arangodb.NewClient(conn), transport: tr}
 	db, err := s.client.GetDatabase(ctx, cfg.Database, nil)
@@ -87,6 +92,44 @@ func Open(ctx context.Context, cfg Config) (*Source, error) {
 	s.db = db
 	return s, nil
 }
+
+// boundedTransport fails any answer whose body runs past max bytes, so that a huge
+// cursor batch or document cannot exhaust memory.
+type boundedTransport struct {
+	rt  http.RoundTripper
+	max int
+}
+
+func (b boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.rt.RoundTrip(r)
+	if err == nil && resp.Body != nil {
+		resp.Body = &boundedBody{rc: resp.Body, left: int64(b.max), max: b.max}
+	}
+	return resp, err
+}
+
+type boundedBody struct {
+	rc   io.ReadCloser
+	left int64
+	max  int
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, fault.Limit("an ArangoDB answer", "max_arango_result_bytes", b.max)
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return 0, fault.Limit("an ArangoDB answer", "max_arango_result_bytes", b.max)
+	}
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.rc.Close() }
 
 // Describe says which database and workspace this is, without the password.
 func (s *Source) Describe() string { return s.cfg.Describe() }

@@ -33,7 +33,13 @@ type Config struct {
 	// BatchSize is how many documents one cursor round trip carries (0: 1000).
 	// Tests lower it to exercise cursor batching.
 	BatchSize int
+	// MaxResultBytes bounds one answer of the server, a cursor batch or a document
+	// (0: DefaultMaxResultBytes; config key max_arango_result_bytes).
+	MaxResultBytes int
 }
+
+// DefaultMaxResultBytes bounds one ArangoDB answer when the config sets nothing.
+const DefaultMaxResultBytes = 32 << 20
 
 // ParseURL reads arango://USER:PASS@HOST:PORT/DB?workspace=W (arangos:// for TLS).
 // The port defaults to 8529, the database to "nodius"; the workspace is left empty

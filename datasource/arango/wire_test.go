@@ -302,3 +302,31 @@ func TestParseURL(t *testing.T) {
 		t.Errorf("Describe = %q", d)
 	}
 }
+
+// TestResultLimit: an ArangoDB answer over MaxResultBytes fails with a sentence
+// naming max_arango_result_bytes.
+func TestResultLimit(t *testing.T) {
+	t.Parallel()
+	f := arangotest.New(t)
+	for coll, docs := range fixture() {
+		for _, d := range docs {
+			f.Insert(coll, d)
+		}
+	}
+	f.Insert(arangotest.Nodes, map[string]any{"_key": "g1-huge", "graphKey": "g1", "process": strings.Repeat("x", 300_000)})
+	cfg, err := arango.ParseURL(f.URL(testWS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxResultBytes = 100_000
+	src, err := arango.Open(ctxT(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	_, err = src.Nodes(ctxT(t), "g1", "")
+	fe, ok := fault.As(err)
+	if !ok || fe.Code != fault.BudgetExceeded || !strings.Contains(fe.Message, "max_arango_result_bytes") {
+		t.Fatalf("Nodes with a 300 KB node and a 100 KB limit = %v", err)
+	}
+}

@@ -32,8 +32,9 @@ import (
 // DefaultTimeout bounds one request to the server (headers and body).
 const DefaultTimeout = 30 * time.Second
 
-// maxBody bounds a snapshot answer; a graph larger than this is not a graph.
-const maxBody = 256 << 20
+// DefaultMaxBytes bounds one answer of the server (a graph snapshot): far above any
+// real graph, low enough that a broken or hostile server cannot exhaust memory.
+const DefaultMaxBytes = 32 << 20
 
 // Options configure a Source.
 type Options struct {
@@ -48,6 +49,9 @@ type Options struct {
 	Timeout time.Duration
 	// HTTPClient replaces the default client (tests).
 	HTTPClient *http.Client
+	// MaxBytes bounds one answer, a snapshot (default DefaultMaxBytes; config key
+	// max_snapshot_bytes). A larger answer fails with a sentence naming the key.
+	MaxBytes int
 }
 
 // Source is a datasource.Source over a Nodius server's memory endpoint. It also
@@ -58,6 +62,7 @@ type Source struct {
 	fallback datasource.Source
 	timeout  time.Duration
 	hc       *http.Client
+	maxBytes int
 }
 
 var (
@@ -94,7 +99,11 @@ func New(opts Options) (*Source, error) {
 			},
 		}
 	}
-	return &Source{base: u, token: opts.Token, fallback: opts.Fallback, timeout: timeout, hc: hc}, nil
+	maxBytes := opts.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	return &Source{base: u, token: opts.Token, fallback: opts.Fallback, timeout: timeout, hc: hc, maxBytes: maxBytes}, nil
 }
 
 // Describe names the server (and the fallback).
@@ -176,9 +185,12 @@ func (s *Source) do(ctx context.Context, method, target string, body any) ([]byt
 		return nil, s.netError(ctx, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.maxBytes)+1))
 	if err != nil {
 		return nil, s.netError(ctx, err)
+	}
+	if len(data) > s.maxBytes {
+		return nil, fault.Limit("the Nodius server's answer", "max_snapshot_bytes", s.maxBytes)
 	}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:

@@ -351,3 +351,26 @@ func TestViewReadsOnce(t *testing.T) {
 		t.Errorf("no fallback: %v, want not found", err)
 	}
 }
+
+// TestSnapshotLimit: a snapshot over MaxBytes is refused with a sentence naming
+// max_snapshot_bytes, without reading the rest.
+func TestSnapshotLimit(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{body: `{"graph":{"_key":"live","name":"` + strings.Repeat("x", 200_000) + `"},"sheets":{}}`}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	s, err := New(Options{BaseURL: srv.URL, Token: token, MaxBytes: 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Nodes(ctxT(t), "live", "")
+	fe, ok := fault.As(err)
+	if !ok || fe.Code != fault.BudgetExceeded || !strings.Contains(fe.Message, "max_snapshot_bytes") {
+		t.Fatalf("Nodes of a 200 KB snapshot with a 100 KB limit = %v", err)
+	}
+	// The same snapshot under the default limit is fine.
+	s2, _ := New(Options{BaseURL: srv.URL, Token: token})
+	if _, err := s2.Nodes(ctxT(t), "live", ""); err != nil {
+		t.Fatalf("default limit: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ package fault
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -28,8 +29,6 @@ const (
 	Interrupted Code = "interrupted"
 	// Config is a missing or bad configuration (exit code 2).
 	Config Code = "config_error"
-	// LimitExceeded is a model or server that sent more than a configured limit allows.
-	LimitExceeded Code = "limit_exceeded"
 )
 
 // Error is a classified failure: Message is one clear sentence that says what to do.
@@ -46,6 +45,15 @@ type Error struct {
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 func (e *Error) Unwrap() error { return e.Err }
+
+// Limit is the error of a bound hit: what went over (a sentence fragment such as "the
+// model's answer"), the limit and its config key. It is budget_exceeded, not retryable:
+// the same request would get the same reply.
+func Limit(what, key string, limit int) *Error {
+	return &Error{Code: BudgetExceeded, Message: fmt.Sprintf(
+		"%s went over the limit of %d (%s): the run stopped, what arrived so far is kept as interrupted and nothing was applied; raise %s in the [limits] table of the config file if this was expected",
+		what, limit, key, key)}
+}
 
 // As finds a *Error in err's chain.
 func As(err error) (*Error, bool) {

@@ -1,0 +1,112 @@
+package llm
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
+)
+
+// bounds counts what one response has sent against the configured limits, so that a
+// model that never stops (a 65 MB answer, 5,000 tool calls, 50 MB of arguments) is cut
+// as soon as it goes over, with memory bounded by the limits rather than by the stream.
+type bounds struct {
+	lim                      config.Limits
+	answer, reasoning, calls int
+}
+
+func newBounds(l config.Limits) *bounds { return &bounds{lim: l.WithDefaults()} }
+
+func (b *bounds) addAnswer(n int) error {
+	b.answer += n
+	if b.answer > b.lim.MaxAnswerBytes {
+		return fault.Limit("the model's answer", "max_answer_bytes", b.lim.MaxAnswerBytes)
+	}
+	return nil
+}
+
+func (b *bounds) addReasoning(n int) error {
+	b.reasoning += n
+	if b.reasoning > b.lim.MaxReasoningBytes {
+		return fault.Limit("the model's reasoning", "max_reasoning_bytes", b.lim.MaxReasoningBytes)
+	}
+	return nil
+}
+
+// addCall counts one more tool call in the response.
+func (b *bounds) addCall() error {
+	b.calls++
+	if b.calls > b.lim.MaxToolCalls {
+		return fault.Limit("the number of tool calls in one response", "max_tool_calls", b.lim.MaxToolCalls)
+	}
+	return nil
+}
+
+// checkArgs checks the arguments of one call, n bytes so far.
+func (b *bounds) checkArgs(n int) error {
+	if n > b.lim.MaxToolArgsBytes {
+		return fault.Limit("the arguments of one tool call", "max_tool_args_bytes", b.lim.MaxToolArgsBytes)
+	}
+	return nil
+}
+
+// lineSlack is what one stream line may hold beyond its payload: the JSON around it.
+const lineSlack = 64 << 10
+
+// limitLines bounds every line of resp's body (an SSE event, or a line of a JSON
+// body): one event may carry a whole answer, reasoning or call's arguments (servers
+// that do not stream them), plus its JSON, and no more. A 20 MB line is refused after
+// that many bytes instead of being buffered whole by the SDK's decoder.
+func limitLines(resp *http.Response, l config.Limits) {
+	if resp == nil || resp.Body == nil {
+		return
+	}
+	l = l.WithDefaults()
+	key, payload := "max_answer_bytes", l.MaxAnswerBytes
+	if l.MaxReasoningBytes > payload {
+		key, payload = "max_reasoning_bytes", l.MaxReasoningBytes
+	}
+	if l.MaxToolArgsBytes > payload {
+		key, payload = "max_tool_args_bytes", l.MaxToolArgsBytes
+	}
+	resp.Body = &lineLimiter{rc: resp.Body, max: payload + lineSlack, key: key, payload: payload}
+}
+
+// lineLimiter passes a body through and fails once a line runs past max bytes.
+type lineLimiter struct {
+	rc      io.ReadCloser
+	max     int
+	key     string
+	payload int
+	line    int // bytes since the last newline
+	err     error
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.rc.Read(p)
+	chunk := p[:n]
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			l.line += len(chunk)
+			break
+		}
+		l.line += i
+		if l.line > l.max {
+			break
+		}
+		l.line, chunk = 0, chunk[i+1:]
+	}
+	if l.line > l.max {
+		l.err = fault.Limit("one event of the provider's stream", l.key, l.payload)
+		return 0, l.err
+	}
+	return n, err
+}
+
+func (l *lineLimiter) Close() error { return l.rc.Close() }
