@@ -55,14 +55,17 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 			if p.Result != nil {
 				res = p.Result.Created
 			}
-			g, removed, err := graphpic.Applied(ctx, src, graph, p.Action, res, pictureDepth)
+			ap, err := graphpic.Applied(ctx, src, graph, p.Action, res, pictureDepth)
 			if err != nil {
 				fmt.Fprintf(w, "(no picture: %s)\n", termtext.OneLine(err.Error()))
 				continue
 			}
-			pic = "applied; the graph around it now:\n" + graphdraw.Draw(g, opts)
-			if len(removed) > 0 {
-				pic += "removed: " + strings.Join(removed, ", ") + "\n"
+			pic = "applied; the graph around it now:\n" + graphdraw.Draw(ap.Graph, opts)
+			if len(ap.Removed) > 0 {
+				pic += "removed: " + strings.Join(ap.Removed, ", ") + "\n"
+			}
+			if ap.Unseen {
+				pic += "note: this graph does not show the change (it was applied to another copy, such as the demo's memory, or undone since)\n"
 			}
 			pic += graphpic.Legend(opts)
 		default:

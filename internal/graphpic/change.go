@@ -338,13 +338,63 @@ func Legend(opts graphdraw.Options) string {
 	return "+ created   " + minus + " removed   ~ changed\n"
 }
 
+// AppliedChange is the picture of an applied change, see Applied.
+type AppliedChange struct {
+	Graph graphdraw.Graph
+	// Removed lists what the change deleted ("node KEY", "edge KEY"): gone from the
+	// graph, so not drawn.
+	Removed []string
+	// Unseen is set when the graph does not show the change: something it created
+	// is missing or something it deleted is there (it was applied to another copy,
+	// such as the demo's memory, or undone since).
+	Unseen bool
+}
+
 // Applied pictures a change that has been applied: the neighbourhood (depth hops)
-// of what it touched as the graph is now, with what it created marked Added. What
-// it removed is gone from the graph; Removed lists it, for the caller to say.
-func Applied(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action, created datasource.Created, depth int) (g graphdraw.Graph, removed []string, err error) {
+// of what it touched as the graph is now, with what it created marked Added.
+func Applied(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action, created datasource.Created, depth int) (AppliedChange, error) {
+	var out AppliedChange
 	if depth < 0 || depth > MaxDepth {
-		return g, nil, fmt.Errorf("depth must be between 0 and %d (got %d)", MaxDepth, depth)
+		return out, fmt.Errorf("depth must be between 0 and %d (got %d)", MaxDepth, depth)
 	}
+	g, err := applied(ctx, src, graphKey, a, created, depth)
+	if err != nil {
+		return out, err
+	}
+	out.Graph, out.Removed = g, removedBy(a, 0)
+	has := map[string]bool{}
+	for _, n := range g.Nodes {
+		has[n.Key] = true
+	}
+	for _, k := range created.Nodes {
+		if !has[termtext.OneLine(k)] {
+			out.Unseen = true
+		}
+	}
+	for _, k := range deletedNodes(a, 0) {
+		if _, err := src.Node(ctx, graphKey, k); err == nil {
+			out.Unseen = true
+		}
+	}
+	return out, nil
+}
+
+// deletedNodes lists the keys of the nodes an action deletes.
+func deletedNodes(a datasource.Action, depth int) []string {
+	switch {
+	case a.DeleteNode != nil:
+		return []string{a.DeleteNode.NodeKey}
+	case a.Batch != nil && depth < datasource.MaxBatchDepth:
+		var out []string
+		for _, sub := range a.Batch.Actions {
+			out = append(out, deletedNodes(sub, depth+1)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func applied(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action, created datasource.Created, depth int) (g graphdraw.Graph, err error) {
 	t := touched{nodes: map[string]bool{}}
 	t.collect(a, 0)
 	keys := append(append([]string(nil), t.order...), created.Nodes...)
@@ -355,7 +405,7 @@ func Applied(ctx context.Context, src datasource.Source, graphKey string, a data
 			continue
 		}
 		if err != nil {
-			return g, nil, err
+			return g, err
 		}
 		sub.add(nb)
 		if wider, err := src.Neighborhood(ctx, graphKey, k, depth+1, datasource.Any); err == nil {
@@ -387,8 +437,7 @@ func Applied(ctx context.Context, src datasource.Source, graphKey string, a data
 		}
 		g.Edges = append(g.Edges, de)
 	}
-	removed = removedBy(a, 0)
-	return g, removed, nil
+	return g, nil
 }
 
 // removedBy lists what an action deletes, as "node KEY" and "edge KEY".

@@ -175,3 +175,42 @@ func TestProposedChangeThatCannotApply(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestApplied pictures a change after it was applied, and says when the graph
+// does not show it.
+func TestApplied(t *testing.T) {
+	ctx := context.Background()
+	a := action(t, `{"type":"batch","payload":{"actions":[
+		{"type":"create_node","payload":{"nodeKey":"audit","typeKey":"log-node","sheet":"0","posX":0,"posY":0}},
+		{"type":"create_edge","payload":{"edgeKey":"e9","sourceKey":"fetch-api","sourceHandle":"0","targetKey":"audit","targetHandle":"0","sheet":"0"}},
+		{"type":"delete_node","payload":{"nodeKey":"error-handler"}}]}}`)
+	src := demoStore(t)
+	res, err := src.ApplyAction(ctx, "demo", a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ap, err := Applied(ctx, src, "demo", a, res.Created, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ap.Unseen {
+		t.Error("an applied change reported as not shown")
+	}
+	if got := strings.Join(ap.Removed, ","); got != "node error-handler" {
+		t.Errorf("removed %q", got)
+	}
+	pic := graphdraw.Draw(ap.Graph, graphdraw.Options{})
+	for _, want := range []string{"+ audit", "─+──", "fetch-api"} {
+		if !strings.Contains(pic, want) {
+			t.Errorf("picture lacks %q:\n%s", want, pic)
+		}
+	}
+	if strings.Contains(pic, "error-handler") {
+		t.Errorf("a deleted node is drawn:\n%s", pic)
+	}
+	// Against a graph the change never reached.
+	ap, err = Applied(ctx, demoStore(t), "demo", a, res.Created, 1)
+	if err != nil || !ap.Unseen {
+		t.Errorf("unapplied change: unseen=%v err=%v", ap.Unseen, err)
+	}
+}
