@@ -104,6 +104,9 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	if err != nil {
 		return ru.fail(err)
 	}
+	if err := r.checkDecision(ctx, th.ID, p, d); err != nil {
+		return ru.fail(err)
+	}
 	msg := ResumeRequest{Type: TypeResume, ID: r.c.newID(), ThreadID: rem.ID, Approved: d.Approved, Feedback: d.Feedback, Token: r.c.opt.Token}
 	if err := msg.Validate(); err != nil {
 		return ru.fail(&convo.Error{Code: convo.CodeConfig, Message: err.Error()})
@@ -125,6 +128,38 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	}
 	r.log.Info("remote resume", "thread", th.ID, "server_thread", rem.ID, "id", msg.ID, "approved", d.Approved)
 	return ru.stream(msg.ID, msg)
+}
+
+// checkDecision refuses, as the local agent does, a decision about another
+// proposal than the one pending here, or about an action that changed since it was
+// shown. A proposal this copy never saw (made in the web client) is the server's
+// to check.
+func (r *Runner) checkDecision(ctx context.Context, threadID string, p *convo.Proposal, d convo.Decision) error {
+	if p == nil {
+		if d.ProposalID == "" {
+			return nil
+		}
+		if old, err := r.store.Proposal(ctx, threadID, d.ProposalID); err == nil && old.Decision != convo.Pending {
+			return &convo.Error{Code: convo.CodeDecision, Message: fmt.Sprintf(
+				"proposal %s in thread %s was already decided (%s); nothing was changed", old.ID, threadID, old.State())}
+		}
+		return nil
+	}
+	if d.ProposalID != "" && d.ProposalID != p.ID {
+		return &convo.Error{Code: convo.CodeDecision, Message: fmt.Sprintf(
+			"the proposal waiting in thread %s is now %s (%s), not %s that was shown; nothing was decided — look at it and decide again",
+			threadID, p.ID, datasource.Describe(p.Action), d.ProposalID)}
+	}
+	digest := p.Digest
+	if digest == "" {
+		digest = convo.ActionDigest(p.Action)
+	}
+	if d.Digest != "" && d.Digest != digest {
+		return &convo.Error{Code: convo.CodeDecision, Message: fmt.Sprintf(
+			"proposal %s in thread %s changed since it was shown (now: %s); nothing was decided — look at it and decide again",
+			p.ID, threadID, datasource.Describe(p.Action))}
+	}
+	return nil
 }
 
 func actionTypes(ts []datasource.ActionType) []string {
@@ -451,7 +486,7 @@ func (ru *run) propose(it Interrupt) error {
 	}
 	action := ru.r.complete(ru.ctx, ru.th.GraphKey, it.Action)
 	p := convo.Proposal{ID: tc.ID, ThreadID: ru.th.ID, ToolCallID: tc.ID, Tool: tc.Name, Action: action,
-		Reason: it.Reason, Decision: convo.Pending, CreatedAt: ru.r.now()}
+		Digest: convo.ActionDigest(action), Reason: it.Reason, Decision: convo.Pending, CreatedAt: ru.r.now()}
 	if err := ru.r.store.SaveProposal(ru.ctx, p); err != nil {
 		return err
 	}

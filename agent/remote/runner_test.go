@@ -660,3 +660,52 @@ func TestUnreachableServer(t *testing.T) {
 		t.Fatal("not a cancellation")
 	}
 }
+
+func TestNoPongEndsRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(o *remote.Options) { o.PingTimeout = 150 * time.Millisecond })
+	e.srv.Hang = 10 * time.Second
+	e.srv.Chat = func(s *remotetest.Session) {
+		s.Token("started")
+		<-s.Done()
+	}
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+	ce, ok := convo.AsError(err)
+	if !ok || ce.Code != convo.CodeNetwork || !strings.Contains(ce.Message, "ping") {
+		t.Fatalf("error %v (want the missing pong, not the stall timeout)", err)
+	}
+	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
+	if last := msgs[len(msgs)-1]; last.Content != "started" || last.Status != convo.Interrupted {
+		t.Fatalf("kept %+v", last)
+	}
+}
+
+func TestDecisionBindsToTheProposalShown(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.Chat = propose
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string]convo.Decision{
+		"other proposal": {Approved: true, ProposalID: "call_other"},
+		"changed action": {Approved: true, ProposalID: "call_9", Digest: "sha256:not-this"},
+	} {
+		_, err := e.run.Resume(context.Background(), res.ThreadID, d, nil)
+		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeDecision {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if n := len(e.srv.Received()); n != 1 {
+		t.Fatalf("a refused decision reached the server (%d requests)", n)
+	}
+	e.srv.Resume = func(s *remotetest.Session) { s.Complete("ok") }
+	if _, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: "call_9", Digest: res.Proposal.Digest}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: "call_9"}, nil)
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeDecision || !strings.Contains(ce.Message, "already decided") {
+		t.Fatalf("decided twice: %v", err)
+	}
+}

@@ -179,11 +179,18 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 				return nil
 			}
 			now := time.Now()
+			onServers, err := s.Remotes(ctx)
+			if err != nil {
+				return err
+			}
 			rows := make([][]string, 0, len(ts))
 			for _, t := range ts {
 				title := threadCell(t.Title, 48)
 				if title == "" {
 					title = "(untitled)"
+				}
+				if _, ok := onServers[t.ID]; ok {
+					title = "[server] " + title // answered by a Nodius server's assistant
 				}
 				if t.Status == convo.Archived {
 					title = "[archived] " + title

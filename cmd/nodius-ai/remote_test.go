@@ -99,6 +99,10 @@ func TestRemoteAsk(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, threadID) {
 		t.Fatalf("threads list offline: %d %s %s", r.code, r.stdout, r.stderr)
 	}
+	r = e.runR("", "threads", "list")
+	if r.code != 0 || !strings.Contains(r.stdout, "[server] what does fetch-api do?") {
+		t.Fatalf("threads list offline, table: %d %s %s", r.code, r.stdout, r.stderr)
+	}
 	r = e.runR("", "threads", "show", threadID)
 	if r.code != 0 || !strings.Contains(r.stdout, "NBA stats API") || !strings.Contains(r.stdout, "read_node_detail") {
 		t.Fatalf("threads show offline: %d %s %s", r.code, r.stdout, r.stderr)
@@ -405,11 +409,17 @@ func TestRemoteChatTmux(t *testing.T) {
 	}
 	e, srv := newRemoteEnv(t)
 	srv.Chat = func(s *remotetest.Session) {
-		if strings.Contains(s.Req.Message, "delete") {
+		switch {
+		case strings.Contains(s.Req.Message, "delete"):
 			proposeDelete(s)
-			return
+		case strings.Contains(s.Req.Message, "story"):
+			s.Token("Once upon a time ")
+			for s.Sleep(50 * time.Millisecond) {
+				s.Token("and on ")
+			}
+		default:
+			answerWithTool(s)
 		}
-		answerWithTool(s)
 	}
 	srv.Resume = func(s *remotetest.Session) {
 		s.Token("Done: fetch-api was deleted.")
@@ -475,6 +485,23 @@ func TestRemoteChatTmux(t *testing.T) {
 	}
 	if reqs[1].ThreadID == "" {
 		t.Fatalf("the second question did not continue the server's thread")
+	}
+
+	// Esc while the answer streams stops it: the server gets ai:interrupt.
+	tmux("send-keys", "-t", session, "-l", "tell me a long story")
+	tmux("send-keys", "-t", session, "Enter")
+	waitScreen("Once upon a time")
+	tmux("send-keys", "-t", session, "Escape")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(srv.Interrupts()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no ai:interrupt after esc:\n%s", screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	reqs = srv.Received()
+	if ints := srv.Interrupts(); ints[0].ID != reqs[len(reqs)-1].ID {
+		t.Fatalf("interrupt _id %d, the run's %d", ints[0].ID, reqs[len(reqs)-1].ID)
 	}
 	tmux("send-keys", "-t", session, "C-c")
 	if v := srv.Violations(); len(v) > 0 {

@@ -71,6 +71,9 @@ type Server struct {
 	Resume Script
 	// Memory holds GET /api/ai/memory/{graph} bodies.
 	Memory map[string]json.RawMessage
+	// Hang, when set, stops reading a connection for that long after its first
+	// request: the server seems hung, pings get no pong.
+	Hang time.Duration
 
 	srv *httptest.Server
 
@@ -83,12 +86,11 @@ type Server struct {
 	interrupts  []Request
 	disconnects int
 	conns       int
-	aborted     map[int64]bool
 }
 
 // New starts a stand-in on loopback; it stops when the test ends.
 func New(t testing.TB) *Server {
-	s := &Server{threads: map[string]*Thread{}, aborted: map[int64]bool{}, Memory: map[string]json.RawMessage{}}
+	s := &Server{threads: map[string]*Thread{}, Memory: map[string]json.RawMessage{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
@@ -454,7 +456,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		if req.Type == "ai:interrupt" {
 			s.mu.Lock()
 			s.interrupts = append(s.interrupts, req)
-			s.aborted[req.ID] = true
 			s.mu.Unlock()
 			wc.mu.Lock()
 			if stop, ok := wc.runs[req.ID]; ok {
@@ -477,6 +478,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			}()
 			s.run(&Session{Req: req, ctx: rctx, conn: wc, s: s})
 		}()
+		if s.Hang > 0 {
+			select {
+			case <-time.After(s.Hang):
+			case <-ctx.Done():
+			}
+		}
 	}
 }
 
