@@ -282,13 +282,7 @@ func (s *Source) netError(ctx context.Context, err error) error {
 }
 
 // redact drops the password of a URL for messages.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	return u.Redacted()
-}
+func redact(raw string) string { return fault.MaskCredentials(raw) }
 
 // fetch gets the graph's live snapshot. errNotInMemory means the server does not
 // hold it.
