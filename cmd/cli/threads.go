@@ -65,7 +65,11 @@ func openThread(ctx context.Context, f *Factory, arg string) (*threads.Store, st
 // loadTranscript reads, in one snapshot, everything stored about the thread a
 // command was given.
 func loadTranscript(ctx context.Context, f *Factory, arg string) (threads.Transcript, error) {
-	s, id, err := openThread(ctx, f, arg)
+	s, err := f.ReadStore(ctx)
+	if err != nil {
+		return threads.Transcript{}, err
+	}
+	id, err := threadsResolve(ctx, s, arg)
 	if err != nil {
 		return threads.Transcript{}, err
 	}
@@ -152,7 +156,7 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 				return usageError("--limit cannot be negative (got %d): give a number of threads, or 0 for all", limit)
 			}
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
+			s, err := f.ReadStore(ctx)
 			if err != nil {
 				return err
 			}
@@ -333,7 +337,7 @@ query is plain words, all required; the last one also matches as a prefix.`,
 				return usageError("--limit must be at least 1 (got %d)", limit)
 			}
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
+			s, err := f.ReadStore(ctx)
 			if err != nil {
 				return err
 			}
