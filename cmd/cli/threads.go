@@ -141,6 +141,8 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List threads, most recent first",
+		Long: `List threads, most recent first. On a terminal the table is cut to its width
+(never wrapped); piped, rows are whole. --format json lists every field.`,
 		Example: `  nodius-ai threads list
   nodius-ai threads list --graph demo --all
   nodius-ai threads list --format json | jq -r '.[].id'`,
