@@ -87,6 +87,13 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 // process is writing the graph now (the lock is free); otherwise the next write
 // does it.
 func (s *Source) cleanOnOpen() {
+	dir, base := filepath.Split(s.real)
+	if dir == "" {
+		dir = "."
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*")); len(left) == 0 {
+		return // nothing to clean: reading a graph leaves no lock file behind
+	}
 	fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	if ok, err := fl.TryLock(); err == nil && ok {
 		s.removeStaleTemps()
