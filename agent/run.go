@@ -240,7 +240,8 @@ func (r *run) provider() llm.Provider {
 	o := *r.a.opt.Retry
 	o.OnRetry = func(attempt int, delay time.Duration, err *convo.Error) {
 		r.a.log.Warn("llm retry", "thread", r.th.ID, "attempt", attempt, "delay_ms", delay.Milliseconds(), "code", string(err.Code))
-		r.emit(convo.Event{Type: convo.EventStatus, State: convo.StateRetrying})
+		r.emit(convo.Event{Type: convo.EventStatus, State: convo.StateRetrying,
+			Attempt: attempt + 1, Attempts: o.Attempts(), Wait: delay, Err: err})
 	}
 	return llm.WithRetry(r.a.opt.Provider, o)
 }

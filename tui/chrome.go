@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -82,6 +83,11 @@ type statusBar struct {
 	window     int
 	note       string // one-off message (quit confirmation, hints)
 
+	// Time: since is when the current state began (shown as elapsed while busy),
+	// now is the clock at this render; retry describes a pending retry.
+	since, now time.Time
+	retry      *retryInfo
+
 	// hints is the key hints line for hintsW and hintsDark, built once: the bar is
 	// drawn on every token batch and the hints never change.
 	hints     string
@@ -126,9 +132,55 @@ func hintsFor(m hintMode) [][2]string {
 	return [][2]string{{"enter", "send"}, {"ctrl+t", "threads"}, {"ctrl+y", "copy"}, {"?", "help"}}
 }
 
+// retryInfo is a retry the agent announced: attempt n of max, at a time, and why.
+type retryInfo struct {
+	attempt, attempts int
+	at                time.Time
+	cause             string
+}
+
+// setState changes the state label and restarts the elapsed time.
+func (s *statusBar) setState(label string, now time.Time) {
+	if s.state != label {
+		s.state, s.since = label, now
+	}
+}
+
+// stateText is the state with what the user needs while waiting: how long it has
+// been, which attempt this is, and how long until the next one.
+func (s *statusBar) stateText() string {
+	state := s.state
+	if !s.busy {
+		return state
+	}
+	elapsed := func(t time.Time) string {
+		if t.IsZero() || s.now.IsZero() || s.now.Before(t) {
+			return ""
+		}
+		return " " + fmtElapsed(s.now.Sub(t))
+	}
+	if r := s.retry; r != nil {
+		of := fmt.Sprintf("attempt %d of %d", r.attempt, r.attempts)
+		if wait := r.at.Sub(s.now); wait > 0 {
+			return fmt.Sprintf("%s after %s, next in %s", of, r.cause, fmtElapsed(wait+time.Second-1))
+		}
+		return of + " · " + state + elapsed(r.at)
+	}
+	return state + elapsed(s.since)
+}
+
+// fmtElapsed is "12s", "2m05s".
+func fmtElapsed(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	if d < time.Minute {
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	}
+	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+}
+
 func (s *statusBar) Render(width int) string {
 	th := s.lk.th
-	state := s.state
+	state := s.stateText()
 	if s.busy {
 		state = spinnerFrames[s.frame%len(spinnerFrames)] + " " + state
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"os"
 	"time"
 
 	"github.com/nodius/nodius-ai/agent"
@@ -72,6 +73,15 @@ type Options struct {
 
 	// Now is the clock (the proposal dialog's 400 ms guard); nil means time.Now.
 	Now func() time.Time
+	// Getenv reads $VISUAL / $EDITOR for ctrl+o; nil means os.Getenv.
+	Getenv func(string) string
+}
+
+func (o Options) getenv(k string) string {
+	if o.Getenv != nil {
+		return o.Getenv(k)
+	}
+	return os.Getenv(k)
 }
 
 func (o Options) now() time.Time {

@@ -40,7 +40,7 @@ func boxed(th theme, title, body string, width, height int) string {
 	for i, l := range lines {
 		lines[i] = ansi.Truncate(l, inner, "…")
 	}
-	content := th.title.Render(title) + "\n" + strings.Join(lines, "\n")
+	content := th.title.Render(ansi.Truncate(title, inner, "…")) + "\n" + strings.Join(lines, "\n")
 	return th.dialog.Width(min(width, inner+4)).Render(content)
 }
 
@@ -144,6 +144,7 @@ func (d *proposalDialog) Render(width, height int) string {
 			d.body = append(d.body, "", th.dim.Render("Reason:"))
 			d.body = append(d.body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)
 		}
+		d.body = wrapStyled(d.body, w)
 	}
 	body := d.body
 	var foot []string
@@ -175,6 +176,9 @@ func (d *proposalDialog) Render(width, height int) string {
 		view = append([]string{th.dim.Render("  ↑ " + plural(d.offset+1, "line") + " above (↑/k)")}, view[1:]...)
 	}
 	title := "Proposed change · " + strip(d.p.Tool)
+	if ansi.StringWidth(title) > w {
+		title = "Proposed change"
+	}
 	return boxed(th, title, strings.Join(slices.Concat(view, foot), "\n"), min(width, 100), height)
 }
 
@@ -317,20 +321,54 @@ func compactJSON(v any) string {
 	return strip(string(b))
 }
 
+// wrapStyled wraps styled lines wider than w (a long edge at 40 columns), each
+// continuation indented under the line it continues, rather than cutting them.
+func wrapStyled(lines []string, w int) []string {
+	var out []string
+	for _, l := range lines {
+		if ansi.StringWidth(l) <= w {
+			out = append(out, l)
+			continue
+		}
+		plain := ansi.Strip(l)
+		pad := strings.Repeat(" ", min(len(plain)-len(strings.TrimLeft(plain, " "))+2, w/2))
+		parts := strings.Split(ansi.Wrap(l, w, ""), "\n")
+		out = append(out, parts[0])
+		for _, p := range parts[1:] {
+			for _, q := range strings.Split(ansi.Wrap(p, w-len(pad), ""), "\n") {
+				out = append(out, pad+q)
+			}
+		}
+	}
+	return out
+}
+
 // keyHints renders "a approve · r reject" fitted to width.
 func keyHints(th theme, width int, pairs [][2]string) string {
 	var parts []string
 	for _, p := range pairs {
-		parts = append(parts, th.statusKey.Render(p[0])+" "+th.status.Render(p[1]))
+		part := th.statusKey.Render(p[0]) + " " + th.status.Render(p[1])
+		if ansi.StringWidth(part) > width { // one hint wider than the line: wrap it
+			part = strings.Join(wrapStyled([]string{part}, width), "\n")
+		}
+		parts = append(parts, part)
 	}
 	s := strings.Join(parts, th.status.Render(" · "))
-	if ansi.StringWidth(s) <= width {
+	if ansi.StringWidth(s) <= width && !strings.Contains(s, "\n") {
 		return s
 	}
 	// wrap onto several lines rather than hide a key
 	var lines []string
 	cur := ""
 	for _, p := range parts {
+		if strings.Contains(p, "\n") { // a wrapped hint stands on its own lines
+			if cur != "" {
+				lines = append(lines, cur)
+			}
+			lines = append(lines, p)
+			cur = ""
+			continue
+		}
 		cand := p
 		if cur != "" {
 			cand = cur + th.status.Render(" · ") + p
@@ -341,5 +379,8 @@ func keyHints(th theme, width int, pairs [][2]string) string {
 		}
 		cur = cand
 	}
-	return strings.Join(append(lines, cur), "\n")
+	if cur != "" {
+		lines = append(lines, cur)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -259,5 +260,58 @@ func TestToolResultViewer(t *testing.T) {
 	press(m, "esc")
 	if m.dlg != nil {
 		t.Fatal("esc did not close the viewer")
+	}
+}
+
+// The no-provider hint never splits a flag across lines.
+func TestNoProviderHintKeepsFlagsWhole(t *testing.T) {
+	t.Parallel()
+	for w := 40; w <= 100; w++ {
+		o := testOptions()
+		o.ConfigHelp = "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, or pass --base-url for an OpenAI-compatible server (ollama needs no key: --provider ollama)"
+		m := newTestModel(t, o)
+		m.Update(tea.WindowSizeMsg{Width: w, Height: 40})
+		v := view(m)
+		for _, flag := range []string{"--base-url", "--provider", "ANTHROPIC_API_KEY", "OpenAI-compatible"} {
+			if !strings.Contains(v, flag) {
+				t.Errorf("%d columns: %q split:\n%s", w, flag, v)
+			}
+		}
+	}
+}
+
+// A stall shows the elapsed time; a retry its attempt, cause and wait; and the
+// final error says what happened (nothing arrived, after how many attempts).
+func TestStallAndRetryDisplay(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	o := testOptions()
+	o.Now = clk.Now
+	o.Runner = &fakeRunner{}
+	m := newTestModel(t, o)
+	status := func() string { l := strings.Split(view(m), "\n"); return l[len(l)-1] }
+	startQuestion(t, m, "q")
+	feed(m, convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
+	clk.Advance(42 * time.Second)
+	if s := status(); !strings.Contains(s, "thinking 42s") {
+		t.Errorf("stalled: %q", s)
+	}
+	feed(m, convo.Event{Type: convo.EventStatus, State: convo.StateRetrying, Attempt: 2, Attempts: 3, Wait: 20 * time.Second,
+		Err: &convo.Error{Code: convo.CodeRateLimit}})
+	clk.Advance(5 * time.Second)
+	if s := status(); !strings.Contains(s, "attempt 2 of 3 after rate_limit, next in 15s") {
+		t.Errorf("waiting to retry: %q", s)
+	}
+	clk.Advance(25 * time.Second)
+	if s := status(); !strings.Contains(s, "attempt 2 of 3") || !strings.Contains(s, "10s") {
+		t.Errorf("retrying: %q", s)
+	}
+	feed(m, convo.Event{Type: convo.EventStatus, State: convo.StateRetrying, Attempt: 3, Attempts: 3, Wait: time.Second,
+		Err: &convo.Error{Code: convo.CodeTimeout}})
+	clk.Advance(70 * time.Second)
+	end(m, agent.Result{}, &convo.Error{Code: convo.CodeTimeout, Retryable: true, Message: "deepseek stopped sending data mid-answer — retry"})
+	v := view(m)
+	if strings.Contains(v, "mid-answer") || !strings.Contains(v, "sent nothing back") || !strings.Contains(v, "attempts over 2m22s") {
+		t.Errorf("final error:\n%s", v)
 	}
 }

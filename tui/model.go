@@ -75,6 +75,11 @@ type Model struct {
 	sheets map[string]string
 
 	showThoughts bool // reasoning expanded (ctrl+x)
+
+	// What happened in the current run, for the wording of its final error.
+	runStart time.Time
+	gotData  bool // a token or reasoning arrived
+	attempts int  // the last attempt the agent announced (0: no retry)
 }
 
 // New builds the chat model.
@@ -223,6 +228,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case openThreadMsg:
 		return m, m.switchThread(msg.id)
+	case copiedMsg:
+		m.st.note = describeCopy(msg)
+		return m, nil
+	case editorDoneMsg:
+		if msg.err != nil {
+			m.st.note = "the editor failed: " + firstLine(strip(msg.err.Error()))
+			return m, nil
+		}
+		m.in.reset()
+		m.in.ta.InsertString(msg.text)
+		m.in.stale = true
+		if strings.TrimSpace(msg.text) == "" {
+			return m, nil
+		}
+		return m, m.send() // what was written in the editor is sent, as in crush
 	case insertTextMsg:
 		m.in.ta.InsertString(msg.text)
 		m.in.stale = true
@@ -326,6 +346,24 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+x":
 		m.toggleReasoning()
 		return nil
+	case "ctrl+y":
+		if a := m.tr.lastAnswer(); a != "" {
+			return copyText(a, "last answer")
+		}
+		m.st.note = "no answer to copy yet"
+		return nil
+	case "alt+y":
+		if c := m.tr.lastCodeBlock(); c != "" {
+			return copyText(c, "last code block")
+		}
+		m.st.note = "no code block to copy"
+		return nil
+	case "ctrl+o":
+		if m.run != nil {
+			m.st.note = "wait for the answer, or esc to stop it"
+			return nil
+		}
+		return openEditor(m.in.value(), m.opts.getenv)
 	case "ctrl+r":
 		return m.retry()
 	case "ctrl+t":
@@ -450,7 +488,9 @@ func (m *Model) start(call func(context.Context, func(convo.Event)) (agent.Resul
 	r, cmd := startRun(m.runSeq, call)
 	m.run = r
 	m.lastErr, m.sawErr, m.sawProp, m.stopping = nil, false, false, false
-	m.st.state, m.st.busy = "retrieving", true
+	m.st.busy, m.st.retry = true, nil
+	m.st.setState("retrieving", m.now())
+	m.runStart, m.gotData, m.attempts = m.now(), false, 0
 	return tea.Batch(cmd, m.ensureTick())
 }
 
@@ -538,18 +578,30 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 			m.threadID = ev.ThreadID
 		}
 	case convo.EventStatus:
-		m.st.state = stateLabel(ev.State)
+		if ev.State == convo.StateRetrying && ev.Attempt > 0 {
+			cause := "an error"
+			if ev.Err != nil {
+				cause = string(ev.Err.Code)
+			}
+			m.st.retry = &retryInfo{attempt: ev.Attempt, attempts: ev.Attempts, at: m.now().Add(ev.Wait), cause: cause}
+			m.attempts = ev.Attempt
+			m.st.setState("waiting", m.now())
+			break
+		}
+		m.st.setState(stateLabel(ev.State), m.now())
 	case convo.EventToken:
 		m.assistant().text.WriteString(ev.Text)
-		m.st.state = "streaming"
+		m.st.setState("streaming", m.now())
+		m.gotData = true
 	case convo.EventReasoning:
 		m.assistant().reasoning.WriteString(ev.Text)
-		m.st.state = "thinking"
+		m.st.setState("thinking", m.now())
+		m.gotData = true
 	case convo.EventToolStart:
 		m.closeAnswer(aDone)
 		e := m.tr.add(newBadge(m.lk, ev.ToolCall))
 		m.badges[ev.ToolCall.ID] = e
-		m.st.state = "running " + strip(ev.ToolCall.Name)
+		m.st.setState("running "+strip(ev.ToolCall.Name), m.now())
 	case convo.EventToolResult:
 		e := m.badges[ev.ToolCall.ID]
 		if e == nil {
@@ -604,7 +656,7 @@ func describeAction(p convo.Proposal) string {
 // finish ends a run: the answer is closed, errors and proposals shown.
 func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 	stopped := m.stopping
-	m.run, m.stopping, m.st.busy = nil, false, false
+	m.run, m.stopping, m.st.busy, m.st.retry = nil, false, false, nil
 	if res.ThreadID != "" {
 		m.threadID = res.ThreadID
 	}
@@ -649,12 +701,28 @@ func (m *Model) showError(ce *convo.Error) {
 	}
 	m.lastErr = ce
 	m.st.state = "error"
-	text := fmt.Sprintf("× %s: %s", ce.Code, strip(ce.Message))
+	text := fmt.Sprintf("× %s: %s", ce.Code, m.errorWords(ce))
 	if hint := errorHint(ce, m.opts.ConfigHelp); hint != "" {
 		text += "\n" + hint
 	}
 	m.tr.add(&noticeItem{lk: m.lk, kind: nError, text: text})
 	m.tr.toBottom()
+}
+
+// errorWords says what happened in this run: a stall with nothing received is not
+// a stream cut "mid-answer", and retries are counted, with the time they took.
+func (m *Model) errorWords(ce *convo.Error) string {
+	msg := strip(ce.Message)
+	if !m.gotData && (ce.Code == convo.CodeTimeout || ce.Code == convo.CodeNetwork) && strings.Contains(msg, "mid-answer") {
+		msg = "the provider accepted the question but sent nothing back"
+		if ce.Code == convo.CodeNetwork {
+			msg = "the connection was cut before any answer arrived"
+		}
+	}
+	if m.attempts > 1 && !m.runStart.IsZero() {
+		msg += fmt.Sprintf(" (%d attempts over %s)", m.attempts, fmtElapsed(m.now().Sub(m.runStart)))
+	}
+	return msg
 }
 
 func errorHint(ce *convo.Error, cfgHelp string) string {
@@ -859,7 +927,7 @@ func (m *Model) View() tea.View {
 	if b := m.banner(); b != "" {
 		parts = append(parts, truncateLine(b, w))
 	}
-	m.st.mode, m.st.newBelow = m.hintMode(), m.tr.newBelow
+	m.st.mode, m.st.newBelow, m.st.now = m.hintMode(), m.tr.newBelow, m.now()
 	parts = append(parts, inputView, m.st.Render(w))
 	v := tea.NewView(strings.Join(parts, "\n"))
 	v.AltScreen = true

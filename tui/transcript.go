@@ -329,7 +329,7 @@ func (a *assistantItem) body(text string, width int) string {
 		a.prefix = joinBlocks(a.prefix, a.lk.md.Render(text[a.chunkEnd:p], width))
 		a.chunkEnd = p
 	}
-	return joinBlocks(a.prefix, a.lk.md.Render(text[a.chunkEnd:], width))
+	return joinBlocks(a.prefix, a.lk.md.RenderTail(text[a.chunkEnd:], width))
 }
 
 // joinBlocks puts two rendered blocks one blank line apart; an empty one vanishes.
@@ -526,12 +526,50 @@ func (n *noticeItem) Render(width int) string {
 
 // ---- text helpers ----
 
-// wrapPlain wraps plain text at width (words first, long words hard).
+// wrapPlain wraps plain text at width: at spaces only (never inside a word like
+// --base-url or fetch-api, unless the word alone is wider than the line), each
+// continuation line at the indentation of the line it continues.
 func wrapPlain(s string, width int) string {
 	if width < 4 {
 		width = 4
 	}
-	return ansi.Wrap(s, width, "")
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if ansi.StringWidth(line) <= width {
+			out = append(out, line)
+			continue
+		}
+		body := strings.TrimLeft(line, " ")
+		pad := strings.Repeat(" ", min(len(line)-len(body), width/2))
+		room := width - len(pad)
+		cur := ""
+		flush := func() {
+			out = append(out, pad+cur)
+			cur = ""
+		}
+		for _, word := range strings.Split(body, " ") {
+			ww := ansi.StringWidth(word)
+			switch {
+			case cur == "" && ww <= room:
+				cur = word
+			case cur != "" && ansi.StringWidth(cur)+1+ww <= room:
+				cur += " " + word
+			default:
+				if cur != "" {
+					flush()
+				}
+				for ansi.StringWidth(word) > room { // a word wider than the line
+					out = append(out, pad+ansi.Truncate(word, room, ""))
+					word = ansi.TruncateLeft(word, room, "")
+				}
+				cur = word
+			}
+		}
+		if cur != "" {
+			flush()
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func indent(s string, n int) string {

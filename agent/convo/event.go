@@ -59,6 +59,11 @@ type Event struct {
 	Err *Error // error
 
 	State State // status
+
+	// With StateRetrying: the attempt about to be made (2 for the first retry), of
+	// how many in all, after waiting Wait; Err is why the last attempt failed.
+	Attempt, Attempts int
+	Wait              time.Duration
 }
 
 // Public reports whether the event belongs to the NDJSON contract.

@@ -51,6 +51,9 @@ func (r *retrying) Stream(ctx context.Context, req Request, onDelta func(Delta))
 	return reply, err
 }
 
+// Attempts is how many attempts a call gets in all, first included.
+func (o RetryOptions) Attempts() int { return o.withDefaults().MaxAttempts }
+
 // withDefaults fills the zero fields with the defaults in brackets.
 func (o RetryOptions) withDefaults() RetryOptions {
 	if o.MaxAttempts <= 0 {

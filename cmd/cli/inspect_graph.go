@@ -79,7 +79,7 @@ non-UTF-8 locale.`,
 					}
 					return err
 				}
-				fmt.Fprintf(w, "%s — around %s, depth %d\n\n", termtext.OneLine(graphTitle(g)), termtext.OneLine(around), depth)
+				fmt.Fprintf(w, "%s, around %s, depth %d\n\n", termtext.OneLine(graphTitle(g, opts.ASCII)), termtext.OneLine(around), depth)
 				_, err = io.WriteString(w, graphdraw.Draw(pic, opts))
 				return err
 			}
@@ -93,7 +93,7 @@ non-UTF-8 locale.`,
 						s.Name, termtext.OneLine(graph), n)
 				}
 			}
-			fmt.Fprintf(w, "%s\n", termtext.OneLine(graphTitle(g)))
+			fmt.Fprintf(w, "%s\n", termtext.OneLine(graphTitle(g, opts.ASCII)))
 			if len(sheets) == 0 {
 				fmt.Fprintln(w, "\n(no nodes)")
 			}
@@ -114,8 +114,12 @@ non-UTF-8 locale.`,
 	return cmd
 }
 
-func graphTitle(g datasource.Graph) string {
+// graphTitle is the heading line: key and name.
+func graphTitle(g datasource.Graph, ascii bool) string {
 	if g.Name != "" && g.Name != g.Key {
+		if ascii {
+			return g.Key + " - " + g.Name
+		}
 		return g.Key + " · " + g.Name
 	}
 	return g.Key

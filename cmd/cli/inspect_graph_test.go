@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/gen"
 )
 
 func TestInspectGraph(t *testing.T) {
@@ -171,5 +174,28 @@ func TestThreadsShowPictures(t *testing.T) {
 	// Without --pictures nothing is drawn.
 	if out, _, _ := e.run("", "threads", "show", "ai_1709"); strings.Contains(out, "## Pictures") {
 		t.Error("pictures drawn without --pictures")
+	}
+}
+
+// TestInspectGraphTooBig refuses to draw a 200-node sheet whole and points to
+// --around, which draws a part of it.
+func TestInspectGraphTooBig(t *testing.T) {
+	t.Parallel()
+	snap := gen.Graph(5, 200, 300)
+	data, err := json.Marshal(datasource.DocumentFromSnapshot(snap, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, "", nil, "--source", "file:"+path, "inspect", "graph")
+	if code != 2 || !strings.Contains(errOut, "too many to draw") || !strings.Contains(errOut, "--around") {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+	out, errOut, code := runCLI(t, "", nil, "--source", "file:"+path, "inspect", "graph", "--around", snap.Nodes[0].Key, "--depth", "1", "--width", "120")
+	if code != 0 || !strings.Contains(out, snap.Nodes[0].Key[:5]) {
+		t.Errorf("--around: exit %d, %s\n%s", code, errOut, out)
 	}
 }

@@ -196,6 +196,7 @@ type glyphs struct {
 	arrowR, arrowL                 rune
 	attachR, attachL               rune // border cell where a line leaves or enters a box
 	ellipsis                       string
+	sep                            string // between a node's type and label
 	loop                           string
 	added, removed, changed, focus string
 	box                            [4]boxSet // plain, focus, added, removed
@@ -246,6 +247,7 @@ var unicodeGlyphs = glyphs{
 	arrowR: '▶', arrowL: '◀',
 	attachR: '├', attachL: '┤',
 	ellipsis: "…",
+	sep:      " · ",
 	loop:     "↺",
 	added:    "+", removed: "−", changed: "~", focus: "",
 	box: [4]boxSet{
@@ -279,6 +281,7 @@ var asciiGlyphs = glyphs{
 	arrowR: '>', arrowL: '<',
 	attachR: '+', attachL: '+',
 	ellipsis: "~",
+	sep:      ": ",
 	loop:     "(loop)",
 	added:    "+", removed: "-", changed: "~", focus: "",
 	box: [4]boxSet{

@@ -38,7 +38,7 @@ func (l *layout) texts(d detail, gl *glyphs) []boxText {
 			info = n.Type
 			if n.Label != "" {
 				if info != "" {
-					info += " · "
+					info += gl.sep
 				}
 				info += n.Label
 			}

@@ -92,6 +92,9 @@ func TestGolden(t *testing.T) {
 						t.Errorf("%s: line %d is %d wide, more than %d: %q", file, i+1, len([]rune(line)), width, line)
 					}
 				}
+				if ascii && strings.IndexFunc(got, func(r rune) bool { return r > 0x7f }) >= 0 {
+					t.Errorf("%s: the ASCII drawing has other characters:\n%s", file, got)
+				}
 				golden(t, file, got)
 			}
 		}
