@@ -121,7 +121,7 @@ func hintsFor(m hintMode) [][2]string {
 	case hintScrolled:
 		return [][2]string{{"end", "follow"}, {"pgup/pgdn", "scroll"}, {"?", "help"}}
 	case hintPending:
-		return [][2]string{{"p", "review the proposal"}, {"ctrl+t", "threads"}, {"?", "help"}}
+		return [][2]string{{"ctrl+p", "review the proposal"}, {"ctrl+t", "threads"}, {"?", "help"}}
 	case hintDialog:
 		return [][2]string{{"a", "approve"}, {"r", "reject"}, {"esc", "later"}}
 	case hintPicker:

@@ -52,9 +52,20 @@ type decisionMsg struct{ d convo.Decision }
 // dismissProposalMsg closes the dialog and leaves the proposal pending.
 type dismissProposalMsg struct{}
 
-// proposalGuard is how long after opening the dialog ignores keys, so a key typed
-// for the previous screen cannot approve a change the user has not seen.
+// proposalGuard is the quiet pause the proposal dialog needs before it takes a
+// decision key: 400 ms since it opened and since the last key pressed anywhere.
+// Every key pressed meanwhile restarts the wait and goes to the input, so a word
+// being typed can never approve a change the person has not seen.
 const proposalGuard = 400 * time.Millisecond
+
+// guarding reports whether a key pressed now, quiet after the previous key, comes
+// too soon to decide anything.
+func (d *proposalDialog) guarding(now time.Time, quiet time.Duration) bool {
+	if d.feedback != nil {
+		return false // typing the feedback
+	}
+	return now.Sub(d.opened) < proposalGuard || quiet < proposalGuard
+}
 
 // proposalDialog previews a proposal as a graph diff and takes the decision.
 type proposalDialog struct {
@@ -91,7 +102,7 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		switch k.String() {
 		case "enter":
 			fb := strings.TrimSpace(d.feedback.Value())
-			return true, emit(decisionMsg{convo.Decision{Approved: false, Feedback: fb}})
+			return true, emit(decisionMsg{convo.Decision{Feedback: fb, ProposalID: d.p.ID, Digest: d.p.Digest}})
 		case "esc":
 			d.feedback = nil
 			return false, nil
@@ -103,13 +114,18 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 	if now.Sub(d.opened) < proposalGuard {
 		return false, nil // typed before the dialog could be read
 	}
+	// The decision names the proposal shown: if another one is pending by now,
+	// nothing is decided.
+	shown := convo.Decision{ProposalID: d.p.ID, Digest: d.p.Digest}
 	switch k.String() {
 	case "a":
-		return true, emit(decisionMsg{convo.Decision{Approved: true}})
+		shown.Approved = true
+		return true, emit(decisionMsg{shown})
 	case "A":
-		return true, emit(decisionMsg{convo.Decision{Approved: true, AlwaysForThread: true}})
+		shown.Approved, shown.AlwaysForThread = true, true
+		return true, emit(decisionMsg{shown})
 	case "r":
-		return true, emit(decisionMsg{convo.Decision{Approved: false}})
+		return true, emit(decisionMsg{shown})
 	case "f":
 		ti := textinput.New()
 		ti.Placeholder = "what should change instead?"

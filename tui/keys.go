@@ -27,7 +27,7 @@ func newKeyMap() keyMap {
 		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
 		Retry:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "retry after an error")),
 		Threads:    key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "threads")),
-		Proposal:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "reopen the pending proposal")),
+		Proposal:   key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "reopen the pending proposal")),
 		ScrollUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
 		ScrollDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
 		Bottom:     key.NewBinding(key.WithKeys("ctrl+end", "end"), key.WithHelp("end", "follow the end")),
@@ -77,7 +77,7 @@ var helpSections = []struct {
 		{"alt+y", "copy the last code block"},
 		{"shift+drag", "select text with the mouse"},
 		{"ctrl+t", "threads of this graph"},
-		{"p", "review the pending proposal"},
+		{"ctrl+p", "review the pending proposal"},
 		{"? f1", "this help (? on an empty input)"},
 	}},
 	{"Proposal dialog", []helpEntry{

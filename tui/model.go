@@ -7,6 +7,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -62,15 +63,21 @@ type Model struct {
 	cur      *entry // the answer being streamed
 	badges   map[string]*entry
 
-	pending   *convo.Proposal
-	lastReq   *agent.SendRequest
-	lastErr   *convo.Error
-	sawProp   bool
-	sawErr    bool
-	stopping  bool
-	ticking   bool
-	quitArmed bool
-	quitting  bool
+	pending  *convo.Proposal
+	asked    *entry // the "⚑ proposed … waiting for your decision" line of the pending proposal
+	deciding *entry // the decision line while its outcome is not known
+	decided  convo.Proposal
+	// decidedAlways: the decision said "yes for this thread" to the type shown.
+	decidedAlways bool
+	lastKey       time.Time // the last key pressed: a proposal dialog decides only after a quiet pause
+	lastReq       *agent.SendRequest
+	lastErr       *convo.Error
+	sawProp       bool
+	sawErr        bool
+	stopping      bool
+	ticking       bool
+	quitArmed     bool
+	quitting      bool
 
 	sheets map[string]string
 
@@ -220,6 +227,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case decisionMsg:
 		return m, m.decide(msg.d)
+	case pendingLoadedMsg:
+		m.onPendingLoaded(msg)
+		return m, nil
 	case dismissProposalMsg:
 		m.dlg = nil
 		return m, nil
@@ -265,9 +275,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.String() == "ctrl+c" {
 			return m, m.ctrlC()
 		}
+		now := m.now()
+		quiet := now.Sub(m.lastKey)
+		m.lastKey = now
 		m.quitArmed, m.st.note = false, ""
 		if m.dlg == nil {
 			return m, m.key(msg)
+		}
+		if d, ok := m.dlg.(*proposalDialog); ok && d.guarding(now, quiet) {
+			// Typed in a stream of keys, or before the dialog could be read: it was
+			// meant for the input, never for the decision.
+			if msg.Text != "" {
+				return m, m.in.update(msg)
+			}
+			return m, nil
 		}
 	}
 	if m.dlg != nil {
@@ -394,16 +415,17 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 	}
+	if s == "ctrl+p" && m.pending != nil {
+		// Reopening is a key no one types as text: a word typed in the input can
+		// never bring the dialog back and decide with its next letter.
+		m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.now())
+		return m.loadPicture(*m.pending)
+	}
 	if m.in.empty() {
 		switch s {
 		case "?":
 			m.dlg = &helpDialog{lk: m.lk, km: m.km}
 			return nil
-		case "p":
-			if m.pending != nil {
-				m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.now())
-				return m.loadPicture(*m.pending)
-			}
 		case "end":
 			m.tr.toBottom()
 			return nil
@@ -443,7 +465,7 @@ func (m *Model) send() tea.Cmd {
 		return nil
 	}
 	if m.pending != nil {
-		m.st.note = "a proposal is waiting: p to decide it first"
+		m.st.note = "a proposal is waiting: ctrl+p to decide it first"
 		return nil
 	}
 	req := agent.SendRequest{GraphKey: m.opts.GraphKey, ThreadID: m.threadID, Text: text, Mentions: m.in.mentions(text)}
@@ -612,6 +634,9 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 		e.it.(*badgeItem).finish(ev.Result, ev.ToolErr, ev.Duration)
 		delete(m.badges, ev.ToolCall.ID) // no longer spins
 		m.tr.touch(e)
+		if ev.Proposal != nil {
+			m.decisionOutcome(*ev.Proposal, ev.Result)
+		}
 	case convo.EventProposal:
 		m.closeAnswer(aDone)
 		if ev.Proposal != nil {
@@ -644,9 +669,124 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 func (m *Model) openProposal(p *convo.Proposal) {
 	cp := *p
 	m.pending = &cp
-	m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision"})
+	m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision"})
 	m.dlg = newProposalDialog(m.lk, cp, m.sheets, m.now())
 	m.st.state = "waiting for approval"
+}
+
+// pendingLoadedMsg carries the thread's pending proposal, read again after a
+// decision that did not go through.
+type pendingLoadedMsg struct {
+	threadID string
+	p        *convo.Proposal
+}
+
+// reloadPending reads the pending proposal again (a command: no I/O in Update).
+func (m *Model) reloadPending() tea.Cmd {
+	ts, id := m.opts.Threads, m.threadID
+	if ts == nil || id == "" {
+		return nil
+	}
+	return func() tea.Msg {
+		p, err := ts.PendingProposal(context.Background(), id)
+		if err != nil {
+			return nil
+		}
+		return pendingLoadedMsg{threadID: id, p: p}
+	}
+}
+
+func (m *Model) onPendingLoaded(msg pendingLoadedMsg) {
+	if msg.threadID != m.threadID || msg.p == nil || m.run != nil {
+		return
+	}
+	cp := *msg.p
+	m.pending = &cp
+	m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision (ctrl+p to review it)"})
+	m.st.state = "waiting for approval"
+}
+
+// settleAsked turns the "waiting for your decision" line into a plain record of
+// what was proposed.
+func (m *Model) settleAsked(p convo.Proposal) {
+	if m.asked == nil {
+		return
+	}
+	if n, ok := m.asked.it.(*noticeItem); ok {
+		n.text = "⚑ proposed: " + describeAction(p)
+		m.tr.touch(m.asked)
+	}
+	m.asked = nil
+}
+
+// decisionOutcome shows what became of a decided proposal, once it is known.
+func (m *Model) decisionOutcome(p convo.Proposal, result string) {
+	kind, text := outcomeText(p.Decision, p.Outcome, describeAction(p), p.Feedback, p.ApplyError, result)
+	if p.Decision == convo.Approved && p.Outcome == convo.Applied && m.deciding != nil && m.decided.ID == p.ID && m.decidedAlways {
+		text += " (and every " + describeAction(p) + " in this thread)"
+	}
+	if m.deciding != nil && m.decided.ID == p.ID {
+		n := m.deciding.it.(*noticeItem)
+		n.kind, n.text = kind, text
+		m.tr.touch(m.deciding)
+		m.deciding = nil
+		return
+	}
+	m.tr.add(&noticeItem{lk: m.lk, kind: kind, text: text})
+}
+
+// storedDecision is the line a reopened thread shows for a decided proposal, read
+// from the tool result that told the model.
+func storedDecision(lk *look, tool, content string) *noticeItem {
+	var r struct {
+		Status   string `json:"status"`
+		Message  string `json:"message"`
+		Feedback string `json:"feedback"`
+	}
+	_ = json.Unmarshal([]byte(content), &r)
+	what := strings.ReplaceAll(strings.TrimPrefix(tool, "propose_"), "_", " ")
+	d, o, why := convo.Approved, convo.Applied, ""
+	switch r.Status {
+	case "rejected":
+		d, o = convo.Rejected, convo.OutcomeNone
+	case "approved":
+	default:
+		o = convo.NotApplied
+		why = r.Message
+		if _, after, ok := strings.Cut(r.Message, "not applied: "); ok {
+			why = after
+		} else if _, after, ok := strings.Cut(r.Message, "failed: "); ok {
+			why = after
+		}
+	}
+	kind, text := outcomeText(d, o, what, r.Feedback, why, content)
+	return &noticeItem{lk: lk, kind: kind, text: text}
+}
+
+// outcomeText is the line a decided proposal gets: applied (✓), approved but not
+// applied (!, with why), rejected (×, with the feedback). Never a success mark for
+// a change that did not happen.
+func outcomeText(d convo.DecisionState, o convo.Outcome, what, feedback, applyErr, result string) (noticeKind, string) {
+	var note string
+	var r struct {
+		Note string `json:"note"`
+	}
+	if json.Unmarshal([]byte(result), &r) == nil && r.Note != "" {
+		note = " — " + strip(r.Note)
+	}
+	switch {
+	case d == convo.Rejected:
+		text := "× rejected " + what
+		if feedback != "" {
+			text += ": " + strip(feedback)
+		}
+		return nRejected, text
+	case o == convo.Applied:
+		return nDecision, "✓ approved and applied: " + what + note
+	case o == convo.Claimed:
+		return nInfo, "… approved, being applied: " + what
+	}
+	return nError, "! approved but not applied: " + what + ": " + strip(applyErr)
 }
 
 func describeAction(p convo.Proposal) string {
@@ -655,6 +795,7 @@ func describeAction(p convo.Proposal) string {
 
 // finish ends a run: the answer is closed, errors and proposals shown.
 func (m *Model) finish(res agent.Result, err error) tea.Cmd {
+	var reload tea.Cmd
 	stopped := m.stopping
 	m.run, m.stopping, m.st.busy, m.st.retry = nil, false, false, nil
 	if res.ThreadID != "" {
@@ -669,6 +810,15 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 		m.st.state = "idle"
 	case err != nil:
 		m.closeAnswer(aDone)
+		if m.deciding != nil {
+			// Nothing was decided (another decision came first, the graph is not in
+			// this source, …): say so, and show what is pending now.
+			n := m.deciding.it.(*noticeItem)
+			n.kind, n.text = nError, "× not decided: "+describeAction(m.decided)
+			m.tr.touch(m.deciding)
+			m.deciding = nil
+			reload = m.reloadPending()
+		}
 		if !isCE {
 			ce = &convo.Error{Code: convo.CodeInternal, Message: strip(err.Error())}
 		}
@@ -681,6 +831,18 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 	default:
 		m.closeAnswer(aDone)
 		m.st.state = "idle"
+		if m.deciding != nil {
+			// A runtime that did not report the outcome (the server's assistant).
+			if res.Decided != nil {
+				m.decisionOutcome(*res.Decided, "")
+			} else {
+				n := m.deciding.it.(*noticeItem)
+				n.text = strings.TrimPrefix(n.text, "… ")
+				n.text = strings.Replace(strings.Replace(n.text, "approving", "approved", 1), "rejecting", "rejected", 1)
+				m.tr.touch(m.deciding)
+				m.deciding = nil
+			}
+		}
 		if res.Proposal != nil && !m.sawProp {
 			m.openProposal(res.Proposal)
 		}
@@ -691,7 +853,7 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 	if m.quitting {
 		return tea.Quit
 	}
-	return nil
+	return reload
 }
 
 // showError puts a classified error inline, with what to do next.
@@ -761,25 +923,30 @@ func stateLabel(s convo.State) string {
 	return string(s)
 }
 
-// decide resumes the agent with the user's decision.
+// decide resumes the agent with the user's decision on the proposal the dialog
+// showed: the decision carries that proposal's id and digest, so if another one is
+// pending by now nothing is decided. The line in the transcript says "deciding"
+// until the outcome is known.
 func (m *Model) decide(d convo.Decision) tea.Cmd {
 	m.dlg = nil
 	if m.pending == nil || m.run != nil {
 		return nil
 	}
 	p := *m.pending
-	m.pending = nil
-	verdict := "✓ approved " + describeAction(p)
-	if d.AlwaysForThread {
-		verdict += " (and every " + describeAction(p) + " in this thread)"
+	if d.ProposalID == "" {
+		d.ProposalID, d.Digest = p.ID, p.Digest
 	}
+	m.pending = nil
+	m.settleAsked(p)
+	verdict := "… approving " + describeAction(p)
 	if !d.Approved {
-		verdict = "× rejected " + describeAction(p)
+		verdict = "… rejecting " + describeAction(p)
 		if d.Feedback != "" {
-			verdict += ": " + d.Feedback
+			verdict += ": " + strip(d.Feedback)
 		}
 	}
-	m.tr.add(&noticeItem{lk: m.lk, kind: nDecision, text: verdict})
+	m.decided, m.decidedAlways = p, d.AlwaysForThread
+	m.deciding = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: verdict})
 	m.tr.toBottom()
 	if m.opts.Runner == nil {
 		m.showError(m.opts.ConfigErr)
@@ -843,7 +1010,9 @@ func (m *Model) onThreadOpened(msg threadOpenedMsg) {
 	m.lastErr, m.lastReq, m.cur = nil, nil, nil
 	m.loadHistory(msg.msgs)
 	m.pending = msg.proposal
+	m.asked, m.deciding = nil, nil
 	if m.pending != nil {
+		m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(*m.pending) + " — waiting for your decision (ctrl+p to review it)"})
 		m.st.state = "waiting for approval"
 	} else if m.opts.Runner != nil {
 		m.st.state = "idle"
@@ -879,7 +1048,11 @@ func (m *Model) loadHistory(msgs []convo.Message) {
 			}
 		case convo.Tool:
 			if e := calls[msg.ToolCallID]; e != nil {
-				e.it.(*badgeItem).finish(msg.Content, "", 0)
+				b := e.it.(*badgeItem)
+				b.finish(msg.Content, "", 0)
+				if strings.HasPrefix(b.name, "propose_") {
+					m.tr.add(storedDecision(m.lk, b.name, msg.Content))
+				}
 			}
 		}
 	}
@@ -903,7 +1076,7 @@ func (m *Model) inputHeight() int { return m.in.ta.Height() + m.in.menuHeight() 
 
 func (m *Model) banner() string {
 	if m.pending != nil && m.dlg == nil {
-		return m.lk.th.banner.Render("⚑ A proposal is waiting for your decision — press p to review it")
+		return m.lk.th.banner.Render("⚑ A proposal is waiting for your decision — press ctrl+p to review it")
 	}
 	return ""
 }

@@ -108,10 +108,10 @@ func TestProposalDialogKeys(t *testing.T) {
 		typed string
 		want  convo.Decision
 	}{
-		{"approve", []string{"a"}, "", convo.Decision{Approved: true}},
-		{"always", []string{"A"}, "", convo.Decision{Approved: true, AlwaysForThread: true}},
-		{"reject", []string{"r"}, "", convo.Decision{}},
-		{"feedback", []string{"f"}, "keep it", convo.Decision{Feedback: "keep it"}},
+		{"approve", []string{"a"}, "", convo.Decision{Approved: true, ProposalID: "call_9"}},
+		{"always", []string{"A"}, "", convo.Decision{Approved: true, AlwaysForThread: true, ProposalID: "call_9"}},
+		{"reject", []string{"r"}, "", convo.Decision{ProposalID: "call_9"}},
+		{"feedback", []string{"f"}, "keep it", convo.Decision{Feedback: "keep it", ProposalID: "call_9"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,8 +159,10 @@ func TestProposalResumeCallsRunner(t *testing.T) {
 	m, fr := openProposal(t, clk)
 	clk.Advance(time.Second)
 	fr.resume = func(_ context.Context, d convo.Decision, emit func(convo.Event)) (agent.Result, error) {
+		p := sampleProposal()
+		p.Decision, p.Outcome = convo.Approved, convo.Applied
 		emit(convo.Event{Type: convo.EventToolResult, ToolCall: convo.ToolCall{ID: "call_9", Name: "propose_delete_node"},
-			Result: `{"applied":true,"created":{"nodes":[],"edges":[]}}`})
+			Result: `{"status":"approved","created":{"nodes":[],"edges":[]}}`, Proposal: p})
 		emit(tok("Deleted."))
 		return agent.Result{ThreadID: "t1", Text: "Deleted."}, nil
 	}
@@ -172,7 +174,7 @@ func TestProposalResumeCallsRunner(t *testing.T) {
 		t.Fatalf("resume decisions = %+v", res)
 	}
 	v := view(m)
-	for _, want := range []string{"✓ propose_delete_node", "Deleted.", "approved delete node (and every delete node in this thread)"} {
+	for _, want := range []string{"✓ propose_delete_node", "Deleted.", "✓ approved and applied: delete node (and every delete node in this thread)"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}
@@ -188,12 +190,17 @@ func TestProposalEscLeavesPending(t *testing.T) {
 	if m.dlg != nil || m.pending == nil {
 		t.Fatal("esc should close the dialog and keep the proposal pending")
 	}
-	if !strings.Contains(view(m), "press p to review") {
+	if !strings.Contains(view(m), "press ctrl+p to review") {
 		t.Errorf("no banner:\n%s", view(m))
 	}
 	press(m, "p")
+	if m.dlg != nil || m.in.value() != "p" {
+		t.Fatal("p is a letter: it must not reopen the dialog")
+	}
+	press(m, "esc")
+	press(m, "ctrl+p")
 	if _, ok := m.dlg.(*proposalDialog); !ok {
-		t.Fatal("p did not reopen the dialog")
+		t.Fatal("ctrl+p did not reopen the dialog")
 	}
 	// sending while pending is refused with a hint
 	runCmd(m, press(m, "esc"))
@@ -350,7 +357,7 @@ func TestContinueOpensLatestWithPendingBanner(t *testing.T) {
 		}
 	}
 	v := view(m)
-	if m.threadID != "new" || !strings.Contains(v, "Newest") || !strings.Contains(v, "press p to review") {
+	if m.threadID != "new" || !strings.Contains(v, "Newest") || !strings.Contains(v, "press ctrl+p to review") {
 		t.Fatalf("--continue did not open the latest thread with its pending proposal:\n%s", v)
 	}
 }

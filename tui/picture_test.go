@@ -91,7 +91,7 @@ func TestProposalDialogPicture(t *testing.T) {
 			// Reopening after esc reuses the picture: no new command.
 			clk.Advance(time.Second)
 			press(m, "esc")
-			if cmd := press(m, "p"); cmd != nil {
+			if cmd := press(m, "ctrl+p"); cmd != nil {
 				t.Error("reopening recomputed the picture")
 			}
 			if !strings.Contains(view(m), tc.want[0]) {

@@ -376,8 +376,24 @@ func newBadge(lk *look, c convo.ToolCall) *badgeItem {
 	return &badgeItem{lk: lk, name: strip(c.Name), args: args, summary: argSummary(args)}
 }
 
-// finish records the call's outcome; an empty errText means it succeeded.
+// finish records the call's outcome; an empty errText means it succeeded. A
+// proposal's call succeeded only when its change was applied: a rejected or
+// unapplied one is marked as such, never with ✓.
 func (b *badgeItem) finish(result, errText string, d time.Duration) {
+	if errText == "" && strings.HasPrefix(b.name, "propose_") {
+		var r struct {
+			Status  string `json:"status"`
+			Message string `json:"message"`
+		}
+		if json.Unmarshal([]byte(result), &r) == nil {
+			switch r.Status {
+			case "rejected":
+				errText = "rejected"
+			case "not_applied", "error":
+				errText = "not applied"
+			}
+		}
+	}
 	b.result, b.errText, b.dur = strip(result), strip(errText), d
 	b.state = bOK
 	if errText != "" {
@@ -501,6 +517,7 @@ const (
 	nError
 	nWelcome
 	nDecision
+	nRejected // a rejected proposal: not an error, and no success mark
 )
 
 // noticeItem is a line or two from the TUI itself: welcome, errors, decisions.
@@ -520,6 +537,8 @@ func (n *noticeItem) Render(width int) string {
 		return indent(body, 2)
 	case nDecision:
 		return indent(th.badgeOK.Render(body), 2)
+	case nRejected:
+		return indent(th.badgeErr.Render(body), 2)
 	}
 	return indent(th.dim.Render(body), 2)
 }

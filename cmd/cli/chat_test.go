@@ -79,7 +79,7 @@ func TestChatTmuxEndToEnd(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // past the dialog's key guard
 	tmux("send-keys", "-t", session, "a")
 	s := waitScreen("fetch-api was deleted")
-	if !strings.Contains(s, "approved delete node") {
+	if !strings.Contains(s, "✓ approved and applied: delete node") {
 		t.Errorf("no decision line on screen:\n%s", s)
 	}
 	tmux("send-keys", "-t", session, "C-c")

@@ -52,7 +52,7 @@ func New(opts ...memgraph.Option) (*memgraph.Store, error) {
 	}
 	all := append([]memgraph.Option{
 		memgraph.WithDescription(Description),
-		memgraph.WithApplyNote("applied in memory only (demo source)"),
+		memgraph.WithApplyNote("the demo graph lives in this process's memory: the change is not saved and is gone when nodius-ai exits"),
 	}, opts...)
 	return memgraph.New([]datasource.Snapshot{snap}, all...)
 }

@@ -1,0 +1,136 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/datasource/demo"
+)
+
+// TestChatTypingNeverDecidesInATerminal runs the built binary in tmux with a
+// deletion left pending (esc), types words full of decision letters at 30, 80, 150
+// and 250 ms per key, and checks that every character lands in the input and that
+// nothing was decided: the graph file keeps fetch-api and the proposal stays pending.
+// Then ctrl+p reopens it and, after a pause, r rejects it: the screen says so with
+// no success mark.
+func TestChatTypingNeverDecidesInATerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end: skipped with -short")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin", "nodius-ai")
+	if out, err := exec.Command("go", "build", "-o", bin, "../nodius-ai").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	graph := filepath.Join(dir, "graph.json")
+	if err := os.WriteFile(graph, demo.JSON(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "d1", Name: "propose_delete_node", Arguments: `{"nodeKey":"fetch-api","reason":"it is no longer used"}`}}},
+		llmtest.Turn{Text: "Kept fetch-api."})
+	env := []string{"NODIUS_AI_BASE_URL=" + srv.OpenAIURL(), "NODIUS_AI_API_KEY=test", "NODIUS_AI_MODEL=fake",
+		"NODIUS_AI_DB=" + filepath.Join(dir, "threads.db"), "NODIUS_AI_SOURCE=file:" + graph, "NO_COLOR=1", "TERM=xterm-256color",
+		"XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_STATE_HOME=" + dir, "HOME=" + dir}
+	session := fmt.Sprintf("nodius-typing-%d", os.Getpid())
+	shell := "env " + strings.Join(env, " ") + " " + bin + " chat --graph demo 2>" + filepath.Join(dir, "stderr") + "; echo EXITED $?; sleep 60"
+	tmux := func(args ...string) string {
+		out, err := exec.Command("tmux", append([]string{"-L", session}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "32", shell)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", session, "kill-server").Run() })
+	screen := func() string { return tmux("capture-pane", "-p", "-t", session) }
+	waitScreen := func(want string) string {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			s := screen()
+			if strings.Contains(s, want) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				stderr, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+				t.Fatalf("screen never showed %q:\n%s\nstderr: %s", want, s, stderr)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitScreen("New conversation")
+	tmux("send-keys", "-t", session, "-l", "remove fetch-api")
+	tmux("send-keys", "-t", session, "Enter")
+	waitScreen("Proposed change")
+	time.Sleep(600 * time.Millisecond)
+	tmux("send-keys", "-t", session, "Escape")
+	waitScreen("press ctrl+p to review")
+
+	inputLine := func(s string) string {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "┃") {
+				return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "┃"))
+			}
+		}
+		return ""
+	}
+	for _, every := range []time.Duration{30, 80, 150, 250} {
+		for _, word := range []string{"print all", "reject all", "approve", "a", "yes"} {
+			for _, r := range word {
+				tmux("send-keys", "-t", session, "-l", string(r))
+				time.Sleep(every * time.Millisecond)
+			}
+			s := waitScreen(word)
+			if got := inputLine(s); got != word {
+				t.Fatalf("typing %q at %d ms per key: the input holds %q:\n%s", word, every, got, s)
+			}
+			if strings.Contains(s, "Proposed change") || strings.Contains(s, "approved") || strings.Contains(s, "rejected") {
+				t.Fatalf("typing %q at %d ms per key reached the proposal:\n%s", word, every, s)
+			}
+			tmux("send-keys", "-t", session, "Escape") // clears the input
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	if b, _ := os.ReadFile(graph); !bytes.Contains(b, []byte(`"fetch-api"`)) {
+		t.Fatal("fetch-api was deleted by typing")
+	}
+	cmd := exec.Command(bin, "threads", "list", "--format", "json")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("threads list: %v", err)
+	}
+	var list []struct{ ID string }
+	if err := json.Unmarshal(out, &list); err != nil || len(list) != 1 {
+		t.Fatalf("threads: %s", out)
+	}
+	cmd = exec.Command(bin, "threads", "show", list[0].ID, "--format", "json")
+	cmd.Env = append(os.Environ(), env...)
+	out, _ = cmd.Output()
+	if !bytes.Contains(out, []byte(`"decision": "pending"`)) && !bytes.Contains(out, []byte(`"decision":"pending"`)) {
+		t.Fatalf("the proposal is no longer pending:\n%s", out)
+	}
+
+	// ctrl+p reopens it; after a pause, r rejects it: no ✓ on the rejected call.
+	tmux("send-keys", "-t", session, "C-p")
+	waitScreen("Proposed change")
+	time.Sleep(600 * time.Millisecond)
+	tmux("send-keys", "-t", session, "r")
+	s := waitScreen("Kept fetch-api.")
+	if !strings.Contains(s, "× rejected delete node") || strings.Contains(s, "✓ propose_delete_node") || strings.Contains(s, "waiting for your decision") {
+		t.Fatalf("after the rejection:\n%s", s)
+	}
+}
