@@ -168,8 +168,12 @@ func (d *proposalDialog) Render(width, height int) string {
 		d.feedback.SetWidth(w - 12)
 		foot = []string{"", d.feedback.View(), th.dim.Render("enter send · esc back")}
 	} else {
-		hints := keyHints(th, w, [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "reject with feedback"},
-			{"A", "approve, always for " + string(d.p.Action.Type) + " here"}, {"esc", "decide later"}})
+		pairs := [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "reject with feedback"},
+			{"A", "approve, always for " + string(d.p.Action.Type) + " here"}, {"esc", "decide later"}}
+		if w < 60 { // narrow: the short words, so the change keeps its room
+			pairs = [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "feedback"}, {"A", "always"}, {"esc", "later"}}
+		}
+		hints := keyHints(th, w, pairs)
 		foot = append([]string{""}, strings.Split(hints, "\n")...)
 	}
 	// The frame (borders and title) takes 3 lines; the keys are always shown, and
@@ -188,7 +192,7 @@ func (d *proposalDialog) Render(width, height int) string {
 		more := len(body) - d.offset - room + 1
 		view = append(view[:room-1:room-1], th.dim.Render("  ↓ "+plural(more, "more line")+" (↓/j scrolls)"))
 	}
-	if d.offset > 0 && len(view) > 1 {
+	if d.offset > 0 && len(view) > 2 {
 		view = append([]string{th.dim.Render("  ↑ " + plural(d.offset+1, "line") + " above (↑/k)")}, view[1:]...)
 	}
 	title := "Proposed change · " + strip(d.p.Tool)

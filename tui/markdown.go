@@ -58,7 +58,12 @@ func (md *markdown) Render(text string, width int) string { return md.render(tex
 // still growing, so it is shown as rows that do not depend on each other's widths.
 func (md *markdown) RenderTail(text string, width int) string { return md.render(text, width, true) }
 
+// maxProse is the widest an answer is set: longer lines are hard to read on a very
+// wide terminal (250 columns), as in glow and mods.
+const maxProse = 120
+
 func (md *markdown) render(text string, width int, tail bool) string {
+	width = min(width, maxProse)
 	text = strip(text)
 	if strings.TrimSpace(text) == "" {
 		return ""

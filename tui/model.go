@@ -1130,9 +1130,13 @@ func (m *Model) proposalLayout(d *proposalDialog, w, h int) string {
 		right := lipgloss.Place(dw, h, lipgloss.Center, lipgloss.Bottom, d.Render(dw, h))
 		return clipHeight(lipgloss.JoinHorizontal(lipgloss.Top, left, " ", right), h)
 	}
-	keep := 0 // lines of conversation kept above the dialog
-	if h >= 14 {
-		keep = max(3, h/3)
+	// The dialog takes its natural height when the conversation keeps 3 lines or
+	// more above it; else it gets at least 12 lines (all of a small terminal).
+	keep := 0
+	if nat := strings.Count(d.Render(w, h), "\n") + 1; nat+3 <= h {
+		keep = h - nat
+	} else if h >= 14 {
+		keep = min(max(3, h/4), h-12)
 	}
 	box := d.Render(w, h-keep)
 	bh := strings.Count(box, "\n") + 1

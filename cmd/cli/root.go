@@ -72,7 +72,10 @@ Ask about a graph, watch the answer stream, see which tools the assistant used,
 approve or reject the edits it proposes, and look through past conversations.`,
 		Example: `  nodius-ai chat --graph demo
   echo "what does fetch-api do?" | nodius-ai ask --graph demo
-  nodius-ai inspect context --graph demo "fetch api"`,
+  cat notes.txt | nodius-ai ask --graph demo "summarise this"
+  nodius-ai inspect context --source file:examples/nba.json --graph nba "fetch api"
+  nodius-ai config                 # the settings in effect, and where each came from
+  source <(nodius-ai completion bash)`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
