@@ -147,6 +147,10 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	}
 	r := &run{a: a, ctx: ctx, th: th, emit: emit}
 	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
+	if th.Provider == convo.ProviderMCP {
+		return r.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+			"thread %s holds the proposals of an MCP client (%s), not a conversation — ask in a new thread", th.ID, th.Model)})
+	}
 
 	if err := r.reconcile(); err != nil {
 		return r.fail(err)
@@ -234,6 +238,9 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	}
 	if stop, err := r.runToolCalls(remaining); err != nil || stop {
 		return r.result, err
+	}
+	if th.Provider == convo.ProviderMCP {
+		return r.endExternal(p)
 	}
 	if a.opt.Provider == nil {
 		return r.fail(a.noProvider())

@@ -104,6 +104,11 @@ const (
 	Archived ThreadStatus = "archived"
 )
 
+// ProviderMCP is the provider of a thread driven by an outside client over the Model
+// Context Protocol: its tool calls come from that client, not from a model of ours,
+// so no model continues it after a decision. The thread's Model is the client's name.
+const ProviderMCP = "mcp"
+
 // Thread is one conversation about one graph.
 type Thread struct {
 	ID        string       `json:"id"`

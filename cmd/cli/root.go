@@ -104,6 +104,7 @@ approve or reject the edits it proposes, and look through past conversations.`,
 		newChatCmd(f),
 		newThreadsCmd(f),
 		newEmbedCmd(f),
+		newMCPCmd(f),
 		newConfigCmd(f),
 	)
 	sentenceArgs(root)
