@@ -145,7 +145,7 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	if err != nil {
 		return Result{}, err
 	}
-	r := &run{a: a, ctx: ctx, th: th, emit: emit}
+	r := &run{a: a, ctx: ctx, th: th, emit: emit, fresh: req.ThreadID == ""}
 	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
 	if th.Provider == convo.ProviderMCP {
 		return r.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
@@ -185,6 +185,7 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	if err := r.append(&convo.Message{Role: convo.User, Content: req.Text, Status: convo.Complete}); err != nil {
 		return r.fail(err)
 	}
+	r.fresh = false // the question is kept: the person can retry with --continue
 	return r.loop()
 }
 

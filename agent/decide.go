@@ -283,6 +283,9 @@ func (r *run) approve(p *convo.Proposal, feedback string, reason string) error {
 		return err
 	}
 	p.OpID, p.Feedback = opID, feedback
+	if reason == "" {
+		r.recordReversal(p, opID, planned)
+	}
 	var res datasource.ApplyResult
 	applyErr := ""
 	if reason != "" {

@@ -2,13 +2,16 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/threads"
 )
 
 // TestRunLimits: a run that hits a limit stops with budget_exceeded naming the config
@@ -78,5 +81,42 @@ func TestRunLimits(t *testing.T) {
 				t.Error("a proposal is pending after the limit")
 			}
 		})
+	}
+}
+
+// failingNodes is a source whose graph exists but whose nodes cannot be read: the run
+// fails in retrieval, after the thread was created and before any message.
+type failingNodes struct{ datasource.Source }
+
+func (failingNodes) Nodes(context.Context, string, string) ([]datasource.Node, error) {
+	return nil, errors.New("the disk is gone")
+}
+
+// TestFailedRunLeavesNoEmptyThread: a new thread whose run fails before the question
+// is stored is deleted; one whose question was stored is kept.
+func TestFailedRunLeavesNoEmptyThread(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, agent.Options{})
+	bad := agent.New(agent.Options{Provider: f.llm, Source: failingNodes{f.src}, Store: f.store,
+		Retriever: retrieverNoCache(failingNodes{f.src})})
+	if _, err := bad.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "hello"}, nil); err == nil {
+		t.Fatal("retrieval over a broken source succeeded")
+	}
+	list, err := f.store.List(ctx, threads.ListOptions{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 0 {
+		t.Fatalf("a failed run left %d threads: %+v", len(list), list)
+	}
+	// The provider fails after the question is stored: the thread stays, titled.
+	f.llm.turns = []turn{{err: errors.New("provider down")}}
+	res, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "hello"}, nil)
+	if err == nil {
+		t.Fatal("a failing provider succeeded")
+	}
+	if th, err := f.store.Thread(ctx, res.ThreadID); err != nil || th.Title != "hello" {
+		t.Fatalf("the thread with the question: %+v, %v", th, err)
 	}
 }

@@ -30,10 +30,19 @@ type run struct {
 	history []convo.Message
 	result  Result
 	tracker *llm.Tracker // tokens and cost of the thread, against the limits
+	// fresh: the thread was created by this Send and holds no question yet. A run
+	// that fails then deletes it, leaving no empty "(untitled)" thread behind.
+	fresh bool
 }
 
 // fail reports err as an error event and returns it.
 func (r *run) fail(err error) (Result, error) {
+	if r.fresh {
+		r.fresh = false
+		if derr := r.a.opt.Store.Delete(context.WithoutCancel(r.ctx), r.th.ID); derr != nil {
+			r.a.log.Warn("could not delete the empty thread of a failed run", "thread", r.th.ID, "error", derr.Error())
+		}
+	}
 	ce := classify(r.ctx, err)
 	r.a.log.Warn("run failed", "thread", r.th.ID, "code", string(ce.Code), "error", err.Error())
 	r.emit(convo.Event{Type: convo.EventError, Err: ce})

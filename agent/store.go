@@ -49,6 +49,8 @@ type Store interface {
 	// it decides a pending proposal. Either way a proposal someone else decided gives
 	// an error wrapping convo.ErrDecided.
 	DecideProposal(ctx context.Context, p convo.Proposal, toolResult *convo.Message) error
+	// Delete removes threads with everything they hold (a fresh thread whose run failed).
+	Delete(ctx context.Context, ids ...string) error
 	// SetAutoApprove records the action types auto-approved for this thread.
 	SetAutoApprove(ctx context.Context, threadID string, types []string) error
 }

@@ -257,18 +257,7 @@ func orNone(s string) string {
 }
 
 // redactURL hides the password of USER:PASS@ URLs (arango://, server:).
-func redactURL(s string) string {
-	at := strings.LastIndex(s, "@")
-	scheme := strings.Index(s, "://")
-	if at < 0 || scheme < 0 || at < scheme {
-		return s
-	}
-	cred := s[scheme+3 : at]
-	if i := strings.Index(cred, ":"); i >= 0 {
-		return s[:scheme+3] + cred[:i] + ":***" + s[at:]
-	}
-	return s
-}
+func redactURL(s string) string { return fault.MaskCredentials(s) }
 
 // RedactURL hides the password of a USER:PASS@ URL, for display.
 func RedactURL(s string) string { return redactURL(s) }

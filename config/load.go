@@ -344,7 +344,7 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 	}
 	cfg.Origins["api-key"] = cfg.APIKeySource
 	if cfg.BaseURL != "" && !strings.Contains(cfg.BaseURL, "://") {
-		return configError(nil, "base URL %q must start with http:// or https://", cfg.BaseURL)
+		return configError(nil, "base URL %q must start with http:// or https://", redactURL(cfg.BaseURL))
 	}
 	return nil
 }

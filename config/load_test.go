@@ -274,6 +274,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "negative size limit", file: "[limits]\nmax_answer_bytes = -1", inMsgs: []string{"max_answer_bytes = -1"}},
 		{name: "new provider without url", file: "[providers.x]\ndefault_model = \"m\"", inMsgs: []string{"[providers.x] needs a base_url"}},
 		{name: "bad base url", flags: map[string]string{"base-url": "localhost:8080"}, inMsgs: []string{"http://"}},
+		{name: "bad base url with a password", flags: map[string]string{"base-url": "http//u:PW@host"}, inMsgs: []string{`"http//u:***@host"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -95,7 +95,7 @@ func TestPropagationLiftsNeighboursOfStrongMatches(t *testing.T) {
 	t.Parallel()
 	snap := chainSnapshot()
 	st := &graphState{ready: make(chan struct{})}
-	st.load(context.Background(), newFakeSource(snap), nil, "chain", newClock().Now())
+	st.load(context.Background(), newFakeSource(snap), nil, nil, "chain", newClock().Now())
 	// step-1 matches strongly; step-2 and intake match nothing but are next to it:
 	// they must get a share of its score, and only a share.
 	ranked := propagate(st, []rankedNode{{idx: 1, score: 10}, {idx: 3, score: 0.2}, {idx: 5, score: 0.2}})

@@ -53,6 +53,10 @@ type Options struct {
 	// Store keeps indexed graphs between processes (nil: none). A graph found
 	// there is neither loaded from the source nor indexed again.
 	Store IndexStore
+	// Progress, when set, is told what a slow graph load is doing ("reading the
+	// graph", "indexing 100000 nodes", ...), and "" when it is done, so that a
+	// terminal can show it.
+	Progress func(stage string)
 }
 
 // DefaultOptions returns seed 001's defaults: 20 nodes, depth 2, 5 seeds, 500 and
@@ -213,7 +217,7 @@ func (r *Retriever) state(ctx context.Context, graphKey string) (*graphState, er
 			st = &graphState{ready: make(chan struct{})}
 			r.graphs[graphKey] = st
 			r.mu.Unlock()
-			st.load(ctx, r.src, r.opts.Store, graphKey, r.opts.Now())
+			st.load(ctx, r.src, r.opts.Store, r.opts.Progress, graphKey, r.opts.Now())
 			if st.err != nil {
 				r.mu.Lock()
 				if r.graphs[graphKey] == st {
@@ -281,8 +285,12 @@ func (st *graphState) isReady() bool {
 	}
 }
 
-func (st *graphState) load(ctx context.Context, src datasource.Source, store IndexStore, graphKey string, now time.Time) {
+func (st *graphState) load(ctx context.Context, src datasource.Source, store IndexStore, progress func(string), graphKey string, now time.Time) {
 	defer close(st.ready)
+	if progress == nil {
+		progress = func(string) {}
+	}
+	defer progress("")
 	if v, ok := src.(Versioner); ok {
 		// Read before the snapshot: a change in between makes the next question
 		// reload, never keep a stale graph.
@@ -297,6 +305,7 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 			return
 		}
 	}
+	progress("reading graph " + graphKey)
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {
@@ -309,6 +318,7 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 	}
 	st.loaded = now
 	st.snap = snap
+	progress(fmt.Sprintf("indexing %d nodes", len(snap.Nodes)))
 	st.index = search.NewGraph(snap)
 	st.indexMaps()
 	st.adj = make([][]neighbor, len(snap.Nodes))
@@ -332,6 +342,7 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 		}
 	}
 	if store != nil {
+		progress("saving the index for the next command")
 		store.Save(ctx, src, graphKey, st.stored())
 	}
 }

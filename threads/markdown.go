@@ -53,7 +53,9 @@ func WriteMarkdown(w io.Writer, tr Transcript, o MarkdownOptions) error {
 	for _, m := range tr.Messages {
 		switch m.Role {
 		case convo.System:
-			if o.Context {
+			if m.Kind == convo.KindUndo {
+				md.undo(m)
+			} else if o.Context {
 				md.system(m)
 			}
 		case convo.User:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"log/slog"
 	"net"
 	"net/http"
@@ -83,7 +84,7 @@ func Redact(raw string) string {
 				return raw[:s+3] + raw[at+1:]
 			}
 		}
-		return raw
+		return fault.MaskCredentials(raw) // malformed ("http//u:PW@host"): mask what looks like credentials
 	}
 	u.User = nil
 	return u.String()

@@ -92,6 +92,9 @@ func inspectRetriever(cmd *cobra.Command, f *Factory, graph string) (*rag.Retrie
 	opts := rag.DefaultOptions()
 	opts.CacheTTL = 0
 	opts.Store = f.IndexStore()
+	if f.IO.ErrTTY {
+		opts.Progress = terminalProgress(f.IO.ErrOut)
+	}
 	emb, _ := f.Embedder()
 	return rag.New(src, opts, emb), graph, nil
 }
@@ -131,5 +134,17 @@ func writeEvalTable(w io.Writer, rep evaluate.Report) {
 			ctx = " [not in context]"
 		}
 		fmt.Fprintf(w, "  %3s  %s → %s%s\n", rank, termtext.OneLine(o.Q), termtext.OneLine(fmt.Sprint(o.Top)), ctx)
+	}
+}
+
+// terminalProgress shows the stages of a slow graph load on one terminal line,
+// erased when the load is done.
+func terminalProgress(w io.Writer) func(string) {
+	return func(stage string) {
+		if stage == "" {
+			fmt.Fprint(w, "\r\x1b[K")
+			return
+		}
+		fmt.Fprintf(w, "\r\x1b[K%s…", termtext.OneLine(stage))
 	}
 }

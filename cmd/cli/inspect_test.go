@@ -139,6 +139,9 @@ func TestInspectOfflineErrors(t *testing.T) {
 		{"bad json", "{", []string{"inspect", "toon"}, 2, "not valid JSON"},
 		{"bad delimiter", "{}", []string{"inspect", "toon", "--delimiter", ";"}, 2, "--delimiter"},
 		{"bad source", "", []string{"inspect", "context", "--source", "bogus", "--graph", "demo", "x"}, 2, "unknown data source"},
+		{"malformed server url", "", []string{"inspect", "context", "--source", "server:http//u:PW@host", "--graph", "demo", "x"}, 2, "u:***@host"},
+		{"malformed arango url", "", []string{"inspect", "context", "--source", "arango//root:PW@host", "--graph", "demo", "x"}, 2, "root:***@host"},
+		{"arango url with a space", "", []string{"inspect", "context", "--source", "arango://root:PW@ho st:1/x", "--graph", "demo", "x"}, 2, "not a valid URL"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +149,9 @@ func TestInspectOfflineErrors(t *testing.T) {
 			_, errOut, code := runCLI(t, tt.stdin, nil, tt.args...)
 			if code != tt.code || !strings.Contains(errOut, tt.stderr) {
 				t.Fatalf("exit %d (want %d), stderr %q", code, tt.code, errOut)
+			}
+			if strings.Contains(errOut, "PW") {
+				t.Errorf("the password is printed: %q", errOut)
 			}
 		})
 	}

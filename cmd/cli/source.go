@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"strings"
 
 	"github.com/nodius/nodius-ai/agent/convo"
@@ -24,5 +25,5 @@ func openSource(ctx context.Context, cfg *config.Config) (datasource.Source, err
 		return openServer(ctx, cfg, strings.TrimPrefix(spec, "server:"))
 	}
 	return nil, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
-		"unknown data source %q — use demo, file:PATH, arango://USER:PASS@HOST:PORT/DB?workspace=W or server:URL", spec)}
+		"unknown data source %q — use demo, file:PATH, arango://USER:PASS@HOST:PORT/DB?workspace=W or server:URL", fault.MaskCredentials(spec))}
 }

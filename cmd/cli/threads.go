@@ -224,7 +224,7 @@ func visibleTranscript(tr threads.Transcript, withContext bool) threads.Transcri
 	}
 	msgs := make([]convo.Message, 0, len(tr.Messages))
 	for _, m := range tr.Messages {
-		if m.Role != convo.System {
+		if m.Role != convo.System || m.Kind == convo.KindUndo {
 			msgs = append(msgs, m)
 		}
 	}

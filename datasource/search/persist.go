@@ -69,15 +69,20 @@ func (ix *Index) Encode(w io.Writer) error {
 // ErrFormat says an encoded index was written by another version of the program.
 var ErrFormat = errors.New("search index written in another format")
 
-// Decode reads an index written by Encode. r should be buffered.
-func Decode(r io.ByteReader) (*Index, error) {
+// Decode reads an index written by Encode.
+func Decode(data []byte) (*Index, error) {
 	var err error
+	pos := 0
 	u := func() uint64 {
 		if err != nil {
 			return 0
 		}
-		var v uint64
-		v, err = binary.ReadUvarint(r)
+		v, n := binary.Uvarint(data[pos:])
+		if n <= 0 {
+			err = io.ErrUnexpectedEOF
+			return 0
+		}
+		pos += n
 		return v
 	}
 	// count reads a length and refuses one no sane index has, so a corrupt file
@@ -94,15 +99,13 @@ func Decode(r io.ByteReader) (*Index, error) {
 		if err != nil {
 			return ""
 		}
-		b := make([]byte, n)
-		for i := range b {
-			var c byte
-			if c, err = r.ReadByte(); err != nil {
-				return ""
-			}
-			b[i] = c
+		if n > len(data)-pos {
+			err = io.ErrUnexpectedEOF
+			return ""
 		}
-		return string(b)
+		s := string(data[pos : pos+n])
+		pos += n
+		return s
 	}
 	if f := u(); err == nil && f != indexFormat {
 		return nil, ErrFormat

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"bufio"
 	"bytes"
 	"reflect"
 	"testing"
@@ -17,7 +16,7 @@ func TestEncodeDecodeGivesTheSameRanking(t *testing.T) {
 	if err := ix.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Decode(bufio.NewReader(bytes.NewReader(buf.Bytes())))
+	back, err := Decode(buf.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,11 +27,11 @@ func TestEncodeDecodeGivesTheSameRanking(t *testing.T) {
 	}
 	// Truncated or foreign bytes are an error, never a panic.
 	for _, cut := range []int{0, 1, 10, buf.Len() / 2, buf.Len() - 1} {
-		if _, err := Decode(bufio.NewReader(bytes.NewReader(buf.Bytes()[:cut]))); err == nil {
+		if _, err := Decode(buf.Bytes()[:cut]); err == nil {
 			t.Errorf("decoding %d of %d bytes: no error", cut, buf.Len())
 		}
 	}
-	if _, err := Decode(bufio.NewReader(bytes.NewReader([]byte{99}))); err != ErrFormat {
+	if _, err := Decode([]byte{99}); err != ErrFormat {
 		t.Errorf("other format: %v", err)
 	}
 }

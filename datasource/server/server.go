@@ -4,8 +4,10 @@
 // not hold in memory (404) is read from the fallback source, usually ArangoDB.
 //
 // Each read fetches one snapshot (GET /api/ai/memory/{graphKey}) and answers from it
-// in memory; nothing is cached between calls, so every call sees the editor's current
-// state (View pins one snapshot for a caller that reads several times). Approved
+// in memory. Every call asks the server, so it sees the editor's current state; when
+// the server sent an ETag or Last-Modified, the request is conditional and an
+// unchanged graph (304) is answered from the snapshot kept (View pins one snapshot
+// for a caller that reads several times). Approved
 // proposals go to POST /api/ai/memory/{graphKey}/apply.
 package server
 
@@ -63,6 +65,9 @@ type Source struct {
 	timeout  time.Duration
 	hc       *http.Client
 	maxBytes int
+	// validated holds the last snapshot of each graph with the server's ETag or
+	// Last-Modified, so an unchanged graph is revalidated instead of sent again.
+	validated *revalidator
 }
 
 var (
@@ -103,7 +108,8 @@ func New(opts Options) (*Source, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	return &Source{base: u, token: opts.Token, fallback: opts.Fallback, timeout: timeout, hc: hc, maxBytes: maxBytes}, nil
+	return &Source{base: u, token: opts.Token, fallback: opts.Fallback, timeout: timeout, hc: hc, maxBytes: maxBytes,
+		validated: &revalidator{last: map[string]*validatedSnapshot{}}}, nil
 }
 
 // Describe names the server (and the fallback).
@@ -159,19 +165,29 @@ func (s *Source) endpoint(graphKey string, tail ...string) string {
 // do sends one request and returns the body of a 2xx answer. 404 gives
 // errNotInMemory; other failures are *fault.Error with a sentence to print.
 func (s *Source) do(ctx context.Context, method, target string, body any) ([]byte, error) {
+	data, _, err := s.doWith(ctx, method, target, body, nil)
+	return data, err
+}
+
+// doWith is do with extra request headers, returning the answer's headers too;
+// 304 gives errNotModified.
+func (s *Source) doWith(ctx context.Context, method, target string, body any, hdr http.Header) ([]byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return nil, fmt.Errorf("encode request: %w", err)
+			return nil, nil, fmt.Errorf("encode request: %w", err)
 		}
 		rd = bytes.NewReader(b)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
+		return nil, nil, fmt.Errorf("build request: %w", err)
+	}
+	for k, vs := range hdr {
+		req.Header[k] = vs
 	}
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
@@ -182,38 +198,40 @@ func (s *Source) do(ctx context.Context, method, target string, body any) ([]byt
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {
-		return nil, s.netError(ctx, err)
+		return nil, nil, s.netError(ctx, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.maxBytes)+1))
 	if err != nil {
-		return nil, s.netError(ctx, err)
+		return nil, nil, s.netError(ctx, err)
 	}
 	if len(data) > s.maxBytes {
-		return nil, fault.Limit("the Nodius server's answer", "max_snapshot_bytes", s.maxBytes)
+		return nil, nil, fault.Limit("the Nodius server's answer", "max_snapshot_bytes", s.maxBytes)
 	}
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return data, nil
+		return data, resp.Header, nil
+	case resp.StatusCode == http.StatusNotModified:
+		return nil, resp.Header, errNotModified
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, errNotInMemory
+		return nil, nil, errNotInMemory
 	case resp.StatusCode == http.StatusUnauthorized:
 		msg := "the Nodius server rejected the token (401) — set a valid JWT with --token or NODIUS_AI_TOKEN"
 		if s.token == "" {
 			msg = "the Nodius server wants a token (401) — pass a JWT with --token or NODIUS_AI_TOKEN"
 		}
-		return nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
+		return nil, nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
 	case resp.StatusCode == http.StatusForbidden:
-		return nil, &fault.Error{Code: fault.Auth, Status: 403,
+		return nil, nil, &fault.Error{Code: fault.Auth, Status: 403,
 			Message: "the Nodius server refused access (403) — the token's user may not read or change this graph"}
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
+		return nil, nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
 			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
 	case resp.StatusCode >= 500:
-		return nil, &fault.Error{Code: fault.ServerError, Status: resp.StatusCode, Retryable: true,
+		return nil, nil, &fault.Error{Code: fault.ServerError, Status: resp.StatusCode, Retryable: true,
 			Message: fmt.Sprintf("the Nodius server failed (%d%s) — retry, or look at the server's log", resp.StatusCode, serverMessage(data))}
 	default:
-		return nil, &fault.Error{Code: fault.InvalidRequest, Status: resp.StatusCode,
+		return nil, nil, &fault.Error{Code: fault.InvalidRequest, Status: resp.StatusCode,
 			Message: fmt.Sprintf("the Nodius server refused the request (%d%s)", resp.StatusCode, serverMessage(data))}
 	}
 }
@@ -264,18 +282,16 @@ func (s *Source) netError(ctx context.Context, err error) error {
 }
 
 // redact drops the password of a URL for messages.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	return u.Redacted()
-}
+func redact(raw string) string { return fault.MaskCredentials(raw) }
 
 // fetch gets the graph's live snapshot. errNotInMemory means the server does not
 // hold it.
 func (s *Source) fetch(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
-	data, err := s.do(ctx, http.MethodGet, s.endpoint(graphKey), nil)
+	last, hdr := s.validated.conditions(graphKey)
+	data, respHdr, err := s.doWith(ctx, http.MethodGet, s.endpoint(graphKey), nil, hdr)
+	if errors.Is(err, errNotModified) && last != nil {
+		return last.copy(), nil
+	}
 	if err != nil {
 		return datasource.Snapshot{}, err
 	}
@@ -288,7 +304,9 @@ func (s *Source) fetch(ctx context.Context, graphKey string) (datasource.Snapsho
 		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError,
 			Message: fmt.Sprintf("the Nodius server's snapshot of graph %q has no \"graph\" — is server: the Nodius server's URL?", graphKey)}
 	}
-	return assemble(graphKey, ans), nil
+	snap := assemble(graphKey, ans)
+	s.validated.remember(graphKey, respHdr, snap)
+	return snap, nil
 }
 
 // assemble flattens the sheets into one snapshot: nodes and edges get their sheet id

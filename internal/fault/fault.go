@@ -8,6 +8,7 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,4 +69,31 @@ func As(err error) (*Error, bool) {
 func Is(err error, code Code) bool {
 	fe, ok := As(err)
 	return ok && fe.Code == code
+}
+
+// MaskCredentials hides the password (or token) of anything that looks like a URL with
+// credentials, however malformed ("server:http//u:PW@host", "arango//root:PW@host",
+// "arangos:/root:p/w@host"), so that an error about a source never prints it. The user
+// name stays when it can be told apart ("root:***@host").
+func MaskCredentials(s string) string {
+	at := strings.LastIndex(s, "@")
+	if at < 0 {
+		return s
+	}
+	start := 0
+	slashes := strings.Index(s[:at], "//")
+	switch {
+	case slashes >= 0:
+		start = slashes + 2
+	case strings.Contains(s[:at], "/"):
+		start = strings.Index(s[:at], "/") + 1
+	}
+	cred := s[start:at]
+	if user, _, ok := strings.Cut(cred, ":"); ok {
+		return s[:start] + user + ":***" + s[at:]
+	}
+	if slashes >= 0 && cred != "" {
+		return s[:start] + "***" + s[at:] // a token alone
+	}
+	return s
 }

@@ -43,3 +43,28 @@ func TestLeaves(t *testing.T) {
 		}
 	}
 }
+
+func TestMaskCredentials(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"server:http//u:PW@host", "server:http//u:***@host"},
+		{"arango//root:PW@host", "arango//root:***@host"},
+		{"arango://root:PW@host:8529/db?workspace=w", "arango://root:***@host:8529/db?workspace=w"},
+		{"arangos:/root:p/w@host", "arangos:/root:***@host"},
+		{"arango//root:p/w@x@host", "arango//root:***@host"},
+		{"server:u:PW@host", "server:***@host"},
+		{"https://TOKEN@host/x", "https://***@host/x"},
+		{"https://u:PW@[::1", "https://u:***@[::1"},
+		{"demo", "demo"},
+		{"file:/tmp/graph.json", "file:/tmp/graph.json"},
+	}
+	for _, tt := range tests {
+		got := fault.MaskCredentials(tt.in)
+		if got != tt.want {
+			t.Errorf("MaskCredentials(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if strings.Contains(got, "PW") || strings.Contains(got, "p/w") || strings.Contains(got, "TOKEN") {
+			t.Errorf("MaskCredentials(%q) leaks: %q", tt.in, got)
+		}
+	}
+}

@@ -182,25 +182,11 @@ func (c *Cache) Load(ctx context.Context, src datasource.Source, graphKey string
 
 var errStale = errors.New("entry built from another version of the file")
 
-// countingReader counts the bytes read through it, to know where sections start.
-type countingReader struct {
-	r *bufio.Reader
-	n int64
-}
+// sectionReader reads an entry's sections, buffered.
+type sectionReader struct{ r *bufio.Reader }
 
-func (c *countingReader) ReadByte() (byte, error) {
-	b, err := c.r.ReadByte()
-	if err == nil {
-		c.n++
-	}
-	return b, err
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
+func (c *sectionReader) ReadByte() (byte, error)    { return c.r.ReadByte() }
+func (c *sectionReader) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 func (c *Cache) read(entry string, want fileID, graphKey string) (_ *rag.StoredGraph, err error) {
 	f, err := os.Open(entry)
@@ -224,7 +210,7 @@ func (c *Cache) read(entry string, want fileID, graphKey string) (_ *rag.StoredG
 	if _, err := f.Seek(metaOff, io.SeekStart); err != nil {
 		return nil, err
 	}
-	cr := &countingReader{r: bufio.NewReaderSize(f, 1<<16)}
+	cr := &sectionReader{r: bufio.NewReaderSize(f, 1<<16)}
 	var h header
 	if err := readJSON(cr, &h); err != nil {
 		return nil, err
@@ -297,7 +283,11 @@ func (c *Cache) read(entry string, want fileID, graphKey string) (_ *rag.StoredG
 			}
 		}
 	}
-	if g.Index, err = search.Decode(cr); err != nil {
+	rest, err := io.ReadAll(cr)
+	if err != nil {
+		return nil, err
+	}
+	if g.Index, err = search.Decode(rest); err != nil {
 		return nil, err
 	}
 	if g.Index.Len() != n {
@@ -541,7 +531,7 @@ func readCount(r io.ByteReader, limit int) (int, error) {
 	return int(v), nil
 }
 
-func readString(r *countingReader) (string, error) {
+func readString(r *sectionReader) (string, error) {
 	n, err := readCount(r, 1<<24)
 	if err != nil {
 		return "", err
@@ -553,7 +543,7 @@ func readString(r *countingReader) (string, error) {
 	return string(b), nil
 }
 
-func readJSON(r *countingReader, v any) error {
+func readJSON(r *sectionReader, v any) error {
 	n, err := readCount(r, 1<<30)
 	if err != nil {
 		return err

@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/internal/termtext"
+)
+
+// newUndoCmd builds undo: reverse the last applied change of a thread.
+func newUndoCmd(f *Factory) *cobra.Command {
+	var dryRun, force bool
+	cmd := &cobra.Command{
+		Use:   "undo THREAD [--dry-run] [--force] [--source S]",
+		Short: "Reverse the last applied change of a thread that is not yet undone",
+		Long: `Reverse the last change of a thread that was approved and applied, and is not yet
+undone; run it again to walk back further. The change is reversed exactly (created
+nodes and edges removed, changed fields and positions put back, deleted nodes and
+their edges restored), on the thread's own data source unless --source is given,
+once, and all of it or nothing on a graph file.
+
+If the graph changed since (a node edited, a created node given new edges), undo
+refuses and says what changed; --force reverses only what still matches and lists
+what it left. --dry-run shows what would be reverted and changes nothing. The
+assistant is told of the undo on the thread's next question.
+
+Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applied.`,
+		Args:    cobra.ExactArgs(1),
+		Example: "  nodius-ai undo ai_1732270000000_1 --dry-run\n  nodius-ai undo ai_1732270000000_1",
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if serverAgent(cfg) != "" {
+				return usageError("undo works on this terminal's threads: run it without --agent server:URL")
+			}
+			id, err := f.adoptThreadSource(ctx, args[0], true)
+			if err != nil {
+				return err
+			}
+			rt, err := f.Runtime(ctx)
+			if err != nil {
+				return err
+			}
+			if rt.Agent == nil {
+				return usageError("undo works on this terminal's threads: run it without --agent server:URL")
+			}
+			res, err := rt.Agent.Undo(ctx, agent.UndoRequest{ThreadID: id, DryRun: dryRun, Force: force})
+			if res.ProposalID != "" {
+				printUndo(f.IO.Out, res, err == nil)
+			}
+			if err != nil {
+				return err
+			}
+			if !dryRun && isDemo(cfg.Source) {
+				fmt.Fprintln(f.IO.ErrOut, "Note: "+demoNote+".")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "show what would be reverted; change nothing")
+	cmd.Flags().BoolVar(&force, "force", false, "when the graph changed since, reverse only what still matches and list what is left")
+	return cmd
+}
+
+// printUndo says what an undo reverses (or reversed, or would).
+func printUndo(w io.Writer, res agent.UndoResult, ok bool) {
+	s := termtext.Strip
+	applied := ""
+	if !res.AppliedAt.IsZero() {
+		applied = " (applied " + res.AppliedAt.Local().Format(time.DateTime) + ")"
+	}
+	fmt.Fprintf(w, "Undo in thread %s: %s%s\n", s(res.ThreadID), s(res.Change), applied)
+	verb := "Reverted"
+	if res.DryRun || !ok {
+		verb = "Would revert"
+	}
+	if len(res.Reversed) > 0 {
+		fmt.Fprintf(w, "%s:\n", verb)
+		for _, r := range res.Reversed {
+			fmt.Fprintf(w, "  - %s\n", s(r))
+		}
+	}
+	if len(res.Already) > 0 {
+		fmt.Fprintln(w, "Already as before:")
+		for _, r := range res.Already {
+			fmt.Fprintf(w, "  - %s\n", s(r))
+		}
+	}
+	if len(res.Left) > 0 {
+		fmt.Fprintln(w, "Left as it is (the graph changed since):")
+		for _, r := range res.Left {
+			fmt.Fprintf(w, "  - %s\n", s(r))
+		}
+	}
+	switch {
+	case !ok:
+	case res.DryRun:
+		fmt.Fprintln(w, "Dry run: nothing was changed.")
+	default:
+		fmt.Fprintf(w, "Undone at %s.\n", res.UndoneAt.Local().Format(time.DateTime))
+	}
+}

@@ -1,0 +1,237 @@
+package main_test
+
+// End-to-end tests of undo over real processes: the built binary, a file: graph, a
+// real SQLite threads database, and kill -9.
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+)
+
+// Two applied changes are undone newest first; the file is back byte for byte
+// (node order aside); the model is told on the next turn; threads show has the undo;
+// nothing left exits 2; a graph edited since refuses with exit 1 unless --force.
+func TestUndoWalksBackAndTellsTheModel(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "propose_create_node",
+			Arguments: `{"typeKey":"log-node","sheet":"0","posX":900,"posY":100,"reason":"log"}`}}},
+		llmtest.Turn{Text: "Created."},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "propose_move_node",
+			Arguments: `{"nodeKey":"root","posX":10,"posY":20,"reason":"tidy"}`}}},
+		llmtest.Turn{Text: "Moved."},
+		llmtest.Turn{Text: "Understood."},
+	)
+	original, _ := os.ReadFile(e.graph)
+	thread := e.askProposal("--graph", "demo")
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	afterCreate, _ := os.ReadFile(e.graph)
+	if r := e.run("", "ask", "--thread", thread, "--format", "json", "move root"); r.code != 3 {
+		t.Fatalf("ask: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	moved, _ := os.ReadFile(e.graph)
+
+	// Dry run: says what, changes nothing.
+	r := e.run("", "undo", thread, "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "move node root back to (300, 0)") || !strings.Contains(r.stdout, "nothing was changed") {
+		t.Fatalf("dry run: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if now, _ := os.ReadFile(e.graph); !bytes.Equal(now, moved) {
+		t.Fatal("the dry run changed the file")
+	}
+	r = e.run("", "undo", thread)
+	if r.code != 0 || !strings.Contains(r.stdout, "Undone at") {
+		t.Fatalf("undo move: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if now, _ := os.ReadFile(e.graph); !bytes.Equal(now, afterCreate) {
+		t.Fatalf("undoing the move did not restore the file byte for byte")
+	}
+
+	// The created node gets an edge by hand: undo refuses, names it, changes nothing.
+	created := logNodes(readGraph(t, e.graph))
+	if len(created) != 1 {
+		t.Fatalf("created nodes: %v", created)
+	}
+	withEdge := strings.Replace(string(afterCreate), `"edges": [`, `"edges": [
+    {"_key": "by-hand", "sheet": "0", "source": "fetch-api", "sourceHandle": "0", "target": "`+created[0]+`", "targetHandle": "0", "label": ""},`, 1)
+	if err := os.WriteFile(e.graph, []byte(withEdge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run("", "undo", thread)
+	if r.code != 1 || !strings.Contains(r.stderr, "node "+created[0]+" got new edges since (by-hand)") {
+		t.Fatalf("undo over an edited graph: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if now, _ := os.ReadFile(e.graph); string(now) != withEdge {
+		t.Fatal("a refused undo changed the file")
+	}
+	r = e.run("", "undo", thread, "--force")
+	if r.code != 0 || !strings.Contains(r.stdout, "Left as it is") || !strings.Contains(r.stdout, created[0]) {
+		t.Fatalf("forced undo: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := e.run("", "undo", thread); r.code != 2 || !strings.Contains(r.stderr, "no applied change left to undo") {
+		t.Fatalf("nothing left: %d %s", r.code, r.stderr)
+	}
+	_ = original
+
+	// The transcript shows both undos with their time; the next request carries them.
+	r = e.run("", "threads", "show", thread)
+	if r.code != 0 || strings.Count(r.stdout, "Undone") < 2 {
+		t.Fatalf("threads show: %d %s", r.code, r.stdout)
+	}
+	if r := e.run("", "ask", "--thread", thread, "what changed?"); r.code != 0 {
+		t.Fatalf("ask after undo: %d %s", r.code, r.stderr)
+	}
+	reqs := e.srv.ChatRequests()
+	last := reqs[len(reqs)-1]
+	var told int
+	for _, m := range last.Messages {
+		if strings.Contains(m.Content, "The user undid the change") {
+			told++
+		}
+	}
+	if told != 2 {
+		t.Fatalf("the next request carries %d undo messages, want 2", told)
+	}
+}
+
+// kill -9 at random points of undo: the graph file always parses, and after the
+// dust settles every change is either applied and not undone, or undone and gone
+// from the file, exactly once; no claim is left.
+func TestKillLoopUndo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kill loop: skipped with -short")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless("")}, Loop: true})
+	thread := e.askProposal("--graph", "demo")
+	const kills = 100
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	killed, undone := 0, 0
+	for i := 0; killed < kills; i++ {
+		if i > 4*kills {
+			t.Fatalf("only %d kills in %d rounds", killed, i)
+		}
+		// Apply one more change to undo (approve leaves the next proposal pending:
+		// exit 3), then run undo and kill it at a random moment.
+		if r := e.run("", "approve", thread); r.code != 3 {
+			t.Fatalf("approve: %d %s", r.code, r.stderr)
+		}
+		c := exec.Command(binary, "undo", thread)
+		c.Env = e.vars
+		var se bytes.Buffer
+		c.Stderr = &se
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }()
+		select {
+		case err := <-done:
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			if code != 0 {
+				t.Fatalf("undo exited %d: %s", code, se.String())
+			}
+			undone++
+		case <-time.After(time.Duration(rng.IntN(250)) * time.Millisecond):
+			_ = c.Process.Signal(syscall.SIGKILL)
+			<-done
+			killed++
+		}
+		readGraph(t, e.graph) // parses after every kill
+	}
+	// Settle: a dry run reconciles whatever the last kill left.
+	e.run("", "undo", thread, "--dry-run")
+	g := readGraph(t, e.graph)
+	inFile := map[string]int{}
+	for _, k := range logNodes(g) {
+		inFile[k]++
+	}
+	db := openDB(t, e)
+	defer db.Close()
+	rows, err := db.Query(`SELECT p.planned, coalesce(u.state, '') FROM proposals p LEFT JOIN undos u
+		ON u.thread_id = p.thread_id AND u.tool_call_id = p.tool_call_id WHERE p.thread_id = ? AND p.outcome = 'applied'`, thread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	applied, gone := 0, 0
+	for rows.Next() {
+		var planned, state string
+		if err := rows.Scan(&planned, &state); err != nil {
+			t.Fatal(err)
+		}
+		key := plannedNodeKey(t, planned)
+		switch state {
+		case "claimed":
+			t.Errorf("undo of %s left claimed", key)
+		case "undone":
+			gone++
+			if inFile[key] != 0 {
+				t.Errorf("node %s recorded as undone is in the file", key)
+			}
+		default:
+			applied++
+			if inFile[key] != 1 {
+				t.Errorf("node %s applied and not undone is in the file %d times", key, inFile[key])
+			}
+		}
+	}
+	if applied != len(inFile) {
+		t.Errorf("%d changes applied and not undone, %d nodes in the file", applied, len(inFile))
+	}
+	var msgs int
+	_ = db.QueryRow(`SELECT count(*) FROM messages WHERE thread_id = ? AND kind = 'undo'`, thread).Scan(&msgs)
+	if msgs != gone {
+		t.Errorf("%d undo messages for %d undos", msgs, gone)
+	}
+	ents, _ := os.ReadDir(e.dir)
+	for _, ent := range ents {
+		if strings.Contains(ent.Name(), ".tmp-") {
+			t.Errorf("temporary file left: %s", ent.Name())
+		}
+	}
+	t.Logf("%d kills, %d undos finished, %d undone in all, %d still applied", killed, undone, gone, applied)
+}
+
+func openDB(t *testing.T, e *env) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(e.dir, "data", "nodius-ai", "threads.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// plannedNodeKey is the key of the node a stored create_node action creates.
+func plannedNodeKey(t *testing.T, planned string) string {
+	t.Helper()
+	var a struct {
+		Payload struct {
+			NodeKey string `json:"nodeKey"`
+		} `json:"payload"`
+	}
+	if err := json.Unmarshal([]byte(planned), &a); err != nil || a.Payload.NodeKey == "" {
+		t.Fatalf("planned action %q: %v", planned, err)
+	}
+	return a.Payload.NodeKey
+}

@@ -1,0 +1,504 @@
+// Package undo reverses an applied action exactly. When an action is applied, Plan
+// records what reversing it needs (the keys it created, the previous values of the
+// fields it changed, the previous position of what it moved, the nodes and edges it
+// deleted), as steps in reverse order. Undoing checks every step against the graph as
+// it is now: a step whose effect is still there is reversed, a step already reversed
+// is skipped, and a step whose part of the graph changed since is drift, named in a
+// sentence; forced, the undo reverses only what still matches and lists what it left.
+//
+// Every step is idempotent, so an undo interrupted on a source that cannot change
+// several things at once is finished by running it again.
+package undo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
+)
+
+// Op names what a step does to reverse one part of a change.
+type Op string
+
+const (
+	RemoveNode      Op = "remove_node"      // a node the change created
+	RemoveEdge      Op = "remove_edge"      // an edge the change created
+	RestoreNode     Op = "restore_node"     // a node the change deleted
+	RestoreEdge     Op = "restore_edge"     // an edge the change deleted
+	RestoreFields   Op = "restore_fields"   // fields the change updated
+	RestorePosition Op = "restore_position" // where a moved node was
+)
+
+// Step is one part of a reversal. Node and Edge are as the change left them (remove)
+// or as they were before it (restore). Before and After hold the whole top-level
+// fields an update touched ("data" for "data.url"), so that a field the update added
+// goes away again. From is where a move put the node, To where it was.
+type Step struct {
+	Op     Op               `json:"op"`
+	Key    string           `json:"key"`
+	Node   *datasource.Node `json:"node,omitempty"`
+	Edge   *datasource.Edge `json:"edge,omitempty"`
+	Before map[string]any   `json:"before,omitempty"`
+	After  map[string]any   `json:"after,omitempty"`
+	From   *Pos             `json:"from,omitempty"`
+	To     *Pos             `json:"to,omitempty"`
+}
+
+// Pos is a node's position on the canvas.
+type Pos struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// Reversal is what undoes one applied action: its steps, applied in order.
+type Reversal struct {
+	Steps []Step `json:"steps"`
+}
+
+// Describe says what a step does, for people.
+func (s Step) Describe() string {
+	switch s.Op {
+	case RemoveNode:
+		return "remove node " + s.Key + " (created by the change)"
+	case RemoveEdge:
+		if s.Edge != nil {
+			return fmt.Sprintf("remove edge %s %s → %s (created by the change)", s.Key, s.Edge.Source, s.Edge.Target)
+		}
+		return "remove edge " + s.Key + " (created by the change)"
+	case RestoreNode:
+		if s.Node != nil {
+			return fmt.Sprintf("restore node %s (%s)", s.Key, s.Node.Type)
+		}
+		return "restore node " + s.Key
+	case RestoreEdge:
+		if s.Edge != nil {
+			return fmt.Sprintf("restore edge %s %s → %s", s.Key, s.Edge.Source, s.Edge.Target)
+		}
+		return "restore edge " + s.Key
+	case RestoreFields:
+		return fmt.Sprintf("restore %s of node %s", strings.Join(sortedKeys(s.Before), ", "), s.Key)
+	case RestorePosition:
+		if s.To != nil {
+			return fmt.Sprintf("move node %s back to (%g, %g)", s.Key, s.To.X, s.To.Y)
+		}
+	}
+	return string(s.Op) + " " + s.Key
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Plan works out the reversal of a (keys assigned, see datasource.AssignKeys) on the
+// graph as it is now, before a is applied: it applies a, step by step, to an
+// in-memory copy and notes what each step replaced.
+func Plan(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action) (Reversal, error) {
+	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
+	if err != nil {
+		return Reversal{}, err
+	}
+	snap.Graph.Key = graphKey
+	sim, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		return Reversal{}, err
+	}
+	var rev []Step
+	for _, f := range flatten(a) {
+		var steps []Step
+		err := sim.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
+			var err error
+			steps, err = planStep(w, f)
+			return err
+		})
+		if err != nil {
+			return Reversal{}, fmt.Errorf("planning the undo of %s: %w", datasource.Describe(f), err)
+		}
+		rev = append(steps, rev...)
+	}
+	return Reversal{Steps: rev}, nil
+}
+
+// flatten lists the single changes of an action, batch steps in order.
+func flatten(a datasource.Action) []datasource.Action {
+	if a.Type == datasource.BatchAction && a.Batch != nil {
+		var out []datasource.Action
+		for _, s := range a.Batch.Actions {
+			out = append(out, flatten(s)...)
+		}
+		return out
+	}
+	return []datasource.Action{a}
+}
+
+// planStep applies one single change to w and returns the steps that reverse it.
+func planStep(w datasource.WorkingCopy, a datasource.Action) ([]Step, error) {
+	res := datasource.ApplyResult{}
+	switch {
+	case a.Type == datasource.CreateNodeAction && a.CreateNode != nil:
+		if err := datasource.ApplyChanges(w, a, &res); err != nil {
+			return nil, err
+		}
+		n, _ := w.LookupNode(res.Created.Nodes[0])
+		return []Step{{Op: RemoveNode, Key: n.Key, Node: &n}}, nil
+	case a.Type == datasource.CreateEdgeAction && a.CreateEdge != nil:
+		if err := datasource.ApplyChanges(w, a, &res); err != nil {
+			return nil, err
+		}
+		e, _ := w.LookupEdge(res.Created.Edges[0])
+		return []Step{{Op: RemoveEdge, Key: e.Key, Edge: &e}}, nil
+	case a.Type == datasource.UpdateNodeAction && a.UpdateNode != nil:
+		key := a.UpdateNode.NodeKey
+		old, ok := w.LookupNode(key)
+		if !ok {
+			return nil, &datasource.NotFoundError{Kind: "node", Key: key}
+		}
+		if err := datasource.ApplyChanges(w, a, &res); err != nil {
+			return nil, err
+		}
+		now, _ := w.LookupNode(key)
+		bm, am := fields(old), fields(now)
+		s := Step{Op: RestoreFields, Key: key, Before: map[string]any{}, After: map[string]any{}}
+		for path := range a.UpdateNode.Changes {
+			top, _, _ := strings.Cut(path, ".")
+			s.Before[top], s.After[top] = bm[top], am[top]
+		}
+		return []Step{s}, nil
+	case a.Type == datasource.MoveNodeAction && a.MoveNode != nil:
+		key := a.MoveNode.NodeKey
+		old, ok := w.LookupNode(key)
+		if !ok {
+			return nil, &datasource.NotFoundError{Kind: "node", Key: key}
+		}
+		if err := datasource.ApplyChanges(w, a, &res); err != nil {
+			return nil, err
+		}
+		now, _ := w.LookupNode(key)
+		return []Step{{Op: RestorePosition, Key: key, From: &Pos{now.PosX, now.PosY}, To: &Pos{old.PosX, old.PosY}}}, nil
+	case a.Type == datasource.DeleteNodeAction && a.DeleteNode != nil:
+		key := a.DeleteNode.NodeKey
+		old, ok := w.LookupNode(key)
+		if !ok {
+			return nil, &datasource.NotFoundError{Kind: "node", Key: key}
+		}
+		edges := w.EdgesOf(key)
+		if err := datasource.ApplyChanges(w, a, &res); err != nil {
+			return nil, err
+		}
+		steps := []Step{{Op: RestoreNode, Key: key, Node: &old}}
+		for i := range edges {
+			steps = append(steps, Step{Op: RestoreEdge, Key: edges[i].Key, Edge: &edges[i]})
+		}
+		return steps, nil
+	case a.Type == datasource.DeleteEdgeAction && a.DeleteEdge != nil:
+		key := a.DeleteEdge.EdgeKey
+		old, ok := w.LookupEdge(key)
+		if !ok {
+			return nil, &datasource.NotFoundError{Kind: "edge", Key: key}
+		}
+		if err := datasource.ApplyChanges(w, a, &res); err != nil {
+			return nil, err
+		}
+		return []Step{{Op: RestoreEdge, Key: key, Edge: &old}}, nil
+	}
+	return nil, fmt.Errorf("action %s cannot be undone", a.Type)
+}
+
+// fields is a node as its top-level JSON fields, each a plain JSON value.
+func fields(n datasource.Node) map[string]any {
+	b, err := json.Marshal(n)
+	if err != nil {
+		return nil
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	return m
+}
+
+// same compares two values by their JSON form.
+func same(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	if err1 != nil || err2 != nil {
+		return reflect.DeepEqual(a, b)
+	}
+	var va, vb any
+	_ = json.Unmarshal(ja, &va)
+	_ = json.Unmarshal(jb, &vb)
+	return reflect.DeepEqual(va, vb)
+}
+
+// nodeFields are the fields compared to tell whether a node was edited: what a
+// person or the model can change (a source may add bookkeeping fields of its own).
+var nodeFields = []string{"type", "sheet", "process", "handles", "data", "posX", "posY", "size"}
+
+// editedFields lists the fields in which two versions of a node differ.
+func editedFields(was, now datasource.Node) []string {
+	a, b := fields(was), fields(now)
+	var out []string
+	for _, f := range nodeFields {
+		if !same(a[f], b[f]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func sameEdge(a, b datasource.Edge) bool {
+	return a.Key == b.Key && a.Source == b.Source && a.Target == b.Target && a.SourceHandle == b.SourceHandle &&
+		a.TargetHandle == b.TargetHandle && a.Sheet == b.Sheet && a.Label == b.Label
+}
+
+// Report says what an undo did or would do.
+type Report struct {
+	Reversed []string // steps reversed (or to reverse)
+	Already  []string // steps whose effect was already reversed
+	Left     []string // forced: what was left as it is, and why
+	Drift    []string // what changed in the graph since the change, one sentence each
+	// Plan is the reversal reduced to the steps reversed: what a claim records.
+	Plan Reversal
+}
+
+// DriftError refuses an undo because the graph changed since the change.
+type DriftError struct{ Drift []string }
+
+func (e *DriftError) Error() string {
+	return "the graph changed since: " + strings.Join(e.Drift, "; ")
+}
+
+// IsDrift reports whether err refuses an undo because the graph changed.
+func IsDrift(err error) (*DriftError, bool) {
+	var d *DriftError
+	ok := errors.As(err, &d)
+	return d, ok
+}
+
+// Run reverses rev on w, step by step, checking each first. Without force, any
+// drift is a DriftError after every step was checked (the caller discards w's
+// changes); with force, drifted steps are left and listed.
+func Run(w datasource.WorkingCopy, rev Reversal, force bool) (Report, error) {
+	return run(w, rev, force, false)
+}
+
+// run is Run; with abort, a step that fails stops the undo with its error (a
+// source that changes one thing at a time: the network, the database).
+func run(w datasource.WorkingCopy, rev Reversal, force, abort bool) (Report, error) {
+	var r Report
+	for _, s := range rev.Steps {
+		state, why := check(w, s)
+		switch state {
+		case done:
+			r.Already = append(r.Already, s.Describe())
+			continue
+		case drifted:
+			r.Drift = append(r.Drift, why)
+			r.Left = append(r.Left, s.Describe()+" — left: "+why)
+			continue
+		}
+		if err := apply(w, s); err != nil {
+			if abort {
+				return r, fmt.Errorf("%s: %w", s.Describe(), err)
+			}
+			why := fmt.Sprintf("%s cannot be done: %v", s.Describe(), err)
+			r.Drift = append(r.Drift, why)
+			r.Left = append(r.Left, s.Describe()+" — left: "+err.Error())
+			continue
+		}
+		r.Reversed = append(r.Reversed, s.Describe())
+		r.Plan.Steps = append(r.Plan.Steps, s)
+	}
+	if len(r.Drift) > 0 && !force {
+		return r, &DriftError{Drift: r.Drift}
+	}
+	return r, nil
+}
+
+type stepState int
+
+const (
+	todo stepState = iota
+	done
+	drifted
+)
+
+// check tells whether a step is still to do, already done, or no longer matches.
+func check(w datasource.WorkingCopy, s Step) (stepState, string) {
+	switch s.Op {
+	case RemoveNode:
+		n, ok := w.LookupNode(s.Key)
+		if !ok {
+			return done, ""
+		}
+		if s.Node != nil {
+			if f := editedFields(*s.Node, n); len(f) > 0 {
+				return drifted, fmt.Sprintf("node %s was edited since (%s)", s.Key, strings.Join(f, ", "))
+			}
+		}
+		if edges := w.EdgesOf(s.Key); len(edges) > 0 {
+			keys := make([]string, len(edges))
+			for i, e := range edges {
+				keys[i] = e.Key
+			}
+			return drifted, fmt.Sprintf("node %s got new edges since (%s)", s.Key, strings.Join(keys, ", "))
+		}
+	case RemoveEdge:
+		e, ok := w.LookupEdge(s.Key)
+		if !ok {
+			return done, ""
+		}
+		if s.Edge != nil && !sameEdge(*s.Edge, e) {
+			return drifted, fmt.Sprintf("edge %s was changed since", s.Key)
+		}
+	case RestoreNode:
+		n, ok := w.LookupNode(s.Key)
+		if ok && s.Node != nil && len(editedFields(*s.Node, n)) == 0 {
+			return done, ""
+		}
+		if ok {
+			return drifted, fmt.Sprintf("a node %s exists again", s.Key)
+		}
+	case RestoreEdge:
+		e, ok := w.LookupEdge(s.Key)
+		if ok && s.Edge != nil && sameEdge(*s.Edge, e) {
+			return done, ""
+		}
+		if ok {
+			return drifted, fmt.Sprintf("an edge %s exists again", s.Key)
+		}
+		if s.Edge != nil {
+			for _, k := range []string{s.Edge.Source, s.Edge.Target} {
+				if _, ok := w.LookupNode(k); !ok {
+					return drifted, fmt.Sprintf("edge %s cannot come back: node %s is gone", s.Key, k)
+				}
+			}
+		}
+	case RestoreFields:
+		n, ok := w.LookupNode(s.Key)
+		if !ok {
+			return drifted, fmt.Sprintf("node %s was deleted since", s.Key)
+		}
+		cur := fields(n)
+		if matches(cur, s.Before) {
+			return done, ""
+		}
+		var changed []string
+		for _, f := range sortedKeys(s.After) {
+			if !same(cur[f], s.After[f]) {
+				changed = append(changed, f)
+			}
+		}
+		if len(changed) > 0 {
+			return drifted, fmt.Sprintf("node %s was edited since (%s)", s.Key, strings.Join(changed, ", "))
+		}
+	case RestorePosition:
+		n, ok := w.LookupNode(s.Key)
+		if !ok {
+			return drifted, fmt.Sprintf("node %s was deleted since", s.Key)
+		}
+		if s.To != nil && n.PosX == s.To.X && n.PosY == s.To.Y {
+			return done, ""
+		}
+		if s.From != nil && (n.PosX != s.From.X || n.PosY != s.From.Y) {
+			return drifted, fmt.Sprintf("node %s was moved since (now at %g, %g)", s.Key, n.PosX, n.PosY)
+		}
+	default:
+		return drifted, fmt.Sprintf("unknown undo step %q", s.Op)
+	}
+	return todo, ""
+}
+
+func matches(cur, want map[string]any) bool {
+	for k, v := range want {
+		if !same(cur[k], v) {
+			return false
+		}
+	}
+	return true
+}
+
+// apply makes one step on w.
+func apply(w datasource.WorkingCopy, s Step) error {
+	switch s.Op {
+	case RemoveNode:
+		_, err := w.DeleteNode(s.Key)
+		return err
+	case RemoveEdge:
+		return w.DeleteEdge(s.Key)
+	case RestoreNode:
+		if s.Node == nil {
+			return errors.New("the node was not recorded")
+		}
+		_, err := w.CreateNode(*s.Node)
+		return err
+	case RestoreEdge:
+		if s.Edge == nil {
+			return errors.New("the edge was not recorded")
+		}
+		_, err := w.CreateEdge(*s.Edge)
+		return err
+	case RestoreFields:
+		_, err := w.UpdateNode(s.Key, s.Before)
+		return err
+	case RestorePosition:
+		if s.To == nil {
+			return errors.New("the position was not recorded")
+		}
+		return w.MoveNode(s.Key, s.To.X, s.To.Y)
+	}
+	return fmt.Errorf("unknown undo step %q", s.Op)
+}
+
+// Check runs rev on an in-memory copy of the graph as it is now and reports what
+// undoing would do (the dry run, and the check before a claim). The source is not
+// changed.
+func Check(ctx context.Context, src datasource.Source, graphKey string, rev Reversal, force bool) (Report, error) {
+	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
+	if err != nil {
+		return Report{}, err
+	}
+	snap.Graph.Key = graphKey
+	sim, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		return Report{}, err
+	}
+	var rep Report
+	err = sim.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
+		var err error
+		rep, err = Run(w, rev, force)
+		return err
+	})
+	return rep, err
+}
+
+// ErrNotUndoable is returned by Apply for a source that can change nothing.
+var ErrNotUndoable = errors.New("this source cannot be changed by undo")
+
+// Apply reverses rev on the source: on a source that changes a working copy at once
+// (file, memory), all of it or nothing, any drift refusing the whole; on another
+// Mutable source (ArangoDB), step by step, leaving and listing what no longer
+// matches (running it again finishes an interrupted undo: steps are idempotent).
+func Apply(ctx context.Context, src datasource.Source, graphKey string, rev Reversal) (Report, error) {
+	if c, ok := src.(datasource.WorkingCopyChanger); ok {
+		var rep Report
+		err := c.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
+			var err error
+			rep, err = Run(w, rev, false)
+			return err
+		})
+		return rep, err
+	}
+	if m, ok := src.(datasource.Mutable); ok {
+		return run(datasource.MutableCopy(ctx, m, graphKey), rev, true, true)
+	}
+	return Report{}, ErrNotUndoable
+}

@@ -1,0 +1,213 @@
+package undo_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/datasource/file"
+	"github.com/nodius/nodius-ai/datasource/undo"
+)
+
+// graphFile writes the demo graph to a file and rewrites it once through the file
+// source (a move to where the node already is), so the bytes are the writer's.
+func graphFile(t *testing.T) (string, *file.Source) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "g.json")
+	if err := os.WriteFile(path, demo.JSON(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := file.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.MoveNode(context.Background(), "demo", "root", 300, 0); err != nil {
+		t.Fatal(err)
+	}
+	return path, src
+}
+
+func act(t *testing.T, s string) datasource.Action {
+	t.Helper()
+	var a datasource.Action
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		t.Fatal(err)
+	}
+	return datasource.AssignKeys(a, "op1")
+}
+
+// canonical is the graph file with its nodes and edges sorted by key: the same
+// document, node order aside.
+func canonical(t *testing.T, data []byte) string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatalf("graph file does not parse: %v", err)
+	}
+	for _, k := range []string{"nodes", "edges"} {
+		list, _ := m[k].([]any)
+		sort.Slice(list, func(i, j int) bool {
+			return list[i].(map[string]any)["_key"].(string) < list[j].(map[string]any)["_key"].(string)
+		})
+	}
+	b, _ := json.MarshalIndent(m, "", " ")
+	return string(b)
+}
+
+var kinds = []struct {
+	name, action string
+	sameOrder    bool // undoing keeps the file byte for byte, order included
+}{
+	{"create_node", `{"type":"create_node","payload":{"typeKey":"log-node","sheet":"0","posX":10,"posY":20,"data":{"level":"info"}}}`, true},
+	{"create_edge", `{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"error-handler","targetHandle":"0","sheet":"0"}}`, true},
+	{"update_node", `{"type":"update_node","payload":{"nodeKey":"fetch-api","changes":{"data.url":"https://x.test","data.newField":7,"process":"return 1"}}}`, true},
+	{"move_node", `{"type":"move_node","payload":{"nodeKey":"filter-active","posX":5,"posY":6}}`, true},
+	{"delete_node", `{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`, false},
+	{"delete_edge", `{"type":"delete_edge","payload":{"edgeKey":"e3"}}`, false},
+	{"batch", `{"type":"batch","payload":{"actions":[
+		{"type":"create_node","payload":{"typeKey":"log-node","sheet":"0","posX":1,"posY":2}},
+		{"type":"create_edge","payload":{"sourceKey":"root","sourceHandle":"0","targetKey":"filter-active","targetHandle":"0","sheet":"0"}},
+		{"type":"update_node","payload":{"nodeKey":"fetch-api","changes":{"data.url":"u2"}}},
+		{"type":"update_node","payload":{"nodeKey":"fetch-api","changes":{"process":"p2"}}},
+		{"type":"move_node","payload":{"nodeKey":"root","posX":9,"posY":9}},
+		{"type":"delete_edge","payload":{"edgeKey":"e5"}},
+		{"type":"delete_node","payload":{"nodeKey":"error-handler"}}]}}`, false},
+}
+
+// TestUndoRestoresFile applies each kind of action, and a batch, to a graph file,
+// undoes it, and compares the file with what it was.
+func TestUndoRestoresFile(t *testing.T) {
+	t.Parallel()
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			path, src := graphFile(t)
+			before, _ := os.ReadFile(path)
+			a := act(t, k.action)
+			rev, err := undo.Plan(ctx, src, "demo", a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The reversal survives being stored.
+			b, _ := json.Marshal(rev)
+			rev = undo.Reversal{}
+			if err := json.Unmarshal(b, &rev); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := datasource.Apply(ctx, src, "demo", a); err != nil {
+				t.Fatal(err)
+			}
+			changed, _ := os.ReadFile(path)
+			if bytes.Equal(changed, before) {
+				t.Fatal("the action changed nothing")
+			}
+			rep, err := undo.Apply(ctx, src, "demo", rev)
+			if err != nil {
+				t.Fatalf("undo: %v (report %+v)", err, rep)
+			}
+			after, _ := os.ReadFile(path)
+			if canonical(t, after) != canonical(t, before) {
+				t.Fatalf("undo did not restore the file:\nbefore %s\nafter  %s", canonical(t, before), canonical(t, after))
+			}
+			if k.sameOrder && !bytes.Equal(after, before) {
+				t.Fatalf("undo did not restore the file byte for byte:\n%s\n---\n%s", before, after)
+			}
+			// Undoing again finds everything already reversed and changes nothing.
+			rep, err = undo.Apply(ctx, src, "demo", rev)
+			if err != nil || len(rep.Reversed) != 0 || len(rep.Already) != len(rev.Steps) {
+				t.Fatalf("second undo: %v %+v", err, rep)
+			}
+			again, _ := os.ReadFile(path)
+			if canonical(t, again) != canonical(t, before) {
+				t.Fatal("a second undo changed the file")
+			}
+		})
+	}
+}
+
+// TestUndoRefusesDrift: when the graph changed since the change, undo names what
+// changed and changes nothing; forced, it reverses what still matches and lists
+// what it left.
+func TestUndoRefusesDrift(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cases := []struct {
+		name, action string
+		edit         func(*file.Source) error
+		want         string // in the refusal
+		left         int    // steps left when forced
+	}{
+		{"edited node", `{"type":"update_node","payload":{"nodeKey":"fetch-api","changes":{"data.url":"u"}}}`,
+			func(s *file.Source) error {
+				_, err := s.UpdateNode(ctx, "demo", "fetch-api", map[string]any{"data.url": "by hand"})
+				return err
+			}, "node fetch-api was edited since (data)", 1},
+		{"created node got edges", `{"type":"batch","payload":{"actions":[
+			{"type":"create_node","payload":{"nodeKey":"n1","typeKey":"log-node","sheet":"0","posX":1,"posY":2}},
+			{"type":"move_node","payload":{"nodeKey":"root","posX":9,"posY":9}}]}}`,
+			func(s *file.Source) error {
+				_, err := s.CreateEdge(ctx, "demo", datasource.Edge{Key: "hand", Sheet: "0", Source: "fetch-api", SourceHandle: "0", Target: "n1", TargetHandle: "0"})
+				return err
+			}, "node n1 got new edges since (hand)", 1},
+		{"moved node", `{"type":"move_node","payload":{"nodeKey":"root","posX":9,"posY":9}}`,
+			func(s *file.Source) error { return s.MoveNode(ctx, "demo", "root", 50, 50) },
+			"node root was moved since (now at 50, 50)", 1},
+		{"deleted node back", `{"type":"delete_node","payload":{"nodeKey":"return"}}`,
+			func(s *file.Source) error {
+				_, err := s.DeleteNode(ctx, "demo", "display-html")
+				return err
+			}, "edge e6 cannot come back: node display-html is gone", 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			path, src := graphFile(t)
+			a := act(t, c.action)
+			rev, err := undo.Plan(ctx, src, "demo", a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := datasource.Apply(ctx, src, "demo", a); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.edit(src); err != nil {
+				t.Fatal(err)
+			}
+			edited, _ := os.ReadFile(path)
+			_, err = undo.Check(ctx, src, "demo", rev, false)
+			d, ok := undo.IsDrift(err)
+			if !ok || !strings.Contains(d.Error(), c.want) {
+				t.Fatalf("check: got %v, want a refusal naming %q", err, c.want)
+			}
+			_, err = undo.Apply(ctx, src, "demo", rev)
+			if _, ok := undo.IsDrift(err); !ok {
+				t.Fatalf("apply: got %v, want a refusal", err)
+			}
+			if now, _ := os.ReadFile(path); !bytes.Equal(now, edited) {
+				t.Fatal("a refused undo changed the file")
+			}
+			rep, err := undo.Check(ctx, src, "demo", rev, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Left) != c.left || !strings.Contains(strings.Join(rep.Left, "\n"), c.want) {
+				t.Fatalf("forced: left %q, want %d naming %q", rep.Left, c.left, c.want)
+			}
+			rep2, err := undo.Apply(ctx, src, "demo", rep.Plan)
+			if err != nil || !reflect.DeepEqual(rep2.Reversed, rep.Reversed) {
+				t.Fatalf("forced apply: %v, reversed %q want %q", err, rep2.Reversed, rep.Reversed)
+			}
+		})
+	}
+}
