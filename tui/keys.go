@@ -78,6 +78,7 @@ var helpSections = []struct {
 		{"shift+drag", "select text with the mouse"},
 		{"ctrl+t", "threads of this graph"},
 		{"ctrl+p", "review the pending proposal"},
+		{"ctrl+z", "undo the last applied change (asks first)"},
 		{"? f1", "this help (? on an empty input)"},
 	}},
 	{"Proposal dialog", []helpEntry{

@@ -241,6 +241,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case copiedMsg:
 		m.st.note = describeCopy(msg)
 		return m, nil
+	case undoNoticeMsg:
+		m.onUndoNotice(msg)
+		return m, nil
 	case editorDoneMsg:
 		if msg.err != nil {
 			m.st.note = "the editor failed: " + firstLine(strip(msg.err.Error()))
@@ -387,6 +390,8 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return openEditor(m.in.value(), m.opts.getenv)
 	case "ctrl+r":
 		return m.retry()
+	case "ctrl+z":
+		return m.undoKey()
 	case "ctrl+t":
 		p, cmd := newPicker(m.lk, m.opts.Threads, m.opts.GraphKey, m.threadID)
 		m.dlg = p

@@ -103,8 +103,9 @@ func runMCP(ctx context.Context, f *Factory, o mcpOptions) error {
 	rt.Logger.Info("mcp server", "graph", graph, "role", rt.Config.Role, "http", o.HTTP != "")
 	if f.IO.Getenv("GOGC") == "" {
 		// Nearly all a call allocates is the SDK's transient JSON, and the live heap is
-		// one graph: collecting at 5x the live heap instead of 2x halves the server's
-		// CPU per call (BenchmarkStdioReadNodeDetail) for a few MB of memory.
+		// one graph: collecting at 5x the live heap instead of 2x takes a quarter to a
+		// third off the server's CPU per call (BenchmarkStdioReadNodeDetail, server
+		// CPU with GOGC=100 set or not) for a few MB of memory.
 		debug.SetGCPercent(400)
 	}
 	if o.HTTP == "" {

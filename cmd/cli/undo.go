@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -48,10 +49,13 @@ Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applie
 			if err != nil {
 				return err
 			}
-			if rt.Agent == nil {
+			u, ok := rt.Runner.(interface {
+				Undo(context.Context, agent.UndoRequest) (agent.UndoResult, error)
+			})
+			if !ok {
 				return usageError("undo works on this terminal's threads: run it without --agent server:URL")
 			}
-			res, err := rt.Agent.Undo(ctx, agent.UndoRequest{ThreadID: id, DryRun: dryRun, Force: force})
+			res, err := u.Undo(ctx, agent.UndoRequest{ThreadID: id, DryRun: dryRun, Force: force})
 			if res.ProposalID != "" {
 				printUndo(f.IO.Out, res, err == nil)
 			}
@@ -106,4 +110,17 @@ func printUndo(w io.Writer, res agent.UndoResult, ok bool) {
 	default:
 		fmt.Fprintf(w, "Undone at %s.\n", res.UndoneAt.Local().Format(time.DateTime))
 	}
+}
+
+// Undo undoes a local thread's last applied change with the in-process agent; a copy
+// of a server thread is refused, as for a decision.
+func (l localOnly) Undo(ctx context.Context, req agent.UndoRequest) (agent.UndoResult, error) {
+	if err := l.check(ctx, req.ThreadID); err != nil {
+		return agent.UndoResult{ThreadID: req.ThreadID}, err
+	}
+	a, ok := l.runner.(*agent.Agent)
+	if !ok {
+		return agent.UndoResult{ThreadID: req.ThreadID}, usageError("undo works on this terminal's threads only")
+	}
+	return a.Undo(ctx, req)
 }

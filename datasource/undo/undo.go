@@ -247,11 +247,37 @@ func editedFields(was, now datasource.Node) []string {
 	a, b := fields(was), fields(now)
 	var out []string
 	for _, f := range nodeFields {
-		if !same(a[f], b[f]) {
+		if !sameField(f, a[f], b[f]) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// sameField compares one field of two versions of a node. A source may keep a
+// node's default handles implicit and its empty data as null (ArangoDB stores what
+// it was given): an empty value matches an empty one, and empty handles match any.
+func sameField(f string, a, b any) bool {
+	if same(a, b) {
+		return true
+	}
+	switch f {
+	case "data":
+		return isEmpty(a) && isEmpty(b)
+	case "handles":
+		return isEmpty(a) || isEmpty(b)
+	}
+	return false
+}
+
+func isEmpty(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
 }
 
 func sameEdge(a, b datasource.Edge) bool {

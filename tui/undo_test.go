@@ -1,0 +1,98 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodius/nodius-ai/agent"
+)
+
+// undoRunner is a fakeRunner that can undo: a dry run reports what it would revert;
+// a real one is counted.
+type undoRunner struct {
+	fakeRunner
+	mu     sync.Mutex
+	undone []agent.UndoRequest
+	refuse bool
+}
+
+func (u *undoRunner) Undo(_ context.Context, req agent.UndoRequest) (agent.UndoResult, error) {
+	res := agent.UndoResult{ThreadID: req.ThreadID, ProposalID: "c1", Change: "create node n1 (log-node)",
+		Reversed: []string{"remove node n1 (created by the change)"}, DryRun: req.DryRun}
+	if u.refuse && !req.Force {
+		res.Drift = []string{"node n1 got new edges since (e9)"}
+		return res, errors.New("cannot undo create node n1: node n1 got new edges since (e9); nothing was changed")
+	}
+	if !req.DryRun {
+		u.mu.Lock()
+		u.undone = append(u.undone, req)
+		u.mu.Unlock()
+	}
+	return res, nil
+}
+
+func undoModel(t *testing.T, u *undoRunner) (*Model, *fakeClock) {
+	t.Helper()
+	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	opts := testOptions()
+	opts.Runner, opts.Now = u, clock.Now
+	m := newTestModel(t, opts)
+	m.threadID = "ai_1"
+	return m, clock
+}
+
+// ctrl+z shows what will be reverted; y (after the quiet pause) undoes once, and the
+// transcript says so; a y typed at once, or esc, undoes nothing.
+func TestUndoKeyConfirms(t *testing.T) {
+	u := &undoRunner{}
+	m, clock := undoModel(t, u)
+	runCmd(m, press(m, "ctrl+z"))
+	v := view(m)
+	if !strings.Contains(v, "Undo the last applied change") || !strings.Contains(v, "remove node n1") || !strings.Contains(v, "y undo") {
+		t.Fatalf("confirmation:\n%s", v)
+	}
+	press(m, "y") // at once: too soon to be meant for the dialog
+	if len(u.undone) != 0 {
+		t.Fatal("a y typed at once undid the change")
+	}
+	clock.Advance(time.Second)
+	runCmd(m, press(m, "y"))
+	if len(u.undone) != 1 || u.undone[0].Force {
+		t.Fatalf("undone %+v, want one unforced undo", u.undone)
+	}
+	if v := view(m); !strings.Contains(v, "Undone: create node n1") || strings.Contains(v, "y undo") {
+		t.Fatalf("after undo:\n%s", v)
+	}
+	runCmd(m, press(m, "ctrl+z"))
+	clock.Advance(time.Second)
+	press(m, "esc")
+	if len(u.undone) != 1 || m.dlg != nil {
+		t.Fatal("esc did not cancel")
+	}
+}
+
+// When the graph changed since, the dialog says what changed; f forces after a
+// second preview.
+func TestUndoKeyRefusalAndForce(t *testing.T) {
+	u := &undoRunner{refuse: true}
+	m, clock := undoModel(t, u)
+	runCmd(m, press(m, "ctrl+z"))
+	clock.Advance(time.Second)
+	press(m, "y")
+	if len(u.undone) != 0 {
+		t.Fatal("y undid a refused change")
+	}
+	if v := view(m); !strings.Contains(v, "got new edges since (e9)") || !strings.Contains(v, "f reverse only what still matches") {
+		t.Fatalf("refusal:\n%s", v)
+	}
+	runCmd(m, press(m, "f"))
+	clock.Advance(time.Second)
+	runCmd(m, press(m, "y"))
+	if len(u.undone) != 1 || !u.undone[0].Force {
+		t.Fatalf("undone %+v, want one forced undo", u.undone)
+	}
+}
