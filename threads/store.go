@@ -52,6 +52,9 @@ type Options struct {
 	BusyTimeout time.Duration
 	// Now is the clock (tests pin it); default time.Now.
 	Now func() time.Time
+	// ReadOnly opens an existing database for reading only (a read-only file or
+	// directory): nothing is created or migrated, and every write fails as ErrReadOnly.
+	ReadOnly bool
 }
 
 // readConns is the size of the reader pool: one process makes only a few reads at
@@ -71,6 +74,8 @@ type Store struct {
 	now func() time.Time
 	// busyTimeout bounds the wait for other processes' locks (see retryBusy).
 	busyTimeout time.Duration
+	// readOnly: opened with Options.ReadOnly; w is nil.
+	readOnly bool
 	// ids is n of the server's thread id form ai_{unix ms}_{n}.
 	ids atomic.Int64
 }
@@ -91,6 +96,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.ReadOnly {
+		return openReadOnly(ctx, abs, opts)
 	}
 	if err := prepareFile(abs); err != nil {
 		return nil, err
@@ -123,6 +131,41 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		return nil, classify(abs, "open", err)
 	}
 	return s, nil
+}
+
+// openReadOnly opens the reader pool alone, with SQLite's read-only mode; when even
+// the WAL index cannot be made (a read-only directory), as an immutable file.
+func openReadOnly(ctx context.Context, abs string, opts Options) (*Store, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, &Error{Kind: ErrReadOnly, Path: abs, Err: err,
+			Msg: fmt.Sprintf("cannot read the threads database %s: %v; fix its permissions or choose another file with --db or NODIUS_AI_DB", abs, errors.Unwrap(err))}
+	}
+	head := make([]byte, len(sqliteHeader))
+	_, herr := io.ReadFull(f, head)
+	_ = f.Close()
+	if herr != nil || string(head) != sqliteHeader {
+		return nil, &Error{Kind: ErrNotDatabase, Path: abs,
+			Msg: fmt.Sprintf("%s is not a SQLite database (is --db pointing at the wrong file?): move it aside or choose another file with --db or NODIUS_AI_DB", abs)}
+	}
+	s := &Store{path: abs, now: opts.Now, busyTimeout: opts.BusyTimeout, readOnly: true}
+	base := "file:" + (&url.URL{Path: abs}).EscapedPath() + "?_pragma=busy_timeout(" +
+		strconv.FormatInt(min(opts.BusyTimeout, sqliteBusyWait).Milliseconds(), 10) + ")&_pragma=query_only(1)"
+	var lastErr error
+	for _, mode := range []string{"&mode=ro", "&mode=ro&immutable=1"} {
+		r, err := sql.Open("sqlite", base+mode)
+		if err == nil {
+			r.SetMaxOpenConns(readConns)
+			var n int
+			if err = r.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master").Scan(&n); err == nil {
+				s.r = r
+				return s, nil
+			}
+			_ = r.Close()
+		}
+		lastErr = err
+	}
+	return nil, classify(abs, "open read-only", lastErr)
 }
 
 // Path is the database file.
@@ -263,6 +306,10 @@ func (s *Store) migrate(ctx context.Context) error {
 // tx runs fn in one write transaction (BEGIN IMMEDIATE: it takes the write lock at
 // once, so a busy database waits on busy_timeout instead of failing mid-way).
 func (s *Store) tx(ctx context.Context, op string, fn func(*sql.Tx) error) error {
+	if s.readOnly {
+		return &Error{Kind: ErrReadOnly, Path: s.path,
+			Msg: fmt.Sprintf("cannot %s: the threads database %s is open read-only (its file or directory cannot be written); fix its permissions or choose another file with --db or NODIUS_AI_DB", op, s.path)}
+	}
 	var tx *sql.Tx
 	err := s.retryBusy(ctx, func() (err error) {
 		tx, err = s.w.BeginTx(ctx, nil)

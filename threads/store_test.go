@@ -868,3 +868,37 @@ func TestConcurrentGoroutines(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestOpenReadOnly: a database opened read-only reads everything committed (also what
+// is still in the WAL of a writer that has it open) and refuses writes as ErrReadOnly;
+// a missing file is not created.
+func TestOpenReadOnly(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "threads.db")
+	w := openAt(t, path)
+	th := newThread(t, w, "demo")
+	save(t, w, &convo.Message{ThreadID: th.ID, Role: convo.User, Content: "kept"})
+	ro, err := threads.Open(ctx, path, threads.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	list, err := ro.List(ctx, threads.ListOptions{})
+	if err != nil || len(list) != 1 || list[0].Title != "kept" {
+		t.Fatalf("List read-only = %+v, %v", list, err)
+	}
+	if msgs, err := ro.Messages(ctx, th.ID); err != nil || len(msgs) != 1 {
+		t.Fatalf("Messages read-only = %d, %v", len(msgs), err)
+	}
+	if err := ro.SaveMessage(ctx, &convo.Message{ThreadID: th.ID, Role: convo.User, Content: "x"}); !errors.Is(err, threads.ErrReadOnly) {
+		t.Fatalf("a write on a read-only store = %v, want ErrReadOnly", err)
+	}
+	missing := filepath.Join(t.TempDir(), "none.db")
+	if _, err := threads.Open(ctx, missing, threads.Options{ReadOnly: true}); err == nil {
+		t.Error("a missing database opened read-only")
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Error("opening read-only created the file")
+	}
+}

@@ -22,7 +22,8 @@ func newChatCmd(f *Factory) *cobra.Command {
 		Short: "Chat about a graph in the terminal (interactive TUI)",
 		Long: `Open an interactive chat about a graph: answers stream in as rendered markdown,
 tool calls show as live badges, and proposed graph edits open a dialog to approve or
-reject. Press ? inside for every key.
+reject. Press ? (or F1) inside for every key: ctrl+t threads, ctrl+o $EDITOR,
+ctrl+y copy the last answer, ctrl+x show the reasoning, esc stop, ctrl+d quit.
 
 When standard input or output is not a terminal, chat behaves exactly like 'ask'.`,
 		Example: `  nodius-ai chat --graph demo

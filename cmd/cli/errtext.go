@@ -22,10 +22,10 @@ func userMessage(err error) string {
 	if ce, ok := convo.AsError(err); ok {
 		msg = ce.Error()
 	}
+	// The kinds' texts end a message only as the %w of a wrapped kind (a message
+	// built with %v loses the chain, not the text): cut them wherever they end it.
 	for _, kind := range []error{threads.ErrNotFound, threads.ErrInvalid, threads.ErrExists, datasource.ErrNotFound} {
-		if errors.Is(err, kind) {
-			msg = strings.TrimSuffix(msg, ": "+kind.Error())
-		}
+		msg = strings.TrimSuffix(msg, ": "+kind.Error())
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/threads"
@@ -32,4 +33,28 @@ func (f *Factory) Store(ctx context.Context) (*threads.Store, error) {
 	}
 	f.closers = append(f.closers, s)
 	return s, nil
+}
+
+// ReadStore is Store for the commands that only read (threads list, show, search,
+// export): on a database that cannot be written (a read-only file or directory, a
+// backup mounted read-only) it opens it read-only instead of failing.
+func (f *Factory) ReadStore(ctx context.Context) (*threads.Store, error) {
+	s, err := f.Store(ctx)
+	if err == nil || !errors.Is(err, threads.ErrReadOnly) {
+		return s, err
+	}
+	cfg, cerr := f.Config()
+	if cerr != nil {
+		return nil, cerr
+	}
+	path := cfg.DB
+	if path == "" {
+		path = config.DefaultDBPath(f.IO.Getenv)
+	}
+	ro, rerr := threads.Open(ctx, path, threads.Options{ReadOnly: true})
+	if rerr != nil {
+		return nil, err // the first error says what is wrong with the file
+	}
+	f.closers = append(f.closers, ro)
+	return ro, nil
 }

@@ -65,7 +65,11 @@ func openThread(ctx context.Context, f *Factory, arg string) (*threads.Store, st
 // loadTranscript reads, in one snapshot, everything stored about the thread a
 // command was given.
 func loadTranscript(ctx context.Context, f *Factory, arg string) (threads.Transcript, error) {
-	s, id, err := openThread(ctx, f, arg)
+	s, err := f.ReadStore(ctx)
+	if err != nil {
+		return threads.Transcript{}, err
+	}
+	id, err := threadsResolve(ctx, s, arg)
 	if err != nil {
 		return threads.Transcript{}, err
 	}
@@ -137,6 +141,8 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List threads, most recent first",
+		Long: `List threads, most recent first. On a terminal the table is cut to its width
+(never wrapped); piped, rows are whole. --format json lists every field.`,
 		Example: `  nodius-ai threads list
   nodius-ai threads list --graph demo --all
   nodius-ai threads list --format json | jq -r '.[].id'`,
@@ -152,7 +158,7 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 				return usageError("--limit cannot be negative (got %d): give a number of threads, or 0 for all", limit)
 			}
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
+			s, err := f.ReadStore(ctx)
 			if err != nil {
 				return err
 			}
@@ -332,7 +338,7 @@ query is plain words, all required; the last one also matches as a prefix.`,
 				return usageError("--limit must be at least 1 (got %d)", limit)
 			}
 			ctx := cmd.Context()
-			s, err := f.Store(ctx)
+			s, err := f.ReadStore(ctx)
 			if err != nil {
 				return err
 			}

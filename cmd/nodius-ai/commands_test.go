@@ -125,6 +125,8 @@ func TestErrorWording(t *testing.T) {
 	id := list[0]["id"].(string)
 	doc := filepath.Join(e.dir, "doc.json")
 	os.WriteFile(doc, []byte(e.run("", "threads", "export", id).stdout), 0o644)
+	bad := filepath.Join(e.dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"x":1}`), 0o644)
 
 	tests := []struct {
 		args []string
@@ -136,6 +138,7 @@ func TestErrorWording(t *testing.T) {
 		{[]string{"threads", "show", "a", "b"}, "'threads show' takes ID, not 2 arguments"},
 		{[]string{"threads", "rename", id, "   "}, "title"},
 		{[]string{"threads", "import", doc}, "already in the threads database"},
+		{[]string{"threads", "import", bad}, "must be 1 to 254 bytes"},
 		{[]string{"version", "extra"}, "'version' takes no arguments"},
 		{[]string{"threads", "frob"}, `"frob" is not a command of 'threads'`},
 		{[]string{"ask", "--frob"}, "'ask' has no flag --frob"},

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"testing"
@@ -234,4 +235,63 @@ func plannedNodeKey(t *testing.T, planned string) string {
 		t.Fatalf("planned action %q: %v", planned, err)
 	}
 	return a.Payload.NodeKey
+}
+
+// Three undos of a thread with one applied change, at once: one reverses it, the
+// others exit 2 (being undone, or nothing left), and the file holds the graph as it
+// was before the change.
+func TestConcurrentUndosOfOneChange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, proposeKeyless("k1"), llmtest.Turn{Text: "Done."})
+	before, _ := os.ReadFile(e.graph)
+	thread := e.askProposal("--graph", "demo")
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	if len(logNodes(readGraph(t, e.graph))) != 1 {
+		t.Fatal("the approval created no node")
+	}
+	res := e.runAll([]string{"undo", thread}, []string{"undo", thread}, []string{"undo", thread})
+	won := 0
+	for _, r := range res {
+		switch r.code {
+		case 0:
+			won++
+		case 2:
+		default:
+			t.Errorf("undo exited %d: %s", r.code, r.stderr)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d undos reversed the change, want 1: %+v", won, res)
+	}
+	after, _ := os.ReadFile(e.graph)
+	if !bytes.Equal(after, before) && canonicalNodes(t, after) != canonicalNodes(t, before) {
+		t.Fatal("the file is not back as it was")
+	}
+	var msgs int
+	db := openDB(t, e)
+	defer db.Close()
+	_ = db.QueryRow(`SELECT count(*) FROM messages WHERE thread_id = ? AND kind = 'undo'`, thread).Scan(&msgs)
+	if msgs != 1 {
+		t.Fatalf("%d undo messages, want 1", msgs)
+	}
+}
+
+// canonicalNodes is the list of node and edge keys of a graph file, sorted.
+func canonicalNodes(t *testing.T, b []byte) string {
+	t.Helper()
+	var g graphDoc
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, n := range g.Nodes {
+		keys = append(keys, "n:"+n.Key)
+	}
+	for _, e := range g.Edges {
+		keys = append(keys, "e:"+e.Key)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
 }
