@@ -117,6 +117,9 @@ const (
 	sqliteFull     = 13
 	sqliteCantOpen = 14
 	sqliteNotADB   = 26
+	// sqliteIOErrWrite is SQLITE_IOERR_WRITE: a write refused by the system (no
+	// space, a file size limit, a quota).
+	sqliteIOErrWrite = 778
 )
 
 // classify turns a failure of op on the database at path into an *Error with a clear
@@ -147,9 +150,9 @@ func classify(path, op string, err error) error {
 	case code == sqliteReadOnly || code == sqliteCantOpen:
 		e.Kind = ErrReadOnly
 		e.Msg = fmt.Sprintf("cannot write the threads database %s (read-only file or directory): fix its permissions or choose another file with --db or NODIUS_AI_DB", path)
-	case code == sqliteFull || isNoSpace(err):
+	case code == sqliteFull || isNoSpace(err) || (le != nil && le.Code() == sqliteIOErrWrite):
 		e.Kind = ErrDiskFull
-		e.Msg = fmt.Sprintf("the disk holding the threads database %s is full: free some space and try again (nothing was lost before this step)", path)
+		e.Msg = fmt.Sprintf("the disk holding the threads database %s is full (or a file size limit or quota was hit): free some space and try again (nothing was lost before this step)", path)
 	case code == sqliteBusy || code == sqliteLocked:
 		e.Kind = ErrBusy
 		e.Msg = fmt.Sprintf("the threads database %s stayed locked by another process for too long: find the program holding it (a stuck sqlite3 shell, a paused process) and try again", path)
