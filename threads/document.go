@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -26,6 +27,21 @@ type Document struct {
 	PendingInterrupt    *DocInterrupt `json:"pendingInterrupt"`
 	CreatedTime         int64         `json:"createdTime"`
 	LastUpdatedTime     int64         `json:"lastUpdatedTime"`
+	// Local is what only nodius-ai keeps of the thread (the model, tokens and costs of
+	// each message, statuses, every proposal with its decision and outcome, the tool
+	// runs, provenance, the recorded source), so that an export imported again loses
+	// nothing. The server ignores it; an import uses it only when it agrees with
+	// conversationHistory (a thread continued elsewhere falls back to the history).
+	Local *LocalRecord `json:"nodiusAi,omitempty"`
+}
+
+// LocalRecord is the whole stored thread, as threads show --format json prints it.
+type LocalRecord struct {
+	Thread    convo.Thread     `json:"thread"`
+	Messages  []convo.Message  `json:"messages"`
+	ToolRuns  []convo.ToolRun  `json:"toolRuns"`
+	Proposals []convo.Proposal `json:"proposals"`
+	Created   []CreatedKey     `json:"created"`
 }
 
 // DocMessage is one message in the OpenAI chat format the server keeps and sends.
@@ -129,8 +145,16 @@ func (s *Store) Export(ctx context.Context, id string) (Document, error) {
 	return DocumentOf(tr), nil
 }
 
-// DocumentOf builds the server document of a transcript (see Export).
+// DocumentOf builds the server document of a transcript (see Export), with the
+// local record of everything else.
 func DocumentOf(tr Transcript) Document {
+	doc := serverDocument(tr)
+	doc.Local = &LocalRecord{Thread: tr.Thread, Messages: tr.Messages, ToolRuns: tr.ToolRuns, Proposals: tr.Proposals, Created: tr.Created}
+	return doc
+}
+
+// serverDocument is the part of the document the server knows.
+func serverDocument(tr Transcript) Document {
 	t := tr.Thread
 	doc := Document{
 		Key: t.ID, GraphKey: t.GraphKey, Workspace: t.Workspace, UserID: t.UserID, Title: t.Title,
@@ -281,6 +305,9 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 	if err := doc.Validate(); err != nil {
 		return convo.Thread{}, err
 	}
+	if doc.Local != nil && localAgrees(doc) {
+		return s.importLocal(ctx, doc, o)
+	}
 	created := fromMS(doc.CreatedTime)
 	if created.IsZero() {
 		created = s.now()
@@ -398,4 +425,163 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 		return convo.Thread{}, err
 	}
 	return t, nil
+}
+
+// localAgrees reports whether the document's local record describes the same
+// conversation as its server part: the history and the pending proposal the record
+// gives are the ones the document carries.
+func localAgrees(doc Document) bool {
+	l := doc.Local
+	if l.Thread.ID != doc.Key || l.Thread.GraphKey != doc.GraphKey {
+		return false
+	}
+	for _, m := range l.Messages {
+		if m.ThreadID != "" && m.ThreadID != doc.Key {
+			return false
+		}
+	}
+	for _, p := range l.Proposals {
+		if p.ThreadID != "" && p.ThreadID != doc.Key {
+			return false
+		}
+	}
+	again := serverDocument(Transcript{Thread: l.Thread, Messages: l.Messages, Proposals: l.Proposals})
+	a, err1 := json.Marshal(struct {
+		H []DocMessage
+		P *DocInterrupt
+	}{again.ConversationHistory, again.PendingInterrupt})
+	b, err2 := json.Marshal(struct {
+		H []DocMessage
+		P *DocInterrupt
+	}{doc.ConversationHistory, doc.PendingInterrupt})
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// importLocal stores a thread exactly as its local record says, message ids
+// included when they are free (they are after --replace of the same thread).
+func (s *Store) importLocal(ctx context.Context, doc Document, o ImportOptions) (convo.Thread, error) {
+	l := doc.Local
+	t := l.Thread
+	auto, err := json.Marshal(nonNil(t.AutoApprove))
+	if err != nil {
+		return convo.Thread{}, invalidBecause(err, "auto-approve list")
+	}
+	if t.Status != convo.Archived {
+		t.Status = convo.Active
+	}
+	err = s.tx(ctx, "import a thread", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, t.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 && !o.Replace {
+			return fmt.Errorf("thread %q is already in the threads database (use --replace to overwrite it): %w", t.ID, ErrExists)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO threads (id, graph_key, workspace, user_id, title, provider, model, status,
+				auto_approve, source, prompt_tokens, completion_tokens, cached_tokens, cost_usd, message_count, created_ms, updated_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.GraphKey, t.Workspace, t.UserID, cutTitle(t.Title), t.Provider, t.Model, string(t.Status), string(auto), t.Source,
+			t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.Usage.CostUSD, t.MessageCount,
+			ms(t.CreatedAt), ms(t.UpdatedAt))
+		if err != nil {
+			return err
+		}
+		msgOf := map[string]int64{} // tool call id -> the assistant message that made it
+		for i, m := range l.Messages {
+			if !validRole(m.Role) {
+				return invalid("nodiusAi.messages[%d] has role %q", i, m.Role)
+			}
+			st := m.Status
+			if st == "" {
+				st = convo.Complete
+			}
+			if !validStatus(st) {
+				return invalid("nodiusAi.messages[%d] has status %q", i, st)
+			}
+			calls, err := encodeCalls(m.ToolCalls)
+			if err != nil {
+				return err
+			}
+			var id any // a free id is kept; a taken one is given anew
+			if m.ID > 0 {
+				var one int
+				if err := tx.QueryRowContext(ctx, `SELECT 1 FROM messages WHERE id = ?`, m.ID).Scan(&one); errors.Is(err, sql.ErrNoRows) {
+					id = m.ID
+				}
+			}
+			seq := m.Seq
+			if seq <= 0 {
+				seq = i + 1
+			}
+			res, err := tx.ExecContext(ctx, `INSERT INTO messages
+				(id, thread_id, seq, role, kind, content, reasoning, tool_calls, tool_call_id, name, status, model,
+				 prompt_tokens, completion_tokens, cached_tokens, cost_usd, created_ms)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				id, t.ID, seq, string(m.Role), string(m.Kind), m.Content, m.Reasoning, calls, m.ToolCallID, m.Name,
+				string(st), m.Model, m.Usage.PromptTokens, m.Usage.CompletionTokens, m.Usage.CachedTokens, m.Usage.CostUSD, ms(m.CreatedAt))
+			if err != nil {
+				return err
+			}
+			rowID, err := res.LastInsertId()
+			if err != nil {
+				return err
+			}
+			for _, c := range m.ToolCalls {
+				msgOf[c.ID] = rowID
+			}
+		}
+		for _, r := range l.ToolRuns {
+			var msgID any
+			if id, ok := msgOf[r.ToolCallID]; ok {
+				msgID = id
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO tool_runs (thread_id, tool_call_id, message_id, name, arguments, status, result, error, started_ms, finished_ms)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, r.ToolCallID, msgID, r.Name, r.Arguments, string(r.Status), r.Result, r.Error,
+				ms(r.StartedAt), ms(r.FinishedAt))
+			if err != nil {
+				return err
+			}
+		}
+		for _, p := range l.Proposals {
+			action, err := json.Marshal(p.Action)
+			if err != nil {
+				return invalidBecause(err, "proposal %s action", p.ID)
+			}
+			result := ""
+			if p.Result != nil {
+				b, err := json.Marshal(p.Result)
+				if err != nil {
+					return invalidBecause(err, "proposal %s result", p.ID)
+				}
+				result = string(b)
+			}
+			outcome := p.Outcome
+			if outcome == convo.Claimed {
+				// An apply in flight elsewhere cannot be finished here: decide it again.
+				p.Decision, outcome = convo.Pending, convo.OutcomeNone
+			}
+			callID := p.ToolCallID
+			if callID == "" {
+				callID = p.ID
+			}
+			_, err = tx.ExecContext(ctx, `INSERT INTO proposals (thread_id, tool_call_id, tool, action, reason, decision, feedback, result,
+					created_ms, decided_ms, digest, outcome, op_id, apply_error)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				t.ID, callID, p.Tool, string(action), p.Reason, string(p.Decision), p.Feedback, result,
+				ms(p.CreatedAt), ms(p.DecidedAt), convo.ActionDigest(p.Action), string(outcome), p.OpID, p.ApplyError)
+			if err != nil {
+				return invalidBecause(err, "proposal %s", p.ID)
+			}
+		}
+		for _, c := range l.Created {
+			if err := addProvenance(ctx, tx, t.ID, c.Kind, c.Key, c.Graph, c.ToolCallID, fromMS(c.CreatedAt)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return convo.Thread{}, err
+	}
+	return s.Thread(ctx, t.ID)
 }

@@ -552,3 +552,53 @@ func TestDemoApplySaysItIsInMemory(t *testing.T) {
 	}
 	_ = fmt.Sprint()
 }
+
+// Export then import --replace loses nothing: threads show --format json is the same,
+// with the model, tokens, costs, statuses, proposals, decisions, provenance and the
+// recorded source.
+func TestExportImportIsLossless(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Turn{Text: "I suggest a node.", ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "propose_create_node",
+			Arguments: `{"nodeKey":"log-result","typeKey":"log-node","sheet":"0","posX":900,"posY":100,"reason":"log"}`}},
+			Usage: &llmtest.Usage{PromptTokens: 1200, CompletionTokens: 30, CachedTokens: 100}},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "propose_delete_node", Arguments: `{"nodeKey":"error-handler","reason":"unused"}`}}},
+		llmtest.Turn{Text: "Kept it.", Reasoning: "The user wants it."},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c3", Name: "propose_move_node", Arguments: `{"nodeKey":"root","posX":5,"posY":6,"reason":"tidy"}`}}},
+	)
+	thread := e.askProposal("--graph", "demo")
+	if r := e.run("", "approve", thread); r.code != 3 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "reject", thread, "--feedback", "it logs errors"); r.code != 0 {
+		t.Fatalf("reject: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "ask", "--thread", thread, "tidy up"); r.code != 3 {
+		t.Fatalf("ask: %d %s", r.code, r.stderr)
+	}
+	before := e.run("", "threads", "show", thread, "--format", "json", "--context")
+	export := e.run("", "threads", "export", thread)
+	if before.code != 0 || export.code != 0 {
+		t.Fatalf("show %d / export %d: %s %s", before.code, export.code, before.stderr, export.stderr)
+	}
+	doc := filepath.Join(e.dir, "thread.json")
+	if err := os.WriteFile(doc, []byte(export.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("", "threads", "import", "--replace", doc); r.code != 0 {
+		t.Fatalf("import: %d %s", r.code, r.stderr)
+	}
+	after := e.run("", "threads", "show", thread, "--format", "json", "--context")
+	if after.stdout != before.stdout {
+		t.Fatalf("threads show changed across export/import:\nbefore %s\nafter  %s", before.stdout, after.stdout)
+	}
+	for _, want := range []string{`"cost_usd"`, `"fake-model"`, `"it logs errors"`, `"outcome": "applied"`, `"source": "file:`, `"log-result"`, `"reasoning": "The user wants it."`} {
+		if !strings.Contains(after.stdout, want) {
+			t.Errorf("show lacks %s:\n%s", want, after.stdout)
+		}
+	}
+	// The imported pending proposal is still decided on its source.
+	if r := e.run("", "approve", thread, "--proposal", "c3"); r.code != 0 && r.code != 3 {
+		t.Fatalf("approve after import: %d %s", r.code, r.stderr)
+	}
+}

@@ -79,7 +79,19 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 	}
 	s.store = store
 	s.setLoaded(doc, st)
+	s.cleanOnOpen()
 	return s, nil
+}
+
+// cleanOnOpen removes the temporary files a killed writer left, when no other
+// process is writing the graph now (the lock is free); otherwise the next write
+// does it.
+func (s *Source) cleanOnOpen() {
+	fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	if ok, err := fl.TryLock(); err == nil && ok {
+		s.removeStaleTemps()
+		_ = fl.Unlock()
+	}
 }
 
 // Path returns the file's path as given to Open.
