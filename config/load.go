@@ -174,6 +174,9 @@ func Load(opts LoadOptions) (*Config, error) {
 		defSource = cfg.Agent
 	}
 	cfg.Source = pick("source", "NODIUS_AI_SOURCE", fc.Source, defSource)
+	if cfg.Source == cfg.Agent && cfg.Origins["source"] == OriginDefault {
+		cfg.Origins["source"] = "the agent (" + cfg.Origins["agent"] + ")"
+	}
 	cfg.Fallback = pick("fallback", "NODIUS_AI_FALLBACK", fc.Fallback, "")
 	cfg.Token = pick("token", "NODIUS_AI_TOKEN", fc.Token, "")
 	cfg.Workspace = pick("workspace", "NODIUS_AI_WORKSPACE", fc.Workspace, DefaultWorkspace)

@@ -223,6 +223,12 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 			return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Message: fmt.Sprintf(
 				"the server's assistant sent nothing for %s: what arrived is kept — ask again", c.opt.StallTimeout.Round(time.Second))}
 		case f, open := <-frames:
+			if ctx.Err() != nil {
+				// Cancelled while a message was arriving: stop the run all the same.
+				c.interrupt(connCtx, conn, id, threadID(), frames)
+				conn.Close(websocket.StatusNormalClosure, "interrupted")
+				return ctx.Err()
+			}
 			if !open {
 				return c.lost(errDropped)
 			}
@@ -250,6 +256,11 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 			}
 			stall.Reset(c.opt.StallTimeout)
 			done, err := h(in)
+			if err != nil && ctx.Err() != nil {
+				c.interrupt(connCtx, conn, id, threadID(), frames)
+				conn.Close(websocket.StatusNormalClosure, "interrupted")
+				return ctx.Err()
+			}
 			if err != nil || done {
 				conn.Close(websocket.StatusNormalClosure, "")
 				return err

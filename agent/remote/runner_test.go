@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -707,5 +709,51 @@ func TestDecisionBindsToTheProposalShown(t *testing.T) {
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: "call_9"}, nil)
 	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeDecision || !strings.Contains(ce.Message, "already decided") {
 		t.Fatalf("decided twice: %v", err)
+	}
+}
+
+func TestMalformedThreadList(t *testing.T) {
+	t.Parallel()
+	for name, body := range map[string]string{
+		"not json":     `<html>`,
+		"no threads":   `{"items":[]}`,
+		"entry no id":  `{"threads":[{"graphKey":"demo"}]}`,
+		"wrong type":   `{"threads":"many"}`,
+		"time is text": `[{"threadId":"a","createdTime":"yesterday"}]`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }))
+			defer srv.Close()
+			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
+			_, err := c.Threads(context.Background(), "demo")
+			if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeInternal {
+				t.Fatalf("error %v", err)
+			}
+		})
+	}
+}
+
+func TestWebSocketURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://127.0.0.1:8426":             "ws://127.0.0.1:8426/ws",
+		"https://nodius.example.com/":       "wss://nodius.example.com/ws",
+		"https://u:p@nodius.example.com/ai": "wss://nodius.example.com/ai/ws",
+	} {
+		u, err := remote.ParseServerURL(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := remote.WebSocketURL(u); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+	for _, bad := range []string{"ftp://x", "nodius.example.com", "http://x?y=1", ""} {
+		if _, err := remote.ParseServerURL(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if got := remote.Redact("https://user:pw@host/x"); got != "https://host/x" {
+		t.Errorf("redact: %s", got)
 	}
 }

@@ -116,6 +116,7 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 	add("api-key", secret(cfg.APIKey), keyFrom)
 	add("embedding-model", val(cfg.EmbeddingModel), origin("embedding-model", ""))
 	add("embedding-base-url", val(config.RedactURL(cfg.EmbeddingBaseURL)), origin("NODIUS_AI_EMBEDDING_BASE_URL", "the chat provider"))
+	add("agent", config.RedactURL(cfg.Agent), origin("agent", config.OriginDefault))
 	add("source", config.RedactURL(cfg.Source), origin("source", config.OriginDefault))
 	if cfg.Fallback != "" {
 		add("fallback", config.RedactURL(cfg.Fallback), origin("fallback", ""))

@@ -185,10 +185,9 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 				return nil
 			}
 			now := time.Now()
-			onServers, err := s.Remotes(ctx)
-			if err != nil {
-				return err
-			}
+			// The marks of server threads are a nicety: a database opened read-only
+			// from before they existed simply has none.
+			onServers, _ := s.Remotes(ctx)
 			rows := make([][]string, 0, len(ts))
 			for _, t := range ts {
 				title := threadCell(t.Title, 48)

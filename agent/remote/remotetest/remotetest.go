@@ -90,12 +90,21 @@ type Server struct {
 
 // New starts a stand-in on loopback; it stops when the test ends.
 func New(t testing.TB) *Server {
-	s := &Server{threads: map[string]*Thread{}, Memory: map[string]json.RawMessage{}}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s := NewHandler()
+	s.srv = httptest.NewServer(s)
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
 	return s
 }
+
+// NewHandler returns a stand-in not yet listening: serve it with net/http (the
+// fakenodius command does).
+func NewHandler() *Server {
+	return &Server{threads: map[string]*Thread{}, Memory: map[string]json.RawMessage{}}
+}
+
+// ServeHTTP serves /ws and the HTTP endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r) }
 
 // NewThread adds a thread to the server (as the web client would have started it).
 func (s *Server) NewThread(graphKey string, pending *Pending, history ...map[string]any) *Thread {
@@ -729,8 +738,12 @@ func nonNil(v []any) []any {
 	return v
 }
 
-// Close stops the server (a test can then check what works offline).
-func (s *Server) Close() { s.srv.Close() }
+// Close stops a server started by New (a test can then check what works offline).
+func (s *Server) Close() {
+	if s.srv != nil {
+		s.srv.Close()
+	}
+}
 
 // MemoryBody turns a graph file document ({"graph", "nodes", "edges",
 // "nodeConfigs"}) into the body of GET /api/ai/memory/{graph}: nodes and edges by
