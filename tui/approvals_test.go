@@ -178,6 +178,9 @@ func TestReopenedThreadShowsDecisions(t *testing.T) {
 			{Role: convo.Tool, ToolCallID: "c2", Name: "propose_move_node", Content: `{"status":"not_applied","message":"The user approved the action, but it was not applied: node root is gone"}`},
 			{Role: convo.Assistant, ToolCalls: []convo.ToolCall{{ID: "c3", Name: "propose_create_node", Arguments: `{"typeKey":"log-node"}`}}},
 			{Role: convo.Tool, ToolCallID: "c3", Name: "propose_create_node", Content: `{"status":"approved","created":{"nodes":["n1"]}}`},
+			// a proposal still pending: the store gives its call a synthetic result
+			{Role: convo.Assistant, ToolCalls: []convo.ToolCall{{ID: "c4", Name: "propose_update_node", Arguments: `{"nodeKey":"root"}`}}},
+			{Role: convo.Tool, ToolCallID: "c4", Name: "propose_update_node", Content: `{"status":"interrupted","error":"this tool call was interrupted before it returned a result"}`},
 		}},
 	}
 	m := newTestModel(t, Options{Runner: &fakeRunner{}, Threads: ts, GraphKey: "demo", NoColor: true})
@@ -188,6 +191,9 @@ func TestReopenedThreadShowsDecisions(t *testing.T) {
 		if !strings.Contains(v, w) {
 			t.Errorf("reopened view lacks %q:\n%s", w, v)
 		}
+	}
+	if strings.Contains(v, "update node") && (strings.Contains(v, "not applied: update node") || strings.Contains(v, "applied: update node") || strings.Contains(v, "rejected update node")) {
+		t.Errorf("a pending proposal's synthetic result reads as a decision:\n%s", v)
 	}
 }
 

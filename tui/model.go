@@ -768,6 +768,14 @@ func storedDecision(lk *look, tool, content string) *noticeItem {
 	return &noticeItem{lk: lk, kind: kind, text: text}
 }
 
+// interruptedResult tells the synthetic result of a call that never got one.
+func interruptedResult(content string) bool {
+	var r struct {
+		Status string `json:"status"`
+	}
+	return json.Unmarshal([]byte(content), &r) == nil && r.Status == "interrupted"
+}
+
 // outcomeText is the line a decided proposal gets: applied (✓), approved but not
 // applied (!, with why), rejected (×, with the feedback). Never a success mark for
 // a change that did not happen.
@@ -1055,7 +1063,10 @@ func (m *Model) loadHistory(msgs []convo.Message) {
 			if e := calls[msg.ToolCallID]; e != nil {
 				b := e.it.(*badgeItem)
 				b.finish(msg.Content, "", 0)
-				if strings.HasPrefix(b.name, "propose_") {
+				// The store answers a call still waiting for a decision (or cut off by
+				// a dead process) with a synthetic "interrupted" result: that is no
+				// decision, and must not read as one.
+				if strings.HasPrefix(b.name, "propose_") && !interruptedResult(msg.Content) {
 					m.tr.add(storedDecision(m.lk, b.name, msg.Content))
 				}
 			}
