@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/threads"
@@ -32,7 +33,23 @@ func (f *Factory) Store(ctx context.Context) (*threads.Store, error) {
 		return nil, err
 	}
 	f.closers = append(f.closers, s)
+	f.warnIfDamaged(ctx, s, path)
 	return s, nil
+}
+
+// warnIfDamaged checks the database before a command uses it and says so on stderr
+// when SQLite finds it damaged: the command still runs (what can be read is worth
+// reading), but the person knows before anything more is written to it.
+func (f *Factory) warnIfDamaged(ctx context.Context, s *threads.Store, path string) {
+	problems, err := s.CheckOnOpen(ctx)
+	if err == nil && len(problems) == 0 {
+		return
+	}
+	n := fmt.Sprintf("%d problem(s)", len(problems))
+	if err != nil && len(problems) == 0 {
+		n = "it could not be checked"
+	}
+	fmt.Fprintf(f.IO.ErrOut, "warning: the threads database %s is damaged (%s) — run 'nodius-ai threads check' for what to do before writing more to it\n", path, n)
 }
 
 // ReadStore is Store for the commands that only read (threads list, show, search,
@@ -56,5 +73,6 @@ func (f *Factory) ReadStore(ctx context.Context) (*threads.Store, error) {
 		return nil, err // the first error says what is wrong with the file
 	}
 	f.closers = append(f.closers, ro)
+	f.warnIfDamaged(ctx, ro, path)
 	return ro, nil
 }

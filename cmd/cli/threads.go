@@ -37,7 +37,7 @@ every generated id starts with may be left out.`,
 	cmd.AddCommand(
 		newThreadsListCmd(f), newThreadsShowCmd(f), newThreadsSearchCmd(f), newThreadsExportCmd(f),
 		newThreadsImportCmd(f), newThreadsRenameCmd(f), newThreadsArchiveCmd(f), newThreadsDeleteCmd(f),
-		newThreadsSyncCmd(f),
+		newThreadsSyncCmd(f), newThreadsCheckCmd(f),
 	)
 	return cmd
 }
