@@ -86,7 +86,8 @@ func ParseURL(raw string) (Config, error) {
 		cfg.Database = DefaultDatabase
 	}
 	if strings.Contains(cfg.Database, "/") {
-		return Config{}, configErr(fmt.Sprintf("the ArangoDB URL path must be a database name only (got %q)", cfg.Database))
+		// The path is not echoed: in a mistyped URL it may hold the credentials.
+		return Config{}, configErr("the ArangoDB URL path must be a database name only, with no further '/' (arango://USER:PASS@HOST:PORT/DB?workspace=W)")
 	}
 	q := u.Query()
 	cfg.Workspace = q.Get("workspace")
