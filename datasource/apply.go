@@ -3,7 +3,6 @@ package datasource
 import (
 	"context"
 	"fmt"
-	"strings"
 )
 
 // Apply carries out an approved action on src: through ActionApplier when the source
@@ -34,27 +33,6 @@ type Changes interface {
 	DeleteNode(nodeKey string) ([]Edge, error)
 	CreateEdge(e Edge) (Edge, error)
 	DeleteEdge(edgeKey string) error
-}
-
-// AllOrNothing marks Changes whose work is published only when the whole action
-// succeeds (an in-memory working copy, a file written under its lock): an error
-// returned midway leaves the graph untouched, so a check after a step is safe.
-type AllOrNothing interface{ AllOrNothing() }
-
-// unshownEdges lists the keys of the edges a deletion removed that the proposal
-// did not show.
-func unshownEdges(removed, shown []Edge) []string {
-	seen := make(map[string]bool, len(shown))
-	for _, e := range shown {
-		seen[e.Key] = true
-	}
-	var extra []string
-	for _, e := range removed {
-		if !seen[e.Key] {
-			extra = append(extra, e.Key)
-		}
-	}
-	return extra
 }
 
 // MaxBatchDepth bounds how deeply batches may nest inside batches.
@@ -94,24 +72,8 @@ func applyChanges(c Changes, a Action, res *ApplyResult, depth int) error {
 		if a.DeleteNode == nil {
 			return missing()
 		}
-		removed, err := c.DeleteNode(a.DeleteNode.NodeKey)
-		if err != nil {
-			return err
-		}
-		// On a store that applies all or nothing, the deletion is checked under the
-		// store's own lock against what the person was shown: an edge added since
-		// would go with the node unseen, so nothing is applied. (Inside a batch the
-		// shown edges were read before the earlier steps ran, so only a lone
-		// deletion is checked here, and only one that lists its edges: actions
-		// planned in code, such as an undo's, list none. The agent's drift check,
-		// just before the apply, covers the rest.)
-		if _, ok := c.(AllOrNothing); ok && depth == 0 && a.DeleteNode.RemovedEdges != nil {
-			if extra := unshownEdges(removed, a.DeleteNode.RemovedEdges); len(extra) > 0 {
-				return &ConflictError{Err: fmt.Errorf("node %s has %d edge(s) the proposal did not show (%s): the graph changed since it was shown, nothing was deleted",
-					a.DeleteNode.NodeKey, len(extra), strings.Join(extra, ", "))}
-			}
-		}
-		return nil
+		_, err := c.DeleteNode(a.DeleteNode.NodeKey)
+		return err
 	case CreateEdgeAction:
 		if a.CreateEdge == nil {
 			return missing()

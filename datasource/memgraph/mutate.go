@@ -194,9 +194,6 @@ func (s *Store) ApplyAction(ctx context.Context, graphKey string, a datasource.A
 	return res, nil
 }
 
-// AllOrNothing: a txn works on a copy published only when the whole action succeeds.
-func (tx *txn) AllOrNothing() {}
-
 func (tx *txn) node(key string) (int32, error) {
 	i, ok := tx.nodeIdx[key]
 	if !ok {
