@@ -76,6 +76,37 @@ func Is(err error, code Code) bool {
 // "arangos:/root:p/w@host"), so that an error about a source never prints it. The user
 // name stays when it can be told apart ("root:***@host").
 func MaskCredentials(s string) string {
+	return maskEveryUserinfo(maskUserinfo(s))
+}
+
+// maskEveryUserinfo masks what a malformed URL with several '@' may still show:
+// every "USER:SECRET@" left, read back from each '@' to the '/' before it.
+func maskEveryUserinfo(s string) string {
+	if strings.Count(s, "@") < 2 && !strings.HasPrefix(s, ":") {
+		return s
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		at := strings.Index(rest, "@")
+		if at < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		seg := rest[:at]
+		from := strings.LastIndex(seg, "/") + 1
+		if c := strings.Index(seg[from:], ":"); c >= 0 && seg[from+c+1:] != "***" && from+c+1 < len(seg) {
+			seg = seg[:from+c+1] + "***"
+		}
+		b.WriteString(seg)
+		b.WriteString("@")
+		rest = rest[at+1:]
+	}
+}
+
+// maskUserinfo masks the credentials before the last '@' of a URL, however
+// malformed its scheme.
+func maskUserinfo(s string) string {
 	at := strings.LastIndex(s, "@")
 	if at < 0 {
 		return s
