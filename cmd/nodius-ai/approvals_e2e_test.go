@@ -381,7 +381,7 @@ func TestKillLoopAppliesEachApprovalOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
 	killed := 0
 	for i := 0; killed < kills; i++ {
-		if i > 4*kills {
+		if i > 10*kills {
 			t.Fatalf("only %d kills in %d rounds", killed, i)
 		}
 		c := exec.Command(binary, "approve", thread)
