@@ -28,14 +28,15 @@ const jwt = "eyJhbGciOiJIUzI1NiJ9.dXNlcg.jwt-secret-sig"
 func newRemoteEnv(t *testing.T) (*env, *remotetest.Server) {
 	t.Helper()
 	dir := t.TempDir()
-	srv := remotetest.New(t)
-	srv.Token = jwt
-	srv.RequireToken = true
 	body, err := remotetest.MemoryBody(demo.JSON())
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.Memory["demo"] = body
+	srv := remotetest.New(t, func(s *remotetest.Server) {
+		s.Token = jwt
+		s.RequireToken = true
+		s.Memory["demo"] = body
+	})
 	e := &env{t: t, dir: dir}
 	e.vars = []string{
 		"HOME=" + dir,

@@ -88,9 +88,15 @@ type Server struct {
 	conns       int
 }
 
-// New starts a stand-in on loopback; it stops when the test ends.
-func New(t testing.TB) *Server {
+// New starts a stand-in on loopback; it stops when the test ends. Each configure
+// function runs before the server listens: fields set after New race with the
+// handlers (a request from another process gives the race detector no
+// happens-before edge).
+func New(t testing.TB, configure ...func(*Server)) *Server {
 	s := NewHandler()
+	for _, c := range configure {
+		c(s)
+	}
 	s.srv = httptest.NewServer(s)
 	s.URL = s.srv.URL
 	t.Cleanup(s.srv.Close)
