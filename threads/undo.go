@@ -137,19 +137,9 @@ func (s *Store) ReleaseUndo(ctx context.Context, threadID, proposalID, undoOp st
 // TakeOverUndo moves a dead process's undo claim to newClaimer, so that exactly one
 // process reconciles it. It reports whether this call took it.
 func (s *Store) TakeOverUndo(ctx context.Context, threadID, proposalID, undoOp, oldClaimer, newClaimer string) (bool, error) {
-	var took bool
-	err := s.tx(ctx, "take over an undo", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE undos SET claimed_by = ?, claimed_ms = ?
+	return s.updateOne(ctx, "take over an undo", `UPDATE undos SET claimed_by = ?, claimed_ms = ?
 			WHERE thread_id = ? AND tool_call_id = ? AND state = 'claimed' AND undo_op = ? AND claimed_by = ?`,
-			newClaimer, s.now().UnixMilli(), threadID, proposalID, undoOp, oldClaimer)
-		if err != nil {
-			return err
-		}
-		n, _ := res.RowsAffected()
-		took = n == 1
-		return nil
-	})
-	return took, err
+		newClaimer, s.now().UnixMilli(), threadID, proposalID, undoOp, oldClaimer)
 }
 
 // FinishUndo records a claimed undo as done, with what a forced undo left, and the

@@ -676,11 +676,17 @@ func (s *Store) ReleaseClaim(ctx context.Context, threadID, id, opID string) err
 // TakeOverClaim moves a claim from a dead process (oldClaimer) to newClaimer, so
 // that exactly one process reconciles it. It reports whether this call took it.
 func (s *Store) TakeOverClaim(ctx context.Context, threadID, id, opID, oldClaimer, newClaimer string) (bool, error) {
-	var took bool
-	err := s.tx(ctx, "take over a decision", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE proposals SET claimed_by = ?, claimed_ms = ?
+	return s.updateOne(ctx, "take over a decision", `UPDATE proposals SET claimed_by = ?, claimed_ms = ?
 			WHERE thread_id = ? AND tool_call_id = ? AND outcome = 'claimed' AND op_id = ? AND claimed_by = ?`,
-			newClaimer, s.now().UnixMilli(), threadID, id, opID, oldClaimer)
+		newClaimer, s.now().UnixMilli(), threadID, id, opID, oldClaimer)
+}
+
+// updateOne runs one conditional UPDATE in its own transaction and reports whether
+// it changed a row: how a claim changes hands between processes, exactly once.
+func (s *Store) updateOne(ctx context.Context, op, query string, args ...any) (bool, error) {
+	var took bool
+	err := s.tx(ctx, op, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
 		if err != nil {
 			return err
 		}
