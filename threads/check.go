@@ -9,8 +9,9 @@ import (
 // fullCheckMax is the size up to which opening a database runs SQLite's full
 // integrity_check rather than quick_check: the full check is the one that sees an
 // index that no longer matches its table (quick_check does not), and below this
-// size it costs a few milliseconds.
-const fullCheckMax = 8 << 20
+// size it costs a few milliseconds (measured: 7.5 MB takes 16 ms in C SQLite,
+// quick_check 7 ms; the pure-Go driver is slower).
+const fullCheckMax = 2 << 20
 
 // Check runs SQLite's integrity check over the database and returns what it found
 // wrong (nil when the file is sound). full picks integrity_check, which also
