@@ -292,7 +292,11 @@ func (r *run) approve(p *convo.Proposal, feedback string, reason string) error {
 		applyErr = reason
 	} else {
 		var err error
-		res, err = datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, planned)
+		// What the person was shown (the edges a deletion takes, the old values of
+		// the fields an update changes) is checked again in the same step as the
+		// change: under the graph file's lock, inside the store's working copy. The
+		// drift check before the claim cannot see a writer that comes after it.
+		res, err = datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, planned, datasource.Expect(p.Action))
 		switch {
 		case err == nil:
 			if len(res.Created.Nodes)+len(res.Created.Edges) == 0 {
@@ -324,6 +328,14 @@ func applyFailure(err error) error {
 	}
 	if errors.Is(err, datasource.ErrReadOnly) {
 		return &convo.Error{Code: convo.CodeConfig, Err: err, Message: "the source is read-only: nothing was applied and the proposal is still pending"}
+	}
+	if errors.Is(err, datasource.ErrLocked) {
+		return &convo.Error{Code: convo.CodeTimeout, Err: err, Message: fmt.Sprintf(
+			"%v, so nothing was applied and the proposal is still pending; approve again when the other writer is done", err)}
+	}
+	if errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) || errors.Is(err, syscall.EFBIG) {
+		return &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+			"the disk is full (%v), so nothing was applied and the proposal is still pending; free some space and approve again", err)}
 	}
 	return &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
 		"applying the proposal failed, nothing was applied and it is still pending: %v — fix that and approve again", err)}
