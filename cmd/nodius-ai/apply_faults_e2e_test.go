@@ -142,3 +142,175 @@ func TestApproveSeesAWriterBetweenItsChecksAndTheWrite(t *testing.T) {
 		t.Fatalf("the model was not told: %s", last.Body)
 	}
 }
+
+// pendingAndUntouched checks that a failed approve consumed nothing: the proposal is
+// pending, no log node is in the graph, and the model got no new request.
+func (e *env) pendingAndUntouched(thread string, requests int) {
+	e.t.Helper()
+	if s := e.show(thread); len(s.Proposals) != 1 || s.Proposals[0].Decision != "pending" {
+		e.t.Fatalf("the proposal is not pending any more: %+v", s.Proposals)
+	}
+	if n := len(logNodes(readGraph(e.t, e.graph))); n != 0 {
+		e.t.Fatalf("%d log nodes in the graph after a failed approve", n)
+	}
+	if n := len(e.srv.ChatRequests()); n != requests {
+		e.t.Fatalf("the model was called after a failed approve (%d requests, want %d)", n, requests)
+	}
+}
+
+// approveOnce approves again once the cause is gone: the change is applied exactly
+// once, and the model is told.
+func (e *env) approveOnce(thread string, requests int) {
+	e.t.Helper()
+	if r := e.run("", "approve", thread); r.code != 0 {
+		e.t.Fatalf("approve after the cause was removed: %d %s", r.code, r.stderr)
+	}
+	if n := len(logNodes(readGraph(e.t, e.graph))); n != 1 {
+		e.t.Fatalf("%d log nodes after the retry, want 1", n)
+	}
+	if n := len(e.srv.ChatRequests()); n != requests+1 {
+		e.t.Fatalf("%d requests after the retry, want %d", n, requests+1)
+	}
+	if r := e.run("", "approve", thread); r.code != 2 {
+		e.t.Fatalf("approve a third time: %d %s", r.code, r.stderr)
+	}
+	if n := len(logNodes(readGraph(e.t, e.graph))); n != 1 {
+		e.t.Fatalf("%d log nodes, want still 1", n)
+	}
+}
+
+// Another process holds the graph file's lock longer than approve waits for it
+// (graph_lock_wait): approve gives up with the cause in one sentence, the proposal
+// stays pending, the model is not called; once the lock is free, approving applies
+// the change once.
+func TestApproveGivesUpOnAGraphLockedTooLong(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless(""), {Text: "Done."}}, Loop: true})
+	cfgDir := filepath.Join(e.dir, "config", "nodius-ai")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("graph_lock_wait = \"700ms\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	thread := e.askProposal("--graph", demo.GraphKey)
+	requests := len(e.srv.ChatRequests())
+
+	lock := holdGraphLock(t, e.graph)
+	started := time.Now()
+	r := e.run("", "approve", thread)
+	if r.code != 1 && r.code != 2 {
+		t.Fatalf("approve with the graph locked: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"stayed locked by another process for 700ms", "the proposal is still pending", "approve again"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Fatalf("approve with the graph locked does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	if waited := time.Since(started); waited < 700*time.Millisecond {
+		t.Fatalf("approve gave up after %s, before graph_lock_wait", waited)
+	}
+	e.pendingAndUntouched(thread, requests)
+
+	_ = lock.Unlock()
+	e.approveOnce(thread, requests)
+}
+
+// The disk holding the graph file is full: approve says so, the proposal stays
+// pending, the model is not called, and no temporary file is left; once there is
+// room again, approving applies the change once. The graph lives on a small tmpfs.
+func TestApproveOnAFullDisk(t *testing.T) {
+	t.Parallel()
+	disk := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(disk, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", disk).CombinedOutput(); err != nil {
+		t.Skipf("a small tmpfs cannot be mounted here (%v: %s); the full-disk test needs root or CAP_SYS_ADMIN", err, strings.TrimSpace(string(out)))
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", disk).Run() })
+
+	e := newEnv(t)
+	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless(""), {Text: "Done."}}, Loop: true})
+	e.graph = filepath.Join(disk, "graph.json")
+	if err := os.WriteFile(e.graph, demo.JSON(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.withoutVar("NODIUS_AI_SOURCE")
+	e.vars = append(e.vars, "NODIUS_AI_SOURCE=file:"+e.graph)
+	thread := e.askProposal("--graph", demo.GraphKey)
+	requests := len(e.srv.ChatRequests())
+
+	// Fill the disk.
+	filler := filepath.Join(disk, "filler")
+	f, err := os.Create(filler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 1024)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			break
+		}
+	}
+	_ = f.Close()
+
+	r := e.run("", "approve", thread)
+	if r.code != 1 && r.code != 2 {
+		t.Fatalf("approve on a full disk: exit %d\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"the disk is full", "no space left on device", "the proposal is still pending", "approve again"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Fatalf("approve on a full disk does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	e.pendingAndUntouched(thread, requests)
+	if left, _ := filepath.Glob(filepath.Join(disk, ".graph.json.tmp-*")); len(left) > 0 {
+		t.Fatalf("temporary files left on the full disk: %v", left)
+	}
+
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	e.approveOnce(thread, requests)
+}
+
+// approve under a file size limit (ulimit -f) smaller than the graph file: the
+// write fails (SIGXFSZ does not kill the process), approve says so, the proposal
+// stays pending and the model is not called; without the limit it applies once.
+func TestApproveOverTheFileSizeLimit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("needs bash for ulimit")
+	}
+	e := newEnv(t)
+	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless(""), {Text: "Done."}}, Loop: true})
+	// A graph of ~200 KB, past a limit of 100 KiB the threads database stays under.
+	editGraph(t, e.graph, func(doc map[string]any) {
+		for _, n := range doc["nodes"].([]any) {
+			if n := n.(map[string]any); n["_key"] == "disconnected-note" {
+				n["data"] = map[string]any{"pad": strings.Repeat("x", 200_000)}
+			}
+		}
+	})
+	thread := e.askProposal("--graph", demo.GraphKey)
+	requests := len(e.srv.ChatRequests())
+
+	c := exec.Command("bash", "-c", `ulimit -f 100 && exec "$0" approve "$1"`, binary, thread)
+	c.Env = e.vars
+	var errb strings.Builder
+	c.Stderr = &errb
+	err := c.Run()
+	code := c.ProcessState.ExitCode()
+	if code != 1 && code != 2 {
+		t.Fatalf("approve under ulimit -f: %v (exit %d)\n%s", err, code, errb.String())
+	}
+	for _, want := range []string{"the file size limit is reached", "file too large", "the proposal is still pending", "approve again"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Fatalf("approve under ulimit -f does not say %q:\n%s", want, errb.String())
+		}
+	}
+	e.pendingAndUntouched(thread, requests)
+	e.approveOnce(thread, requests)
+}
