@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/search"
 )
@@ -57,6 +58,9 @@ type Options struct {
 	// graph", "indexing 100000 nodes", ...), and "" when it is done, so that a
 	// terminal can show it.
 	Progress func(stage string)
+	// Expander, when set, adds the chat model's rewording of each question to its
+	// text search (retrieval.expand = "llm"); nil searches the question as asked.
+	Expander Expander
 }
 
 // DefaultOptions returns seed 001's defaults: 20 nodes, depth 2, 5 seeds, 500 and
@@ -143,6 +147,7 @@ func (r *Retriever) RetrieveWith(ctx context.Context, graphKey, query string, me
 	ckey := cacheKey(graphKey, query, mentions)
 	if c, ok := r.cache.get(ckey, r.opts.Now()); ok {
 		c.Retrieval.CacheHit = true
+		c.Retrieval.ExpandUsage = convo.Usage{} // no call was made this time
 		return c, nil
 	}
 	epoch := r.cache.currentEpoch()
@@ -495,7 +500,11 @@ type rankedNode struct {
 func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query string) ([]rankedNode, RetrievalInfo, error) {
 	var info RetrievalInfo
 	depth := r.candidateDepth()
-	text := st.index.Search(query, depth)
+	expansion, err := r.expand(ctx, query, &info)
+	if err != nil {
+		return nil, info, err
+	}
+	text := textSearch(st.index, query, expansion, depth)
 
 	var vec []rankedNode
 	if r.emb != nil && strings.TrimSpace(query) != "" {
