@@ -27,6 +27,7 @@ const (
 	DefaultWorkspace     = "default"
 	DefaultMaxToolRounds = 5
 	DefaultCacheTTL      = 2 * time.Minute
+	DefaultGraphLockWait = 10 * time.Second
 	// CustomProvider names the provider behind a bare --base-url.
 	CustomProvider = "custom"
 )
@@ -65,10 +66,17 @@ type fileConfig struct {
 	Role             string                  `toml:"role"`
 	Debug            *bool                   `toml:"debug"`
 	MaxToolRounds    *int                    `toml:"max_tool_rounds"`
-	CacheTTL         any                     `toml:"cache_ttl"` // "2m" or seconds
+	CacheTTL         any                     `toml:"cache_ttl"`       // "2m" or seconds
+	GraphLockWait    any                     `toml:"graph_lock_wait"` // "10s" or seconds
 	Policy           map[string]string       `toml:"policy"`
 	Limits           Limits                  `toml:"limits"`
+	Retrieval        fileRetrieval           `toml:"retrieval"`
 	Providers        map[string]fileProvider `toml:"providers"`
+}
+
+// fileRetrieval is the [retrieval] table.
+type fileRetrieval struct {
+	Expand string `toml:"expand"` // "off" (default) or "llm"
 }
 
 // configError is the one way this package fails: exit code 2, one clear sentence.
@@ -220,6 +228,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg.GraphLockWait = DefaultGraphLockWait
+	if fc.GraphLockWait != nil {
+		if cfg.GraphLockWait, err = duration("graph_lock_wait", fc.GraphLockWait, file); err != nil {
+			return nil, err
+		}
+		cfg.Origins["graph_lock_wait"] = OriginFile
+	}
 
 	cfg.Policy = make(map[datasource.ActionType]Policy, len(datasource.ActionTypes))
 	for _, t := range datasource.ActionTypes {
@@ -239,6 +254,16 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, configError(nil, "%s: [policy] %s = %q must be \"ask\", \"auto\" or \"deny\"", file, k, v)
 		}
 		cfg.Policy[t] = p
+	}
+
+	switch v := strings.ToLower(strings.TrimSpace(fc.Retrieval.Expand)); v {
+	case "", ExpandOff:
+		cfg.RetrievalExpand = ExpandOff
+	case ExpandLLM:
+		cfg.RetrievalExpand = ExpandLLM
+		cfg.Origins["retrieval.expand"] = OriginFile
+	default:
+		return nil, configError(nil, "%s: [retrieval] expand = %q is not one of %q or %q", file, fc.Retrieval.Expand, ExpandOff, ExpandLLM)
 	}
 
 	if err := checkLimits(fc.Limits, file); err != nil {

@@ -38,6 +38,10 @@ type Source struct {
 
 	wmu sync.Mutex // serialises reloads and writes (taken before the store's locks)
 
+	// LockWait bounds how long a write waits for another process writing the same
+	// file (LockTimeout when zero). Set it before the first write.
+	LockWait time.Duration
+
 	mu      sync.Mutex // guards the fields below; never held while calling the store
 	key     string
 	extra   map[string]json.RawMessage
@@ -45,6 +49,9 @@ type Source struct {
 	modTime time.Time
 	size    int64
 	sum     [sha256.Size]byte // of the bytes last read or written
+	// spans locate the nodes and edges in the file as last read; nil once the
+	// graph was written (the store's order is no longer the file's).
+	spans *datasource.Spans
 }
 
 // Open reads the graph file at path. A missing file, malformed JSON or a value of the
@@ -66,7 +73,7 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 		return nil, fmt.Errorf("graph file %s: %w", path, err)
 	}
 	s := &Source{path: path, real: real}
-	doc, st, err := s.read()
+	doc, spans, st, err := s.read()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +85,7 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s.store = store
-	s.setLoaded(doc, st)
+	s.setLoaded(doc, spans, st)
 	s.cleanOnOpen()
 	return s, nil
 }
@@ -118,34 +125,38 @@ func (s *Source) Store() *memgraph.Store { return s.store }
 func (s *Source) Describe() string { return "file:" + s.path }
 
 // read loads and checks the file.
-func (s *Source) read() (datasource.Document, fs.FileInfo, error) {
+func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, error) {
+	fail := func(err error) (datasource.Document, *datasource.Spans, fs.FileInfo, error) {
+		return datasource.Document{}, nil, nil, err
+	}
 	st, err := os.Stat(s.real)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return datasource.Document{}, nil, fmt.Errorf("graph file %s does not exist: %w", s.path, err)
+			return fail(fmt.Errorf("graph file %s does not exist: %w", s.path, err))
 		}
-		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", s.path, err)
+		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
 	}
 	if st.IsDir() {
-		return datasource.Document{}, nil, fmt.Errorf("graph file %s is a directory", s.path)
+		return fail(fmt.Errorf("graph file %s is a directory", s.path))
 	}
 	data, err := os.ReadFile(s.real)
 	if err != nil {
-		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", s.path, err)
+		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
 	}
-	doc, err := Parse(s.path, data)
+	doc, spans, err := parse(s.path, data)
 	if err != nil {
-		return datasource.Document{}, nil, err
+		return fail(err)
 	}
 	s.mu.Lock()
 	s.sum = sha256.Sum256(data)
 	s.mu.Unlock()
-	return doc, st, nil
+	return doc, &spans, st, nil
 }
 
-func (s *Source) setLoaded(doc datasource.Document, st fs.FileInfo) {
+func (s *Source) setLoaded(doc datasource.Document, spans *datasource.Spans, st fs.FileInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.spans = spans
 	s.key = doc.Graph.Key
 	s.extra = doc.Extra
 	s.mode = st.Mode().Perm()
@@ -207,7 +218,7 @@ func (s *Source) reloadLocked() error {
 	if !s.changedOnDisk() {
 		return nil // another goroutine reloaded it first
 	}
-	doc, st, err := s.read()
+	doc, spans, st, err := s.read()
 	if err != nil {
 		return err
 	}
@@ -217,16 +228,31 @@ func (s *Source) reloadLocked() error {
 	if err := s.store.Replace(doc.Snapshot()); err != nil {
 		return fmt.Errorf("%s: %w", s.path, err)
 	}
-	s.setLoaded(doc, st)
+	s.setLoaded(doc, spans, st)
 	return nil
 }
 
-// LockTimeout bounds how long a write waits for another process writing the same
-// graph file.
+// Spans says where each node and edge of the graph lies in the file (in the order
+// Snapshot gives them), so that one can be read again alone, without parsing the
+// whole file: the index cache keeps these instead of a copy of every record. size
+// and modTime are the file's when it was read; ok is false when the graph was
+// written since by this source.
+func (s *Source) Spans() (spans datasource.Spans, size int64, modTime time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spans == nil {
+		return datasource.Spans{}, 0, time.Time{}, false
+	}
+	return *s.spans, s.size, s.modTime, true
+}
+
+// LockTimeout is how long a write waits, by default, for another process writing the
+// same graph file (see Source.LockWait).
 const LockTimeout = 10 * time.Second
 
-// ErrLocked: another process kept the graph file locked longer than LockTimeout.
-var ErrLocked = errors.New("graph file is locked by another process")
+// ErrLocked is wrapped by the error of a write that gave up waiting for another
+// process writing the same file.
+var ErrLocked = datasource.ErrLocked
 
 // write runs one change under the graph file's lock, with the file read again first,
 // so a change never drops one another process (or an editor) made meanwhile.
@@ -283,10 +309,14 @@ func (s *Source) lockPath() string {
 	return filepath.Join(dir, "."+base+".lock")
 }
 
-// lock takes the graph file's lock across processes, waiting at most LockTimeout.
+// lock takes the graph file's lock across processes, waiting at most LockWait.
 func (s *Source) lock(ctx context.Context) (func(), error) {
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = LockTimeout
+	}
 	fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	wctx, cancel := context.WithTimeout(ctx, LockTimeout)
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	ok, err := fl.TryLockContext(wctx, 20*time.Millisecond)
 	if err != nil && ctx.Err() != nil {
@@ -296,11 +326,22 @@ func (s *Source) lock(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("graph file %s: cannot take its lock %s: %w", s.path, s.lockPath(), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("graph file %s stayed locked by another process for %s (lock file %s); try again when it is done: %w",
-			s.path, LockTimeout, s.lockPath(), ErrLocked)
+		return nil, &lockedError{path: s.path, wait: wait, lockFile: s.lockPath()}
 	}
 	return func() { _ = fl.Unlock() }, nil
 }
+
+// lockedError: another process kept the graph file locked longer than a write waits.
+type lockedError struct {
+	path, lockFile string
+	wait           time.Duration
+}
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("graph file %s stayed locked by another process for %s (lock file %s)", e.path, e.wait, e.lockFile)
+}
+
+func (e *lockedError) Unwrap() error { return datasource.ErrLocked }
 
 // removeStaleTemps deletes the temporary files a writer killed mid-write left behind;
 // the lock is held, so none of them belongs to a live writer.
@@ -344,6 +385,7 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 	}
 	s.mu.Lock()
 	s.sum = sha256.Sum256(data)
+	s.spans = nil
 	s.mu.Unlock()
 	st, err := os.Stat(s.real)
 	if err != nil {
@@ -522,8 +564,9 @@ func (s *Source) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error
 }
 
 // ApplyAction applies a whole action (a batch included) and saves the file once:
-// all of it or, on any error, none of it.
-func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (out datasource.ApplyResult, err error) {
-	err = s.write(ctx, func() error { out, err = s.store.ApplyAction(ctx, graphKey, a); return err })
+// all of it or, on any error, none of it. An expectation (datasource.Expect) is
+// checked under the file's lock, on the file as it is then.
+func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (out datasource.ApplyResult, err error) {
+	err = s.write(ctx, func() error { out, err = s.store.ApplyAction(ctx, graphKey, a, opts...); return err })
 	return out, err
 }
