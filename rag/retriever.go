@@ -146,6 +146,16 @@ func (r *Retriever) RetrieveWith(ctx context.Context, graphKey, query string, me
 		return c, nil
 	}
 	epoch := r.cache.currentEpoch()
+	if ts, ok := r.src.(datasource.TextSearcher); ok {
+		c, ok, err := r.retrieveRemote(ctx, ts, graphKey, query, mentions)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			r.cache.put(ckey, graphKey, c, r.opts.Now(), epoch)
+			return c, nil
+		}
+	}
 	st, err := r.state(ctx, graphKey)
 	if err != nil {
 		return nil, err
@@ -265,6 +275,11 @@ type graphState struct {
 	configs map[string]int
 	vecs    [][]float32 // unit-length node embeddings, nil where a node has none
 
+	// remote, when set, is the source's own ranking of the one question this
+	// state was built for (retrieveRemote); snap then holds only the part of the
+	// graph around its hits.
+	remote *remoteRanking
+
 	// Set when the state comes from an IndexStore: snap.Nodes then hold only keys,
 	// types and sheets, snap.Edges is empty, and full records are read on demand.
 	records  Records
@@ -317,8 +332,18 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 		return
 	}
 	st.loaded = now
-	st.snap = snap
 	progress(fmt.Sprintf("indexing %d nodes", len(snap.Nodes)))
+	st.fill(snap)
+	if store != nil {
+		progress("saving the index for the next command")
+		store.Save(ctx, src, graphKey, st.stored())
+	}
+}
+
+// fill derives from a snapshot what retrieval needs: the search index, the key
+// maps, the adjacency and the unit-length embeddings.
+func (st *graphState) fill(snap datasource.Snapshot) {
+	st.snap = snap
 	st.index = search.NewGraph(snap)
 	st.indexMaps()
 	st.adj = make([][]neighbor, len(snap.Nodes))
@@ -340,10 +365,6 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 			}
 			st.vecs[i] = v
 		}
-	}
-	if store != nil {
-		progress("saving the index for the next command")
-		store.Save(ctx, src, graphKey, st.stored())
 	}
 }
 
@@ -495,10 +516,15 @@ type rankedNode struct {
 func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query string) ([]rankedNode, RetrievalInfo, error) {
 	var info RetrievalInfo
 	depth := r.candidateDepth()
-	text := st.index.Search(query, depth)
-
+	var text []search.Hit
 	var vec []rankedNode
-	if r.emb != nil && strings.TrimSpace(query) != "" {
+	if rr := st.remote; rr != nil { // ranked by the source (retrieveRemote)
+		text, vec = rr.text, rr.vec
+		info.Server, info.Vector, info.EmbedError = true, len(vec) > 0, rr.embedErr
+	} else {
+		text = st.index.Search(query, depth)
+	}
+	if st.remote == nil && r.emb != nil && strings.TrimSpace(query) != "" {
 		qv, err := r.embedQuery(ctx, query)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {
