@@ -125,7 +125,7 @@ func (s *Source) ensureAnalyzer(ctx context.Context, name, locale string) (Setup
 	code, _, err := s.call(ctx, http.MethodPost, analyzerDef(name, locale), "_api", "analyzer")
 	if err != nil {
 		if ae, ok := asDriverError(err); ok && (ae.Code == http.StatusConflict || ae.Code == http.StatusBadRequest && strings.Contains(strings.ToLower(ae.ErrorMessage), "collision")) {
-			return step, &fault.Error{Code: fault.Config, Status: ae.Code, Err: err,
+			return step, &fault.Error{Code: fault.InvalidRequest, Status: ae.Code, Err: err,
 				Message: fmt.Sprintf("database %q already has an analyzer named %s with another definition — remove it (it is only used by text search) and run nodius-ai arango setup again", s.cfg.Database, name)}
 		}
 		return step, s.classify(err, "create the analyzer "+name)
@@ -159,7 +159,7 @@ func (s *Source) ensureView(ctx context.Context) (SetupStep, error) {
 		}
 	}
 	if props.Type != "" && props.Type != "arangosearch" {
-		return step, &fault.Error{Code: fault.Config,
+		return step, &fault.Error{Code: fault.InvalidRequest,
 			Message: fmt.Sprintf("database %q has a view named %s of type %s — drop it (it is only used by text search) and run nodius-ai arango setup again", s.cfg.Database, SearchView, props.Type)}
 	}
 	if props.linked() {

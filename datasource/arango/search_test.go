@@ -256,8 +256,8 @@ func TestSetupRepairsAndRefuses(t *testing.T) {
 		h.fake.SetAnalyzer(arango.AnalyzerEN, map[string]any{"type": "identity", "properties": map[string]any{}})
 		_, err := h.src.SetupSearch(ctxT(t))
 		ce, ok := fault.As(err)
-		if !ok || ce.Code != fault.Config || !strings.Contains(ce.Message, "another definition") {
-			t.Fatalf("err = %v, want a config error naming the clash", err)
+		if !ok || ce.Code != fault.InvalidRequest || !strings.Contains(ce.Message, "another definition") {
+			t.Fatalf("err = %v, want a refusal naming the clash", err)
 		}
 	})
 	t.Run("foreign view type", func(t *testing.T) {
@@ -265,7 +265,7 @@ func TestSetupRepairsAndRefuses(t *testing.T) {
 		h := fakeOnly(t)
 		h.fake.SetView(arango.SearchView, map[string]any{"type": "search-alias"})
 		_, err := h.src.SetupSearch(ctxT(t))
-		if ce, ok := fault.As(err); !ok || ce.Code != fault.Config || !strings.Contains(ce.Message, "search-alias") {
+		if ce, ok := fault.As(err); !ok || ce.Code != fault.InvalidRequest || !strings.Contains(ce.Message, "search-alias") {
 			t.Fatalf("err = %v", err)
 		}
 	})
