@@ -83,9 +83,9 @@ func runArangoSetup(ctx context.Context, f *Factory) error {
 		changed = changed || s.State != "already there"
 	}
 	if changed {
-		fmt.Fprintf(out, "Text search now runs in ArangoDB (%s). ArangoDB indexes the existing nodes in the background.\n", as.Describe())
+		fmt.Fprintf(out, "Text search now runs in ArangoDB (%s); it indexes the existing nodes in the background.\n", as.DescribeDatabase())
 	} else {
-		fmt.Fprintf(out, "Nothing to do: text search already runs in ArangoDB (%s).\n", as.Describe())
+		fmt.Fprintf(out, "Nothing to do: text search already runs in ArangoDB (%s).\n", as.DescribeDatabase())
 	}
 	return nil
 }

@@ -89,6 +89,13 @@ func viewLink() map[string]any {
 	return map[string]any{"includeAllFields": false, "storeValues": "none", "fields": fields}
 }
 
+// DescribeDatabase names the database and server, without the user or password:
+// what SetupSearch changes (for every workspace in it).
+func (s *Source) DescribeDatabase() string {
+	host := strings.TrimPrefix(strings.TrimPrefix(s.cfg.Endpoint, "https://"), "http://")
+	return fmt.Sprintf("database %s at %s", s.cfg.Database, host)
+}
+
 // SetupStep is one thing SetupSearch made sure of.
 type SetupStep struct {
 	Kind  string // "analyzer" or "view"
