@@ -36,13 +36,22 @@ type Document struct {
 }
 
 // LocalRecord is the whole stored thread, as threads show --format json prints it.
+// Version says which parts it has: 1 (or absent) before undo records, 2 with them.
+// A record newer than this build knows is refused rather than imported with parts
+// missing.
 type LocalRecord struct {
+	Version   int              `json:"version,omitempty"`
 	Thread    convo.Thread     `json:"thread"`
 	Messages  []convo.Message  `json:"messages"`
 	ToolRuns  []convo.ToolRun  `json:"toolRuns"`
 	Proposals []convo.Proposal `json:"proposals"`
 	Created   []CreatedKey     `json:"created"`
+	Undos     []UndoRecord     `json:"undos,omitempty"`
 }
+
+// LocalVersion is the version of the local record this build writes and the newest
+// it reads.
+const LocalVersion = 2
 
 // DocMessage is one message in the OpenAI chat format the server keeps and sends.
 // Content is null on an assistant message that only calls tools.
@@ -149,7 +158,8 @@ func (s *Store) Export(ctx context.Context, id string) (Document, error) {
 // local record of everything else.
 func DocumentOf(tr Transcript) Document {
 	doc := serverDocument(tr)
-	doc.Local = &LocalRecord{Thread: tr.Thread, Messages: tr.Messages, ToolRuns: tr.ToolRuns, Proposals: tr.Proposals, Created: tr.Created}
+	doc.Local = &LocalRecord{Version: LocalVersion, Thread: tr.Thread, Messages: tr.Messages, ToolRuns: tr.ToolRuns,
+		Proposals: tr.Proposals, Created: tr.Created, Undos: tr.Undos}
 	return doc
 }
 
@@ -286,6 +296,14 @@ func (d Document) Validate() error {
 		}
 		if in.ProposedAction.Type == "" {
 			return invalid("pendingInterrupt has no proposedAction")
+		}
+	}
+	if l := d.Local; l != nil {
+		if l.Version > LocalVersion {
+			return invalid("nodiusAi.version is %d, newer than this nodius-ai reads (%d): update nodius-ai to import it", l.Version, LocalVersion)
+		}
+		if err := validateUndos(l); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -578,7 +596,7 @@ func (s *Store) importLocal(ctx context.Context, doc Document, o ImportOptions) 
 				return err
 			}
 		}
-		return nil
+		return importUndos(ctx, tx, t.ID, l.Undos)
 	})
 	if err != nil {
 		return convo.Thread{}, err

@@ -9,11 +9,12 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/threads"
+	"github.com/nodius/nodius-ai/threads/threadstest"
 )
 
 // FuzzImportExport: no document makes ParseDocument or Import panic; a document that
 // imports exports again as a document that parses and imports, with the same id and
-// as many messages.
+// as many messages, and the undo records of that export survive a second round trip.
 func FuzzImportExport(f *testing.F) {
 	for _, s := range []string{
 		`{"_key":"ai_1_1","graphKey":"demo","workspace":"default","conversationHistory":[{"role":"system","content":"p"},{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`,
@@ -28,6 +29,20 @@ func FuzzImportExport(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { _ = s.Close() })
+	// A whole exported thread with two applied changes, the last one undone.
+	th := newThread(f, s, "demo")
+	threadstest.ApplyWithUndo(f, s, th, "c1", "first-node")
+	threadstest.ApplyWithUndo(f, s, th, "c2", "second-node")
+	threadstest.UndoLast(f, s, th, nil)
+	seed, err := s.Export(context.Background(), th.ID)
+	if err != nil {
+		f.Fatal(err)
+	}
+	b, err := json.Marshal(seed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx := context.Background()
 		doc, err := threads.ParseDocument(bytes.NewReader(data))
@@ -58,6 +73,15 @@ func FuzzImportExport(f *testing.F) {
 		}
 		if _, err := s.Import(ctx, again, threads.ImportOptions{Replace: true}); err != nil {
 			t.Fatalf("the export does not import: %v", err)
+		}
+		out2, err := s.Export(ctx, th.ID)
+		if err != nil {
+			t.Fatalf("Export after the second import: %v", err)
+		}
+		u1, _ := json.Marshal(out.Local.Undos)
+		u2, _ := json.Marshal(out2.Local.Undos)
+		if !bytes.Equal(u1, u2) {
+			t.Fatalf("the undo records changed on a second round trip:\n%s\n%s", u1, u2)
 		}
 	})
 }

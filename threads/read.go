@@ -492,6 +492,7 @@ type Transcript struct {
 	ToolRuns  []convo.ToolRun  `json:"tool_runs"`
 	Proposals []convo.Proposal `json:"proposals"`
 	Created   []CreatedKey     `json:"created"`
+	Undos     []UndoRecord     `json:"undos"`
 }
 
 // Transcript reads a whole thread consistently (one read transaction).
@@ -515,6 +516,9 @@ func (s *Store) Transcript(ctx context.Context, id string) (Transcript, error) {
 		return tr, classify(s.path, "read a thread", err)
 	}
 	if tr.Created, err = created(ctx, tx, id); err != nil {
+		return tr, classify(s.path, "read a thread", err)
+	}
+	if tr.Undos, err = undoRecords(ctx, tx, id); err != nil {
 		return tr, classify(s.path, "read a thread", err)
 	}
 	return tr, nil

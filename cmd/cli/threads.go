@@ -388,7 +388,9 @@ func newThreadsExportCmd(f *Factory) *cobra.Command {
 		Long: `json writes the Nodius server's thread document (AIThreadDocument: _key, graphKey,
 workspace, userId, conversationHistory in the OpenAI message format, pendingInterrupt,
 createdTime, lastUpdatedTime), which the web client reads and 'threads import' takes
-back. markdown writes the full transcript, system prompt and retrieval context included.`,
+back, plus a nodiusAi record the server ignores with everything else kept here (models,
+tokens, costs, proposals, decisions, the recorded source, undo records), so that an
+import gives back the same thread. markdown writes the full transcript, system prompt and retrieval context included.`,
 		Example: `  nodius-ai threads export ai_1709 > thread.json
   nodius-ai threads export ai_1709 --format markdown > thread.md`,
 		Args: cobra.ExactArgs(1),

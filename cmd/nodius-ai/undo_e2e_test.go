@@ -297,3 +297,81 @@ func canonicalNodes(t *testing.T, b []byte) string {
 	sort.Strings(keys)
 	return strings.Join(keys, ",")
 }
+
+// Export then import --replace keeps a thread's undo records: threads show --format
+// json is the same (one change undone, one not), the undone change is not offered
+// again, and the other is still undone from the imported thread, on its file.
+func TestExportImportKeepsUndos(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "propose_create_node",
+			Arguments: `{"typeKey":"log-node","sheet":"0","posX":900,"posY":100,"reason":"log"}`}}},
+		llmtest.Turn{Text: "Created."},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "propose_move_node",
+			Arguments: `{"nodeKey":"root","posX":10,"posY":20,"reason":"tidy"}`}}},
+		llmtest.Turn{Text: "Moved."},
+	)
+	original, _ := os.ReadFile(e.graph)
+	thread := e.askProposal("--graph", "demo")
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "ask", "--thread", thread, "--format", "json", "move root"); r.code != 3 {
+		t.Fatalf("ask: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "undo", thread); r.code != 0 {
+		t.Fatalf("undo: %d %s", r.code, r.stderr)
+	}
+	before := e.run("", "threads", "show", thread, "--format", "json", "--context")
+	export := e.run("", "threads", "export", thread)
+	if before.code != 0 || export.code != 0 {
+		t.Fatalf("show %d / export %d: %s %s", before.code, export.code, before.stderr, export.stderr)
+	}
+	for _, want := range []string{`"state": "undone"`, `"undone_at"`, `"proposal_id": "c1"`, `"proposal_id": "m1"`} {
+		if !strings.Contains(before.stdout, want) {
+			t.Fatalf("threads show lacks %s:\n%s", want, before.stdout)
+		}
+	}
+	doc := filepath.Join(e.dir, "thread.json")
+	if err := os.WriteFile(doc, []byte(export.stdout), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.run("", "threads", "import", "--replace", doc); r.code != 0 {
+		t.Fatalf("import: %d %s", r.code, r.stderr)
+	}
+	if after := e.run("", "threads", "show", thread, "--format", "json", "--context"); after.stdout != before.stdout {
+		t.Fatalf("threads show changed across export/import:\nbefore %s\nafter  %s", before.stdout, after.stdout)
+	}
+	// The move stays undone; the create is what undo reverses now.
+	r := e.run("", "undo", thread)
+	if r.code != 0 || !strings.Contains(r.stdout, "remove node") {
+		t.Fatalf("undo after import: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	now, _ := os.ReadFile(e.graph)
+	if canonicalNodes(t, now) != canonicalNodes(t, original) {
+		t.Fatalf("undo after import did not restore the graph:\n%s\n%s", canonicalNodes(t, now), canonicalNodes(t, original))
+	}
+	if r := e.run("", "undo", thread); r.code != 2 {
+		t.Fatalf("nothing left after import: %d %s", r.code, r.stderr)
+	}
+
+	// A document with a broken undo record is refused in one sentence; nothing is written.
+	bad := filepath.Join(e.dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(strings.Replace(export.stdout, `"op": "restore_position"`, `"op": "teleport"`, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(export.stdout, `"op": "restore_position"`) {
+		t.Fatal("fixture: the export has no restore_position step")
+	}
+	beforeBad := e.run("", "threads", "show", thread, "--format", "json", "--context")
+	r = e.run("", "threads", "import", "--replace", bad)
+	if r.code != 2 || !strings.Contains(r.stderr, `unknown operation "teleport"`) || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+		t.Fatalf("import of a bad undo record: %d %q", r.code, r.stderr)
+	}
+	if again := e.run("", "threads", "show", thread, "--format", "json", "--context"); again.stdout != beforeBad.stdout {
+		t.Fatal("a refused import changed the thread")
+	}
+}

@@ -11,6 +11,7 @@
 package undo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,57 @@ type Pos struct {
 // Reversal is what undoes one applied action: its steps, applied in order.
 type Reversal struct {
 	Steps []Step `json:"steps"`
+}
+
+// Parse reads a recorded reversal and checks that every step can be run: a known
+// operation on a named key, with what that operation puts back. A reversal that
+// comes from outside (an imported thread) goes through it before it is kept, so that
+// a later undo never meets a step it cannot do.
+func Parse(b []byte) (Reversal, error) {
+	var rev Reversal
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rev); err != nil {
+		return Reversal{}, fmt.Errorf("not a reversal: %w", err)
+	}
+	if dec.More() {
+		return Reversal{}, errors.New("not a reversal: more than one JSON value")
+	}
+	for i, s := range rev.Steps {
+		if err := s.validate(); err != nil {
+			return Reversal{}, fmt.Errorf("steps[%d]: %w", i, err)
+		}
+	}
+	return rev, nil
+}
+
+// validate checks one step as Parse does.
+func (s Step) validate() error {
+	if strings.TrimSpace(s.Key) == "" {
+		return fmt.Errorf("step %q names no key", s.Op)
+	}
+	switch s.Op {
+	case RemoveNode, RemoveEdge:
+	case RestoreNode:
+		if s.Node == nil || s.Node.Key != s.Key {
+			return fmt.Errorf("restore_node %s does not carry node %s", s.Key, s.Key)
+		}
+	case RestoreEdge:
+		if s.Edge == nil || s.Edge.Key != s.Key || s.Edge.Source == "" || s.Edge.Target == "" {
+			return fmt.Errorf("restore_edge %s does not carry edge %s with its source and target", s.Key, s.Key)
+		}
+	case RestoreFields:
+		if len(s.Before) == 0 {
+			return fmt.Errorf("restore_fields %s names no field to put back", s.Key)
+		}
+	case RestorePosition:
+		if s.To == nil {
+			return fmt.Errorf("restore_position %s has no position to go back to", s.Key)
+		}
+	default:
+		return fmt.Errorf("unknown operation %q (remove_node, remove_edge, restore_node, restore_edge, restore_fields or restore_position)", s.Op)
+	}
+	return nil
 }
 
 // Describe says what a step does, for people.

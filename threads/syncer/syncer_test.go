@@ -15,6 +15,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/threads/syncer"
+	"github.com/nodius/nodius-ai/threads/threadstest"
 )
 
 // fakeRemote is nodius_ai_threads in memory with the arango source's semantics: a
@@ -376,5 +377,45 @@ func TestSyncCancelled(t *testing.T) {
 	}
 	if remote.doc("ai_x") != nil {
 		t.Error("a cancelled sync pushed")
+	}
+}
+
+// A thread's undo records travel with it (in the document's nodiusAi record): pushed
+// from one machine and pulled on another, the undone change stays undone and the
+// other can still be undone there.
+func TestSyncCarriesUndoRecords(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	a, b := openStore(t), openStore(t)
+	remote := newFakeRemote("default")
+	th, err := a.CreateThread(ctx, convo.Thread{GraphKey: "demo", Workspace: "default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	threadstest.ApplyWithUndo(t, a, th, "c1", "first-node")
+	threadstest.ApplyWithUndo(t, a, th, "c2", "second-node")
+	threadstest.UndoLast(t, a, th, nil)
+	o := syncer.Options{Workspace: "default", RemoteID: "fake"}
+	if _, err := syncer.Sync(ctx, a, remote, o); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := syncer.Sync(ctx, b, remote, o); err != nil || rep.Pulled != 1 {
+		t.Fatalf("pull: %+v %v", rep, err)
+	}
+	want, err := a.Transcript(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Transcript(ctx, th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := json.Marshal(want.Undos)
+	g, _ := json.Marshal(got.Undos)
+	if len(want.Undos) != 2 || string(w) != string(g) {
+		t.Fatalf("undo records after sync:\n got %s\nwant %s", g, w)
+	}
+	if u, err := b.LastUndoable(ctx, th.ID); err != nil || u == nil || u.ProposalID != "c1" || len(u.Reversal) == 0 {
+		t.Fatalf("the pulled thread's change to undo = %+v, %v; want c1 with its reversal", u, err)
 	}
 }
