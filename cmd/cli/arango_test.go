@@ -101,7 +101,9 @@ func readsWholeGraph(q string) bool {
 	return strings.HasPrefix(q, "FOR n IN nodius_nodes FILTER n.graphKey == @gk") || strings.HasPrefix(q, "FOR e IN nodius_edges FILTER e.graphKey == @gk")
 }
 
-func isTextSearch(q string) bool { return strings.HasPrefix(q, "FOR n IN "+arango.SearchView+" SEARCH") }
+func isTextSearch(q string) bool {
+	return strings.HasPrefix(q, "FOR n IN "+arango.SearchView+" SEARCH")
+}
 
 func TestArangoSetupErrors(t *testing.T) {
 	t.Parallel()
