@@ -170,6 +170,7 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	if err != nil {
 		return r.fail(fmt.Errorf("retrieval: %w", err))
 	}
+	expandUsage := r.recordExpansion(rc.Retrieval)
 	if len(r.history) == 0 {
 		sys, err := a.systemPrompt(ctx, th.GraphKey, rc)
 		if err != nil {
@@ -179,7 +180,9 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 			return r.fail(err)
 		}
 	}
-	if err := r.append(&convo.Message{Role: convo.System, Kind: convo.KindContext, Content: contextMessage(rc), Status: convo.Complete}); err != nil {
+	// The context message carries what its expansion call cost, so the thread's
+	// totals count it like any call.
+	if err := r.append(&convo.Message{Role: convo.System, Kind: convo.KindContext, Content: contextMessage(rc), Status: convo.Complete, Usage: expandUsage}); err != nil {
 		return r.fail(err)
 	}
 	if err := r.append(&convo.Message{Role: convo.User, Content: req.Text, Status: convo.Complete}); err != nil {

@@ -143,6 +143,9 @@ type Config struct {
 	Policy        map[datasource.ActionType]Policy
 	Limits        Limits
 	Debug         bool
+	// RetrievalExpand is how questions are expanded before text search: ExpandOff,
+	// or ExpandLLM (one small call to the chat model per new question).
+	RetrievalExpand string
 
 	Providers map[string]ProviderEntry // the registry, with the file's additions
 
@@ -152,6 +155,12 @@ type Config struct {
 	// unset has no entry. For the config command.
 	Origins map[string]string
 }
+
+// Values of retrieval.expand ([retrieval] expand in the config file).
+const (
+	ExpandOff = "off"
+	ExpandLLM = "llm"
+)
 
 // Where a setting came from, besides a flag ("--db") or a variable ("NODIUS_AI_DB").
 const (

@@ -68,7 +68,13 @@ type fileConfig struct {
 	CacheTTL         any                     `toml:"cache_ttl"` // "2m" or seconds
 	Policy           map[string]string       `toml:"policy"`
 	Limits           Limits                  `toml:"limits"`
+	Retrieval        fileRetrieval           `toml:"retrieval"`
 	Providers        map[string]fileProvider `toml:"providers"`
+}
+
+// fileRetrieval is the [retrieval] table.
+type fileRetrieval struct {
+	Expand string `toml:"expand"` // "off" (default) or "llm"
 }
 
 // configError is the one way this package fails: exit code 2, one clear sentence.
@@ -239,6 +245,16 @@ func Load(opts LoadOptions) (*Config, error) {
 			return nil, configError(nil, "%s: [policy] %s = %q must be \"ask\", \"auto\" or \"deny\"", file, k, v)
 		}
 		cfg.Policy[t] = p
+	}
+
+	switch v := strings.ToLower(strings.TrimSpace(fc.Retrieval.Expand)); v {
+	case "", ExpandOff:
+		cfg.RetrievalExpand = ExpandOff
+	case ExpandLLM:
+		cfg.RetrievalExpand = ExpandLLM
+		cfg.Origins["retrieval.expand"] = OriginFile
+	default:
+		return nil, configError(nil, "%s: [retrieval] expand = %q is not one of %q or %q", file, fc.Retrieval.Expand, ExpandOff, ExpandLLM)
 	}
 
 	if err := checkLimits(fc.Limits, file); err != nil {

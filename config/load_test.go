@@ -163,6 +163,9 @@ delete_node = "deny"
 [limits]
 max_tokens_per_call = 1000
 max_cost_usd = 0.5
+
+[retrieval]
+expand = "LLM"
 `)
 	cfg, err := Load(LoadOptions{Getenv: env(dir, map[string]string{"NODIUS_AI_ROLE": "viewer"})})
 	if err != nil {
@@ -184,6 +187,8 @@ max_cost_usd = 0.5
 		{"policy default", cfg.Policy[datasource.CreateEdgeAction], PolicyAsk},
 		{"limits", cfg.Limits, Limits{MaxTokensPerCall: 1000, MaxCostUSD: 0.5}.WithDefaults()},
 		{"file", cfg.File, filepath.Join(dir, "cfg", "nodius-ai", "config.toml")},
+		{"expand", cfg.RetrievalExpand, ExpandLLM},
+		{"expand origin", cfg.Origins["retrieval.expand"], OriginFile},
 	}
 	for _, c := range checks {
 		if fmt.Sprint(c.got) != fmt.Sprint(c.want) {
@@ -199,7 +204,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Source != "demo" || cfg.Role != "editor" || cfg.Workspace != "default" || cfg.MaxToolRounds != 5 || cfg.CacheTTL != 2*time.Minute || cfg.Debug {
+	if cfg.Source != "demo" || cfg.Role != "editor" || cfg.Workspace != "default" || cfg.MaxToolRounds != 5 || cfg.CacheTTL != 2*time.Minute || cfg.Debug || cfg.RetrievalExpand != ExpandOff {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if want := filepath.Join(dir, "data", "nodius-ai", "threads.db"); cfg.DB != want {
@@ -270,6 +275,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "negative ttl string", file: `cache_ttl = "-2m"`, inMsgs: []string{`cache_ttl = "-2m"`}},
 		{name: "overflowing ttl", file: `cache_ttl = 9223372036854775807`, inMsgs: []string{"cache_ttl = 9223372036854775807"}},
 		{name: "huge ttl string", file: `cache_ttl = "100000h"`, inMsgs: []string{"cache_ttl"}},
+		{name: "bad expand", file: "[retrieval]\nexpand = \"gpt\"", inMsgs: []string{`expand = "gpt"`, `"off" or "llm"`}},
+		{name: "unknown retrieval key", file: "[retrieval]\nexpnd = \"llm\"", inMsgs: []string{"unknown setting retrieval.expnd"}},
 		{name: "nan cost", file: "[limits]\nmax_cost_usd = nan", inMsgs: []string{"max_cost_usd = NaN"}},
 		{name: "negative size limit", file: "[limits]\nmax_answer_bytes = -1", inMsgs: []string{"max_answer_bytes = -1"}},
 		{name: "new provider without url", file: "[providers.x]\ndefault_model = \"m\"", inMsgs: []string{"[providers.x] needs a base_url"}},

@@ -25,17 +25,28 @@ type remoteRanking struct {
 // (graph-aware scoring, relational questions, fusion with vectors, expansion,
 // assembly) runs as usual over that part of the graph.
 //
-// ok is false when the source cannot rank here (no text index) or found nothing
-// and nothing was mentioned: the caller then ranks in process, which also knows
-// prefixes and the graph's first nodes for questions that name nothing.
-func (r *Retriever) retrieveRemote(ctx context.Context, ts datasource.TextSearcher, graphKey, query string, mentions []string) (*Context, bool, error) {
+// A nil Context means the caller ranks in process: the source cannot rank here
+// (no text index), or it found nothing and nothing was mentioned (the in-process
+// ranking also knows prefixes, and the graph's first nodes for questions that name
+// nothing). The question's expansion, when one was asked, is returned for it.
+func (r *Retriever) retrieveRemote(ctx context.Context, ts datasource.TextSearcher, graphKey, query string, mentions []string) (*Context, *expanded, error) {
 	depth := r.candidateDepth()
 	hits, err := ts.TextSearch(ctx, graphKey, query, depth)
 	if errors.Is(err, datasource.ErrNoTextIndex) {
-		return nil, false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, false, graphErr(graphKey, err)
+		return nil, nil, graphErr(graphKey, err)
+	}
+	x, err := r.expandQuestion(ctx, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	var extra []datasource.ScoredNode
+	if x.terms != "" {
+		if extra, err = ts.TextSearch(ctx, graphKey, x.terms, depth); err != nil {
+			return nil, nil, graphErr(graphKey, err)
+		}
 	}
 	rr := &remoteRanking{}
 	var vhits []datasource.ScoredNode
@@ -49,31 +60,31 @@ func (r *Retriever) retrieveRemote(ctx context.Context, ts datasource.TextSearch
 			rr.embedErr = err.Error()
 		}
 		if ctx.Err() != nil {
-			return nil, false, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 	}
-	if len(hits) == 0 && len(vhits) == 0 && len(mentions) == 0 {
-		return nil, false, nil
+	if len(hits) == 0 && len(extra) == 0 && len(vhits) == 0 && len(mentions) == 0 {
+		return nil, x, nil
 	}
 
-	snap, err := r.readAround(ctx, graphKey, hits, vhits, mentions)
+	snap, err := r.readAround(ctx, graphKey, mentions, hits, vhits, extra)
 	if err != nil {
-		return nil, false, graphErr(graphKey, err)
+		return nil, nil, graphErr(graphKey, err)
 	}
 	st := &graphState{loaded: r.opts.Now()}
 	st.fill(snap)
-	rr.text = r.serverText(st, query, hits)
+	rr.text = withExpansion(r.serverText(st, query, hits), r.serverText(st, "", extra), depth)
 	for _, h := range vhits {
 		if i, ok := st.byKey[h.Node.Key]; ok {
 			rr.vec = append(rr.vec, rankedNode{idx: i, score: h.Score})
 		}
 	}
 	st.remote = rr
-	c, err := r.build(ctx, st, graphKey, query, mentions)
+	c, err := r.build(ctx, st, graphKey, query, mentions, x)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	return c, true, nil
+	return c, nil, nil
 }
 
 // graphErr says a missing graph the one way callers expect, as a load does.
@@ -91,7 +102,7 @@ func graphErr(graphKey string, err error) error {
 // metadata and types, the hits, the mentioned nodes, and the neighbourhoods (the
 // retriever's depth, any direction) of the nodes expansion starts from — the
 // mentioned nodes and the best few of each ranking. Hits come first, in rank order.
-func (r *Retriever) readAround(ctx context.Context, graphKey string, hits, vhits []datasource.ScoredNode, mentions []string) (datasource.Snapshot, error) {
+func (r *Retriever) readAround(ctx context.Context, graphKey string, mentions []string, rankings ...[]datasource.ScoredNode) (datasource.Snapshot, error) {
 	g, err := r.src.Graph(ctx, graphKey)
 	if err != nil {
 		return datasource.Snapshot{}, err
@@ -109,11 +120,10 @@ func (r *Retriever) readAround(ctx context.Context, graphKey string, hits, vhits
 			snap.Nodes = append(snap.Nodes, n)
 		}
 	}
-	for _, h := range hits {
-		addNode(h.Node)
-	}
-	for _, h := range vhits {
-		addNode(h.Node)
+	for _, ranked := range rankings {
+		for _, h := range ranked {
+			addNode(h.Node)
+		}
 	}
 	var starts []string
 	for _, m := range mentions {
@@ -129,7 +139,7 @@ func (r *Retriever) readAround(ctx context.Context, graphKey string, hits, vhits
 		}
 		starts = append(starts, m)
 	}
-	for _, ranked := range [][]datasource.ScoredNode{hits, vhits} {
+	for _, ranked := range rankings {
 		for _, h := range ranked[:min(len(ranked), r.opts.Seeds)] {
 			starts = append(starts, h.Node.Key)
 		}
@@ -163,7 +173,8 @@ func (r *Retriever) readAround(ctx context.Context, graphKey string, hits, vhits
 // serverText is the source's ranking as search hits over st's nodes. The source
 // does not know which nodes the question names by key; the in-process index of the
 // part read does, and those nodes come first with a score above any other, as the
-// in-process ranking puts them.
+// in-process ranking puts them (an empty query names none: the expansion's terms
+// never name a node outright).
 func (r *Retriever) serverText(st *graphState, query string, hits []datasource.ScoredNode) []search.Hit {
 	top := 0.0
 	for _, h := range hits {

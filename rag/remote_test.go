@@ -17,21 +17,28 @@ type textSource struct {
 	datasource.Source // memgraph: Neighborhood, Node, Graph, Configs
 
 	mu        sync.Mutex
-	hits      []string // keys the "server" ranks, best first
+	hits      []string            // keys the "server" ranks, best first
+	answers   map[string][]string // when set: the keys it ranks for each query
+	queries   []string            // the queries it was asked
 	err       error
 	searches  int
 	wholeRead int // Nodes or Edges of the whole graph
 }
 
-func (s *textSource) TextSearch(ctx context.Context, graphKey, _ string, limit int) ([]datasource.ScoredNode, error) {
+func (s *textSource) TextSearch(ctx context.Context, graphKey, query string, limit int) ([]datasource.ScoredNode, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.searches++
+	s.queries = append(s.queries, query)
 	if s.err != nil {
 		return nil, s.err
 	}
+	hits := s.hits
+	if s.answers != nil {
+		hits = s.answers[query]
+	}
 	var out []datasource.ScoredNode
-	for i, k := range s.hits[:min(limit, len(s.hits))] {
+	for i, k := range hits[:min(limit, len(hits))] {
 		n, err := s.Source.Node(ctx, graphKey, k)
 		if err != nil {
 			return nil, err
@@ -195,6 +202,55 @@ func TestRetrieverFallsBackToRankingInProcess(t *testing.T) {
 		src.err = &datasource.NotFoundError{Kind: "graph", Key: "nope"}
 		if _, err := New(src, opts, nil).Retrieve(ctx, "nope", "x"); !errors.Is(err, datasource.ErrNotFound) {
 			t.Errorf("unknown graph: %v", err)
+		}
+	})
+}
+
+// The question's expansion (retrieval.expand) is asked once, whichever path ranks,
+// and its terms are searched by the source too.
+func TestRemoteRankingWithExpansion(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	retrieve := func(t *testing.T, src *textSource, x *fakeExpander) *Context {
+		t.Helper()
+		opts := DefaultOptions()
+		opts.CacheTTL = 0
+		opts.Expander = x
+		c, err := New(src, opts, nil).Retrieve(ctx, "demo", "zorglub quux")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	t.Run("the source searches the terms", func(t *testing.T) {
+		t.Parallel()
+		src := newTextSource(t)
+		src.answers = map[string][]string{"html display": {"display-html"}}
+		x := &fakeExpander{terms: []string{"html", "display"}}
+		c := retrieve(t, src, x)
+		if len(c.Hits) == 0 || c.Hits[0].Key != "display-html" || !c.Retrieval.Server {
+			t.Fatalf("hits %v (server %v), want display-html from the expansion", hitKeys(c), c.Retrieval.Server)
+		}
+		if !slices.Equal(src.queries, []string{"zorglub quux", "html display"}) {
+			t.Errorf("the source was asked %q", src.queries)
+		}
+		if x.calls.Load() != 1 || c.Retrieval.ExpandUsage.PromptTokens == 0 || len(c.Retrieval.Expansion) != 2 {
+			t.Errorf("expander calls %d, usage %+v, expansion %v", x.calls.Load(), c.Retrieval.ExpandUsage, c.Retrieval.Expansion)
+		}
+	})
+
+	t.Run("nothing found: in process, the expansion not asked twice", func(t *testing.T) {
+		t.Parallel()
+		src := newTextSource(t)
+		src.answers = map[string][]string{}
+		x := &fakeExpander{terms: []string{"html", "display"}}
+		c := retrieve(t, src, x)
+		if c.Retrieval.Server || len(c.Hits) == 0 || c.Hits[0].Key != "display-html" {
+			t.Fatalf("hits %v (server %v), want the in-process ranking with the expansion", hitKeys(c), c.Retrieval.Server)
+		}
+		if x.calls.Load() != 1 || c.Retrieval.ExpandUsage.PromptTokens == 0 {
+			t.Errorf("expander calls %d, usage %+v; want one call, counted", x.calls.Load(), c.Retrieval.ExpandUsage)
 		}
 	})
 }

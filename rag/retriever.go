@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/search"
 )
@@ -57,6 +58,9 @@ type Options struct {
 	// graph", "indexing 100000 nodes", ...), and "" when it is done, so that a
 	// terminal can show it.
 	Progress func(stage string)
+	// Expander, when set, adds the chat model's rewording of each question to its
+	// text search (retrieval.expand = "llm"); nil searches the question as asked.
+	Expander Expander
 }
 
 // DefaultOptions returns seed 001's defaults: 20 nodes, depth 2, 5 seeds, 500 and
@@ -143,24 +147,32 @@ func (r *Retriever) RetrieveWith(ctx context.Context, graphKey, query string, me
 	ckey := cacheKey(graphKey, query, mentions)
 	if c, ok := r.cache.get(ckey, r.opts.Now()); ok {
 		c.Retrieval.CacheHit = true
+		c.Retrieval.ExpandUsage = convo.Usage{} // no call was made this time
 		return c, nil
 	}
 	epoch := r.cache.currentEpoch()
+	var x *expanded // the question's expansion, asked once whichever path ranks
 	if ts, ok := r.src.(datasource.TextSearcher); ok {
-		c, ok, err := r.retrieveRemote(ctx, ts, graphKey, query, mentions)
+		c, rx, err := r.retrieveRemote(ctx, ts, graphKey, query, mentions)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if c != nil {
 			r.cache.put(ckey, graphKey, c, r.opts.Now(), epoch)
 			return c, nil
 		}
+		x = rx
 	}
 	st, err := r.state(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.build(ctx, st, graphKey, query, mentions)
+	if x == nil {
+		if x, err = r.expandQuestion(ctx, query); err != nil {
+			return nil, err
+		}
+	}
+	c, err := r.build(ctx, st, graphKey, query, mentions, x)
 	if err != nil {
 		return nil, err
 	}
@@ -419,8 +431,8 @@ func (r *Retriever) candidateDepth() int {
 }
 
 // build runs the pipeline after the cache: rank, pick seeds, expand, assemble.
-func (r *Retriever) build(ctx context.Context, st *graphState, graphKey, query string, mentions []string) (*Context, error) {
-	ranked, info, err := r.rank(ctx, st, graphKey, query)
+func (r *Retriever) build(ctx context.Context, st *graphState, graphKey, query string, mentions []string, x *expanded) (*Context, error) {
+	ranked, info, err := r.rank(ctx, st, graphKey, query, x)
 	if err != nil {
 		return nil, err
 	}
@@ -513,16 +525,16 @@ type rankedNode struct {
 
 // rank orders the graph's nodes for the question, best first. Text ranking alone
 // when there is no embedder, no usable vector, or the question is blank.
-func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query string) ([]rankedNode, RetrievalInfo, error) {
-	var info RetrievalInfo
+func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query string, x *expanded) ([]rankedNode, RetrievalInfo, error) {
 	depth := r.candidateDepth()
+	info := x.info
 	var text []search.Hit
 	var vec []rankedNode
-	if rr := st.remote; rr != nil { // ranked by the source (retrieveRemote)
+	if rr := st.remote; rr != nil { // ranked by the source (retrieveRemote), expansion included
 		text, vec = rr.text, rr.vec
 		info.Server, info.Vector, info.EmbedError = true, len(vec) > 0, rr.embedErr
 	} else {
-		text = st.index.Search(query, depth)
+		text = textSearch(st.index, query, x.terms, depth)
 	}
 	if st.remote == nil && r.emb != nil && strings.TrimSpace(query) != "" {
 		qv, err := r.embedQuery(ctx, query)

@@ -26,6 +26,10 @@ const (
 
 	// EventStatus reports what the agent is doing (State): for status bars only.
 	EventStatus EventType = "status"
+	// EventNote is a warning about how a run went that did not stop it (Text: one
+	// sentence, e.g. the question was searched without its expansion). Internal:
+	// written on stderr, never as NDJSON.
+	EventNote EventType = "note"
 )
 
 // State is what a run is doing, carried by EventStatus.
@@ -67,7 +71,7 @@ type Event struct {
 }
 
 // Public reports whether the event belongs to the NDJSON contract.
-func (e Event) Public() bool { return e.Type != EventStatus && e.Type != "" }
+func (e Event) Public() bool { return e.Type != EventStatus && e.Type != EventNote && e.Type != "" }
 
 // MarshalJSON writes the NDJSON form of DESIGN.md section 2, field for field.
 func (e Event) MarshalJSON() ([]byte, error) {
@@ -140,6 +144,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			Type  EventType `json:"type"`
 			State State     `json:"state"`
 		}{e.Type, e.State})
+	case EventNote:
+		return json.Marshal(struct {
+			Type EventType `json:"type"`
+			Text string    `json:"text"`
+		}{e.Type, e.Text})
 	}
 	return nil, fmt.Errorf("unknown event type %q", e.Type)
 }

@@ -127,6 +127,7 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 	add("sync", val(config.RedactURL(cfg.Sync)), origin("sync", ""))
 	add("max_tool_rounds", strconv.Itoa(cfg.MaxToolRounds), origin("max_tool_rounds", config.OriginDefault))
 	add("debug", strconv.FormatBool(cfg.Debug), origin("debug", config.OriginDefault))
+	add("retrieval.expand", cfg.RetrievalExpand, origin("retrieval.expand", config.OriginDefault))
 
 	cfgPath, cfgFrom := cfg.File, "read"
 	if cfgPath == "" {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/rag"
 )
 
 // Factory hands commands what they need, built on first use and shared within one
@@ -30,6 +31,9 @@ type Factory struct {
 
 	rt     *Runtime
 	logger *slog.Logger
+
+	expOnce  sync.Once
+	expander rag.Expander
 
 	closers []io.Closer
 }

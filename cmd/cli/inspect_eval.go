@@ -95,6 +95,7 @@ func inspectRetriever(cmd *cobra.Command, f *Factory, graph string) (*rag.Retrie
 	if f.IO.ErrTTY {
 		opts.Progress = terminalProgress(f.IO.ErrOut)
 	}
+	opts.Expander = f.Expander()
 	emb, _ := f.Embedder()
 	return rag.New(src, opts, emb), graph, nil
 }

@@ -58,6 +58,11 @@ func newPrinter(ios *IOStreams, format string) *printer {
 
 // Emit consumes one event.
 func (p *printer) Emit(e convo.Event) {
+	if e.Type == convo.EventNote {
+		// A warning, in every format: stderr is for people, whatever stdout carries.
+		fmt.Fprintln(p.ios.ErrOut, "warning: "+termtext.OneLine(e.Text))
+		return
+	}
 	if p.enc != nil {
 		if e.Public() {
 			_ = p.enc.Encode(e) // one line, written at once

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/expand"
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
@@ -62,6 +64,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 	opts := rag.DefaultOptions()
 	opts.CacheTTL = cfg.CacheTTL
 	opts.Store = f.IndexStore()
+	opts.Expander = f.Expander()
 	retriever := rag.New(src, opts, emb)
 
 	rt := &Runtime{Config: cfg, Source: src, Store: store, Retriever: retriever, Logger: logger,
@@ -101,6 +104,43 @@ func (f *Factory) Embedder() (rag.Embedder, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// Expander returns the query expander retrieval.expand = "llm" asks for, nil when
+// expansion is off. Without a usable chat model it says so on stderr and returns
+// nil: questions are then searched as asked.
+func (f *Factory) Expander() rag.Expander {
+	f.expOnce.Do(func() { f.expander = f.newExpander() })
+	return f.expander
+}
+
+func (f *Factory) newExpander() rag.Expander {
+	cfg, err := f.Config()
+	if err != nil || cfg.RetrievalExpand != config.ExpandLLM {
+		return nil
+	}
+	warn := func(why string) {
+		fmt.Fprintf(f.IO.ErrOut, "warning: retrieval.expand = \"llm\" is set but %s; questions are searched as asked\n", why)
+	}
+	if err := cfg.RequireLLM(); err != nil {
+		warn("no chat model is configured")
+		return nil
+	}
+	p, err := llm.FromConfig(cfg, nil, f.Logger())
+	if err != nil {
+		warn(err.Error())
+		return nil
+	}
+	dir := ""
+	if f.IO.Getenv("NODIUS_AI_INDEX_CACHE") != "off" {
+		dir = expand.Dir(f.IO.Getenv)
+	}
+	x, err := expand.New(expand.Options{Model: p, Dir: dir})
+	if err != nil {
+		warn(err.Error())
+		return nil
+	}
+	return x
 }
 
 // Logger writes structured JSON logs to $XDG_STATE_HOME/nodius-ai/nodius-ai.log, and

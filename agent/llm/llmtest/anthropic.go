@@ -75,7 +75,25 @@ func (s *Server) serveAnthropic(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, t.Raw)
 		return
 	}
+	if !req.Stream {
+		writeAnthropicWhole(w, req.Model, t, idx, len(body))
+		return
+	}
 	streamAnthropic(w, r, req.Model, t, idx, len(body))
+}
+
+// writeAnthropicWhole answers a non-streamed request with one message object (text
+// only: enough for the side calls that do not stream).
+func writeAnthropicWhole(w http.ResponseWriter, model string, t Turn, idx, bodyLen int) {
+	u := usageFor(t, bodyLen)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "msg_fake_" + strconv.Itoa(idx), "type": "message", "role": "assistant", "model": model,
+		"content":     []any{map[string]any{"type": "text", "text": t.Text}},
+		"stop_reason": "end_turn", "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": u.PromptTokens - u.CachedTokens, "cache_read_input_tokens": u.CachedTokens,
+			"cache_creation_input_tokens": 0, "output_tokens": u.CompletionTokens},
+	})
 }
 
 // streamAnthropic writes a turn as Anthropic message stream events.
