@@ -15,6 +15,7 @@ require (
 	github.com/charmbracelet/x/exp/teatest/v2 v2.0.0-20260823001701-96af6d2cb5f6
 	github.com/charmbracelet/x/term v0.2.2
 	github.com/coder/websocket v1.8.15
+	github.com/go-json-experiment/json v1.27.2
 	github.com/gofrs/flock v0.13.0
 	github.com/kljensen/snowball v0.10.0
 	github.com/mattn/go-isatty v0.0.24

@@ -45,6 +45,9 @@ type Source struct {
 	modTime time.Time
 	size    int64
 	sum     [sha256.Size]byte // of the bytes last read or written
+	// spans locate the nodes and edges in the file as last read; nil once the
+	// graph was written (the store's order is no longer the file's).
+	spans *datasource.Spans
 }
 
 // Open reads the graph file at path. A missing file, malformed JSON or a value of the
@@ -66,7 +69,7 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 		return nil, fmt.Errorf("graph file %s: %w", path, err)
 	}
 	s := &Source{path: path, real: real}
-	doc, st, err := s.read()
+	doc, spans, st, err := s.read()
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +81,7 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s.store = store
-	s.setLoaded(doc, st)
+	s.setLoaded(doc, spans, st)
 	s.cleanOnOpen()
 	return s, nil
 }
@@ -118,34 +121,38 @@ func (s *Source) Store() *memgraph.Store { return s.store }
 func (s *Source) Describe() string { return "file:" + s.path }
 
 // read loads and checks the file.
-func (s *Source) read() (datasource.Document, fs.FileInfo, error) {
+func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, error) {
+	fail := func(err error) (datasource.Document, *datasource.Spans, fs.FileInfo, error) {
+		return datasource.Document{}, nil, nil, err
+	}
 	st, err := os.Stat(s.real)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return datasource.Document{}, nil, fmt.Errorf("graph file %s does not exist: %w", s.path, err)
+			return fail(fmt.Errorf("graph file %s does not exist: %w", s.path, err))
 		}
-		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", s.path, err)
+		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
 	}
 	if st.IsDir() {
-		return datasource.Document{}, nil, fmt.Errorf("graph file %s is a directory", s.path)
+		return fail(fmt.Errorf("graph file %s is a directory", s.path))
 	}
 	data, err := os.ReadFile(s.real)
 	if err != nil {
-		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", s.path, err)
+		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
 	}
-	doc, err := Parse(s.path, data)
+	doc, spans, err := parse(s.path, data)
 	if err != nil {
-		return datasource.Document{}, nil, err
+		return fail(err)
 	}
 	s.mu.Lock()
 	s.sum = sha256.Sum256(data)
 	s.mu.Unlock()
-	return doc, st, nil
+	return doc, &spans, st, nil
 }
 
-func (s *Source) setLoaded(doc datasource.Document, st fs.FileInfo) {
+func (s *Source) setLoaded(doc datasource.Document, spans *datasource.Spans, st fs.FileInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.spans = spans
 	s.key = doc.Graph.Key
 	s.extra = doc.Extra
 	s.mode = st.Mode().Perm()
@@ -207,7 +214,7 @@ func (s *Source) reloadLocked() error {
 	if !s.changedOnDisk() {
 		return nil // another goroutine reloaded it first
 	}
-	doc, st, err := s.read()
+	doc, spans, st, err := s.read()
 	if err != nil {
 		return err
 	}
@@ -217,8 +224,22 @@ func (s *Source) reloadLocked() error {
 	if err := s.store.Replace(doc.Snapshot()); err != nil {
 		return fmt.Errorf("%s: %w", s.path, err)
 	}
-	s.setLoaded(doc, st)
+	s.setLoaded(doc, spans, st)
 	return nil
+}
+
+// Spans says where each node and edge of the graph lies in the file (in the order
+// Snapshot gives them), so that one can be read again alone, without parsing the
+// whole file: the index cache keeps these instead of a copy of every record. size
+// and modTime are the file's when it was read; ok is false when the graph was
+// written since by this source.
+func (s *Source) Spans() (spans datasource.Spans, size int64, modTime time.Time, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spans == nil {
+		return datasource.Spans{}, 0, time.Time{}, false
+	}
+	return *s.spans, s.size, s.modTime, true
 }
 
 // LockTimeout bounds how long a write waits for another process writing the same
@@ -344,6 +365,7 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 	}
 	s.mu.Lock()
 	s.sum = sha256.Sum256(data)
+	s.spans = nil
 	s.mu.Unlock()
 	st, err := os.Stat(s.real)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
@@ -87,6 +88,17 @@ func (l *Lazy) wrote() {
 	l.mu.Lock()
 	l.writes++
 	l.mu.Unlock()
+}
+
+// Spans is Source.Spans of the parsed file; ok is false when it has not been parsed.
+func (l *Lazy) Spans() (spans datasource.Spans, size int64, modTime time.Time, ok bool) {
+	l.mu.Lock()
+	src := l.src
+	l.mu.Unlock()
+	if src == nil {
+		return datasource.Spans{}, 0, time.Time{}, false
+	}
+	return src.Spans()
 }
 
 // Path returns the file's path as given.

@@ -38,12 +38,22 @@ func (e *ParseError) Error() string {
 // key, nodes or edges without a key or with a key used twice, edges whose ends are
 // not nodes of the file.
 func Parse(name string, data []byte) (datasource.Document, error) {
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
-	if len(bytes.TrimSpace(data)) == 0 {
-		return datasource.Document{}, &ParseError{File: name, Msg: "the file is empty; it should hold a graph object ({\"graph\": {...}, \"nodes\": [...], \"edges\": [...]})"}
+	doc, _, err := parse(name, data)
+	return doc, err
+}
+
+// parse is Parse that also says where each node and edge lies in data.
+func parse(name string, data []byte) (datasource.Document, datasource.Spans, error) {
+	const bom = "\xef\xbb\xbf" // a UTF-8 byte order mark
+	skipped := int64(0)
+	if bytes.HasPrefix(data, []byte(bom)) {
+		data, skipped = data[len(bom):], int64(len(bom))
 	}
-	var doc datasource.Document
-	if err := doc.UnmarshalJSON(data); err != nil {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return datasource.Document{}, datasource.Spans{}, &ParseError{File: name, Msg: "the file is empty; it should hold a graph object ({\"graph\": {...}, \"nodes\": [...], \"edges\": [...]})"}
+	}
+	doc, spans, err := datasource.DecodeDocument(data)
+	if err != nil {
 		var se *json.SyntaxError
 		var de *datasource.DecodeError
 		switch {
@@ -53,12 +63,12 @@ func Parse(name string, data []byte) (datasource.Document, error) {
 				off = se.Offset
 			}
 			line, col := lineCol(data, off)
-			return datasource.Document{}, &ParseError{File: name, Line: line, Column: col, Msg: "invalid JSON: " + se.Error()}
+			return datasource.Document{}, datasource.Spans{}, &ParseError{File: name, Line: line, Column: col, Msg: "invalid JSON: " + se.Error()}
 		case errors.As(err, &de):
 			line, col := lineCol(data, de.Offset)
-			return datasource.Document{}, &ParseError{File: name, Line: line, Column: col, Path: de.Path, Msg: de.Msg}
+			return datasource.Document{}, datasource.Spans{}, &ParseError{File: name, Line: line, Column: col, Path: de.Path, Msg: de.Msg}
 		}
-		return datasource.Document{}, &ParseError{File: name, Msg: err.Error()}
+		return datasource.Document{}, datasource.Spans{}, &ParseError{File: name, Msg: err.Error()}
 	}
 	if err := validate(doc); err != nil {
 		var pe *ParseError
@@ -68,9 +78,17 @@ func Parse(name string, data []byte) (datasource.Document, error) {
 				pe.Line, pe.Column = lineCol(data, off)
 			}
 		}
-		return datasource.Document{}, err
+		return datasource.Document{}, datasource.Spans{}, err
 	}
-	return doc, nil
+	if skipped > 0 {
+		for _, list := range [][]datasource.Span{spans.Nodes, spans.Edges} {
+			for i := range list {
+				list[i].Start += skipped
+				list[i].End += skipped
+			}
+		}
+	}
+	return doc, spans, nil
 }
 
 func validate(doc datasource.Document) error {

@@ -40,7 +40,7 @@ import (
 const DefaultMaxBytes = 2 << 30
 
 // entryFormat numbers this package's file layout (the search index has its own).
-const entryFormat = 1
+const entryFormat = 2
 
 const magic = "NODIUSIX"
 
@@ -96,6 +96,12 @@ func (c *Cache) logf(format string, args ...any) {
 
 // pather is a source backed by one file (the file source).
 type pather interface{ Path() string }
+
+// spanner is a file source that knows where each node and edge lies in its file
+// (see file.Source.Spans).
+type spanner interface {
+	Spans() (datasource.Spans, int64, time.Time, bool)
+}
 
 // identify returns the file behind src and its entry's name; ok is false when src
 // is not a file source or the file cannot be read.
@@ -154,6 +160,10 @@ type header struct {
 	GraphKey string                  `json:"graph_key"`
 	Graph    datasource.Graph        `json:"graph"`
 	Configs  []datasource.NodeConfig `json:"configs"`
+	// RecordsInGraph: the full nodes and edges are read from the graph file itself
+	// (which the entry is only used with while its hash is unchanged), not from
+	// copies in the entry.
+	RecordsInGraph bool `json:"records_in_graph"`
 }
 
 // Load implements rag.IndexStore.
@@ -270,15 +280,23 @@ func (c *Cache) read(entry string, want fileID, graphKey string) (_ *rag.StoredG
 			g.Vectors[i] = v
 		}
 	}
-	rec := &records{f: f, nodes: make([]int64, n+1), edges: make([]int64, m+1)}
-	for _, offs := range [][]int64{rec.nodes, rec.edges} {
-		for i := range offs {
-			v, err := binary.ReadUvarint(cr)
+	rec := &records{f: f, keys: g.Keys, ends: g.Ends, nodes: make([]datasource.Span, n), edges: make([]datasource.Span, m)}
+	limit := metaOff
+	if h.RecordsInGraph {
+		limit = h.File.Size
+	}
+	for _, spans := range [][]datasource.Span{rec.nodes, rec.edges} {
+		for i := range spans {
+			start, err := binary.ReadUvarint(cr)
 			if err != nil {
 				return nil, err
 			}
-			offs[i] = int64(v)
-			if offs[i] > metaOff || i > 0 && offs[i] < offs[i-1] {
+			length, err := binary.ReadUvarint(cr)
+			if err != nil {
+				return nil, err
+			}
+			spans[i] = datasource.Span{Start: int64(start), End: int64(start + length)}
+			if start > uint64(limit) || length > uint64(limit)-start {
 				return nil, errors.New("corrupt record offsets")
 			}
 		}
@@ -293,40 +311,68 @@ func (c *Cache) read(entry string, want fileID, graphKey string) (_ *rag.StoredG
 	if g.Index.Len() != n {
 		return nil, errors.New("index and nodes disagree")
 	}
+	if h.RecordsInGraph {
+		// The graph file as it is now was just hashed: it is the one the spans
+		// were taken from. Kept open, it stays readable if a new version is
+		// renamed over it.
+		gf, err := os.Open(want.Path)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		rec.f = gf
+	}
 	g.Records = rec
-	keep = true // the records are read from f for as long as the graph is used
+	keep = true // the records are read from rec.f for as long as the graph is used
 	return g, nil
 }
 
-// records reads full nodes and edges, stored as JSON at known offsets. The file
-// stays open: a newer entry renamed over it leaves this one readable.
+// records reads full nodes and edges, stored as JSON at known places of a file
+// kept open: the graph file itself, or the entry.
 type records struct {
 	f     *os.File
-	nodes []int64 // len n+1: node i is nodes[i]..nodes[i+1]
-	edges []int64
+	keys  []string   // node keys, to check what is read
+	ends  [][2]int32 // edge ends, likewise
+	nodes []datasource.Span
+	edges []datasource.Span
 }
 
-func (r *records) read(offs []int64, i int, v any) error {
-	if i < 0 || i+1 >= len(offs) {
+func (r *records) read(spans []datasource.Span, i int, v json.Unmarshaler) error {
+	if i < 0 || i >= len(spans) {
 		return fmt.Errorf("record %d out of range", i)
 	}
-	buf := make([]byte, offs[i+1]-offs[i])
-	if _, err := r.f.ReadAt(buf, offs[i]); err != nil {
+	sp := spans[i]
+	buf := make([]byte, sp.End-sp.Start)
+	if _, err := r.f.ReadAt(buf, sp.Start); err != nil {
 		return err
 	}
-	return json.Unmarshal(buf, v)
+	return v.UnmarshalJSON(buf)
 }
+
+// errMoved: a file edited in place since it was hashed holds something else at a
+// record's place.
+var errMoved = errors.New("index cache: the record is not where it was (file edited in place?)")
 
 func (r *records) Node(i int) (datasource.Node, error) {
 	var n datasource.Node
-	err := r.read(r.nodes, i, &n)
-	return n, err
+	if err := r.read(r.nodes, i, &n); err != nil {
+		return datasource.Node{}, err
+	}
+	if n.Key != r.keys[i] {
+		return datasource.Node{}, errMoved
+	}
+	return n, nil
 }
 
 func (r *records) Edge(i int) (datasource.Edge, error) {
 	var e datasource.Edge
-	err := r.read(r.edges, i, &e)
-	return e, err
+	if err := r.read(r.edges, i, &e); err != nil {
+		return datasource.Edge{}, err
+	}
+	if s, t := r.ends[i][0], r.ends[i][1]; s >= 0 && t >= 0 && (e.Source != r.keys[s] || e.Target != r.keys[t]) {
+		return datasource.Edge{}, errMoved
+	}
+	return e, nil
 }
 
 // Save implements rag.IndexStore.
@@ -345,14 +391,23 @@ func (c *Cache) Save(ctx context.Context, src datasource.Source, graphKey string
 	if err := stamp(ctx, &id); err != nil || id != before {
 		return // the file changed while it was read: the snapshot may be either
 	}
-	if err := c.write(entry, id, graphKey, g); err != nil {
+	var spans *datasource.Spans
+	if sp, ok := src.(spanner); ok {
+		s, size, mod, ok := sp.Spans()
+		if ok && size == id.Size && mod.UnixNano() == id.ModTime && len(s.Nodes) == len(g.Keys) && len(s.Edges) == len(g.Ends) {
+			spans = &s
+		}
+	}
+	if err := c.write(entry, id, graphKey, g, spans); err != nil {
 		c.logf("index cache: cannot save %s: %v", entry, err)
 		return
 	}
 	c.evict(entry)
 }
 
-func (c *Cache) write(entry string, id fileID, graphKey string, g *rag.StoredGraph) (err error) {
+// write stores g. With spans, the records are those of the graph file, read from
+// it when needed; without, a copy of each is written into the entry.
+func (c *Cache) write(entry string, id fileID, graphKey string, g *rag.StoredGraph, spans *datasource.Spans) (err error) {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
@@ -367,49 +422,51 @@ func (c *Cache) write(entry string, id fileID, graphKey string, g *rag.StoredGra
 		}
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
+	inGraph := false
 	var fixed [16]byte
 	copy(fixed[:], magic)
 	bw.Write(fixed[:])
 	off := int64(16)
-	// Records first, each at an offset kept for the index section.
-	nodeOffs := make([]int64, 0, len(g.Keys)+1)
-	for i := range g.Keys {
-		n, err := g.Records.Node(i)
-		if err != nil {
-			return err
+	if spans == nil {
+		// Records first, each at a place kept for the index section.
+		spans = &datasource.Spans{Nodes: make([]datasource.Span, len(g.Keys)), Edges: make([]datasource.Span, len(g.Ends))}
+		for i := range g.Keys {
+			n, err := g.Records.Node(i)
+			if err != nil {
+				return err
+			}
+			n.Embedding = nil // kept apart, as unit vectors
+			b, err := json.Marshal(n)
+			if err != nil {
+				return err
+			}
+			bw.Write(b)
+			spans.Nodes[i] = datasource.Span{Start: off, End: off + int64(len(b))}
+			off += int64(len(b))
 		}
-		n.Embedding = nil // kept apart, as unit vectors
-		b, err := json.Marshal(n)
-		if err != nil {
-			return err
+		for i := range g.Ends {
+			e, err := g.Records.Edge(i)
+			if err != nil {
+				return err
+			}
+			b, err := json.Marshal(e)
+			if err != nil {
+				return err
+			}
+			bw.Write(b)
+			spans.Edges[i] = datasource.Span{Start: off, End: off + int64(len(b))}
+			off += int64(len(b))
 		}
-		nodeOffs = append(nodeOffs, off)
-		bw.Write(b)
-		off += int64(len(b))
+	} else {
+		inGraph = true
 	}
-	nodeOffs = append(nodeOffs, off)
-	edgeOffs := make([]int64, 0, len(g.Ends)+1)
-	for i := range g.Ends {
-		e, err := g.Records.Edge(i)
-		if err != nil {
-			return err
-		}
-		b, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		edgeOffs = append(edgeOffs, off)
-		bw.Write(b)
-		off += int64(len(b))
-	}
-	edgeOffs = append(edgeOffs, off)
 	metaOff := off
 
 	var vb [binary.MaxVarintLen64]byte
 	uv := func(v uint64) { bw.Write(vb[:binary.PutUvarint(vb[:], v)]) }
 	sv := func(v int64) { bw.Write(vb[:binary.PutVarint(vb[:], v)]) }
 	str := func(s string) { uv(uint64(len(s))); bw.WriteString(s) }
-	meta, err := json.Marshal(header{Format: entryFormat, File: id, GraphKey: graphKey, Graph: g.Graph, Configs: g.Configs})
+	meta, err := json.Marshal(header{Format: entryFormat, File: id, GraphKey: graphKey, Graph: g.Graph, Configs: g.Configs, RecordsInGraph: inGraph})
 	if err != nil {
 		return err
 	}
@@ -452,11 +509,11 @@ func (c *Cache) write(entry string, id fileID, graphKey string, g *rag.StoredGra
 			}
 		}
 	}
-	for _, o := range nodeOffs {
-		uv(uint64(o))
-	}
-	for _, o := range edgeOffs {
-		uv(uint64(o))
+	for _, list := range [][]datasource.Span{spans.Nodes, spans.Edges} {
+		for _, sp := range list {
+			uv(uint64(sp.Start))
+			uv(uint64(sp.End - sp.Start))
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return err

@@ -171,13 +171,20 @@ func TestCacheStaysUnderItsBound(t *testing.T) {
 		os.Mkdir(d, 0o700)
 		paths = append(paths, writeGraph(t, d, 10, 400))
 	}
-	// One entry is about 420 KB: a bound of 600 KB keeps only the newest.
+	// The first entry tells an entry's size; a bound of one and a half entries
+	// keeps only the newest.
+	bound := int64(0)
 	for _, p := range paths {
 		src, _ := file.OpenLazy(context.Background(), p)
 		opts := rag.DefaultOptions()
-		opts.Store = New(cache, 600<<10)
+		opts.Store = New(cache, bound) // 0 at first: the default bound
 		if _, err := rag.New(src, opts, nil).Retrieve(context.Background(), "gen-10", "fetch"); err != nil {
 			t.Fatal(err)
+		}
+		if bound == 0 {
+			des, _ := os.ReadDir(cache)
+			info, _ := des[0].Info()
+			bound = info.Size() * 3 / 2
 		}
 		time.Sleep(10 * time.Millisecond) // distinct modification times
 	}
@@ -187,7 +194,71 @@ func TestCacheStaysUnderItsBound(t *testing.T) {
 		info, _ := de.Info()
 		total += info.Size()
 	}
-	if len(des) != 1 || total > 600<<10 {
-		t.Fatalf("%d entries, %d bytes, want 1 under the bound", len(des), total)
+	if len(des) != 1 || total > bound {
+		t.Fatalf("%d entries, %d bytes, want 1 under the bound of %d", len(des), total, bound)
+	}
+}
+
+// The entry keeps where each record lies in the graph file, not a copy of it: a
+// cached 100,000-node graph costs the index, not a second copy of the file.
+func TestEntryReadsRecordsFromTheGraphFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := writeGraph(t, dir, 11, 600)
+	cache := filepath.Join(dir, "cache")
+	answer(t, path, cache, "gen-11")
+	des, _ := os.ReadDir(cache)
+	entry, _ := des[0].Info()
+	graph, _ := os.Stat(path)
+	if entry.Size() > graph.Size()/2 {
+		t.Fatalf("entry %d bytes for a %d-byte graph: the records were copied", entry.Size(), graph.Size())
+	}
+
+	src, err := file.OpenLazy(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := New(cache, 0).Load(context.Background(), src, "gen-11")
+	if !ok {
+		t.Fatal("entry not used")
+	}
+	parsed, err := file.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := parsed.Snapshot(context.Background(), "gen-11")
+	for _, i := range []int{0, 1, 299, 599} {
+		n, err := g.Records.Node(i)
+		if err != nil || !reflect.DeepEqual(n, snap.Nodes[i]) {
+			t.Fatalf("node %d from the graph file: %+v, %v\nwant %+v", i, n, err, snap.Nodes[i])
+		}
+	}
+	for _, i := range []int{0, 1199} {
+		e, err := g.Records.Edge(i)
+		if err != nil || !reflect.DeepEqual(e, snap.Edges[i]) {
+			t.Fatalf("edge %d from the graph file: %+v, %v\nwant %+v", i, e, err, snap.Edges[i])
+		}
+	}
+
+	// The file edited in place (same inode, same size) after the entry was
+	// loaded, node 1's key changed: what lies at its place now is refused, not
+	// shown as node 1.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := snap.Nodes[1].Key
+	edited := strings.Replace(string(data), `"_key": "`+key+`"`, `"_key": "`+key[:len(key)-1]+`~"`, 1)
+	if edited == string(data) {
+		t.Fatal("node 1's key not found in the file")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := g.Records.Node(1); err == nil {
+		t.Fatalf("node 1 read from a file edited in place: %+v", n)
+	}
+	if _, err := g.Records.Node(2); err != nil {
+		t.Fatalf("node 2, unchanged, refused: %v", err)
 	}
 }

@@ -1,0 +1,770 @@
+package datasource
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Reading the graph model: one pass over the bytes with a streaming tokenizer
+// (jsontext, the tokenizer of encoding/json/v2), each value decoded where it
+// stands. A 100,000-node file is read in well under a second this way; decoding
+// each level with encoding/json (object → map of raw members → each member) went
+// over the same bytes once per level of nesting and took ten times as long.
+//
+// What is accepted is what encoding/json accepts, with the same results: a null
+// leaves a value as it was, the last of repeated members wins, invalid UTF-8
+// becomes U+FFFD, and a malformed document gives encoding/json's *json.SyntaxError.
+// Offsets in a *DecodeError are from the start of the bytes decoded.
+
+// decoder reads one JSON document.
+type decoder struct {
+	data []byte
+	dec  *jsontext.Decoder
+	// strs interns short strings that repeat across a graph (types, sheets,
+	// handle ids and sides), so 100,000 nodes do not hold 100,000 copies of "0".
+	strs map[string]string
+}
+
+func newDecoder(data []byte) *decoder {
+	// A *bytes.Buffer is read in place: the values handed out alias data, which is
+	// never written, so they stay valid after the next read.
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data),
+		jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return &decoder{data: data, dec: dec, strs: make(map[string]string)}
+}
+
+// decodeWhole decodes data with fn and checks that only white space follows.
+// Malformed JSON anywhere in data is reported as encoding/json reports it, even
+// when fn stopped earlier on a value of the wrong kind.
+func decodeWhole(data []byte, fn func(d *decoder) error) error {
+	d := newDecoder(data)
+	err := fn(d)
+	if err == nil && len(bytes.TrimLeft(data[d.dec.InputOffset():], " \t\r\n")) > 0 {
+		err = errors.New("data after the JSON value")
+	}
+	if err == nil {
+		return nil
+	}
+	if !json.Valid(data) {
+		return json.Unmarshal(data, new(struct{})) // the *json.SyntaxError, with its offset
+	}
+	return err
+}
+
+// at prefixes the path of a *DecodeError; other errors pass unchanged.
+func at(path string, err error) error {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return &DecodeError{Path: joinPath(path, de.Path), Offset: de.Offset, Msg: de.Msg}
+	}
+	return err
+}
+
+// joinPath joins "nodes[2]" and "posX" as "nodes[2].posX", "handles" and "[0]" as
+// "handles[0]".
+func joinPath(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	case strings.HasPrefix(b, "["):
+		return a + b
+	}
+	return a + "." + b
+}
+
+// next is where the next value starts.
+func (d *decoder) next() int64 {
+	data, off := d.data, d.dec.InputOffset()
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ':', ',':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// mismatch reports that the next value is not of the kind wanted.
+func (d *decoder) mismatch(want string) error {
+	return &DecodeError{Offset: d.next(), Msg: "expected " + want + ", got " + kindName(d.dec.PeekKind())}
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case '0':
+		return "number"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "nothing"
+}
+
+// null reads a null when it comes next (a null leaves the value as it was).
+func (d *decoder) null() (bool, error) {
+	if d.dec.PeekKind() != 'n' {
+		return false, nil
+	}
+	_, err := d.dec.ReadToken()
+	return true, err
+}
+
+// object reads an object, calling member with each name while the decoder stands
+// at its value, which member must read.
+func (d *decoder) object(member func(name []byte) error) error {
+	if null, err := d.null(); null || err != nil {
+		return err
+	}
+	if d.dec.PeekKind() != '{' {
+		return d.mismatch("object")
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for d.dec.PeekKind() != '}' {
+		raw, err := d.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		name := unquote(raw)
+		if err := member(name); err != nil {
+			return at(string(name), err)
+		}
+	}
+	_, err := d.dec.ReadToken()
+	return err
+}
+
+// array reads an array, calling elem for each element.
+func (d *decoder) array(elem func(i int) error) error {
+	if null, err := d.null(); null || err != nil {
+		return err
+	}
+	if d.dec.PeekKind() != '[' {
+		return d.mismatch("array")
+	}
+	if _, err := d.dec.ReadToken(); err != nil {
+		return err
+	}
+	for i := 0; d.dec.PeekKind() != ']'; i++ {
+		if err := elem(i); err != nil {
+			return at("["+strconv.Itoa(i)+"]", err)
+		}
+	}
+	_, err := d.dec.ReadToken()
+	return err
+}
+
+// unquote returns the text of a JSON string as read (quotes included). Plain
+// strings are sliced; those with escapes or invalid UTF-8 are decoded as
+// encoding/json does.
+func unquote(raw []byte) []byte {
+	if len(raw) < 2 || raw[0] != '"' {
+		return raw
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return body
+	}
+	if utf8.Valid(body) {
+		if out, err := jsontext.AppendUnquote(nil, raw); err == nil {
+			return out
+		}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return body
+	}
+	return []byte(s)
+}
+
+// str reads a string (or a null).
+func (d *decoder) str(dst *string) error {
+	*dst = "" // a repeated member: the last one decides, as encoding/json does
+	if null, err := d.null(); null || err != nil {
+		return err
+	}
+	if d.dec.PeekKind() != '"' {
+		return d.mismatch("string")
+	}
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	*dst = string(unquote(raw))
+	return nil
+}
+
+// short reads a string that is likely to repeat across the graph, interned.
+func (d *decoder) short(dst *string) error {
+	*dst = ""
+	if null, err := d.null(); null || err != nil {
+		return err
+	}
+	if d.dec.PeekKind() != '"' {
+		return d.mismatch("string")
+	}
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	*dst = d.intern(unquote(raw))
+	return nil
+}
+
+func (d *decoder) intern(b []byte) string {
+	if len(b) > 32 {
+		return string(b)
+	}
+	if s, ok := d.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(d.strs) < 1<<14 {
+		d.strs[s] = s
+	}
+	return s
+}
+
+// text reads a string, or a number as its literal text (handle and sheet ids are
+// sometimes written 0 rather than "0").
+func (d *decoder) text(dst *string) error {
+	if d.dec.PeekKind() == '0' {
+		raw, err := d.dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		*dst = d.intern(raw)
+		return nil
+	}
+	return d.short(dst)
+}
+
+// float reads a number (or a null) of the given bit size.
+func (d *decoder) float(bits int) (float64, bool, error) {
+	if null, err := d.null(); null || err != nil {
+		return 0, false, err
+	}
+	if d.dec.PeekKind() != '0' {
+		return 0, false, d.mismatch("number")
+	}
+	off := d.next()
+	raw, err := d.dec.ReadValue()
+	if err != nil {
+		return 0, false, err
+	}
+	f, err := strconv.ParseFloat(string(raw), bits)
+	if err != nil {
+		return 0, false, &DecodeError{Offset: off, Msg: "number " + string(raw) + " is out of range"}
+	}
+	return f, true, nil
+}
+
+func (d *decoder) float64(dst *float64) error {
+	*dst = 0
+	f, ok, err := d.float(64)
+	if ok {
+		*dst = f
+	}
+	return err
+}
+
+// float32s reads an array of numbers.
+func (d *decoder) float32s(dst *[]float32) error {
+	*dst = nil
+	if null, err := d.null(); null || err != nil {
+		return err
+	}
+	out := []float32{}
+	err := d.array(func(int) error {
+		f, _, err := d.float(32)
+		out = append(out, float32(f))
+		return err
+	})
+	if err == nil {
+		*dst = out
+	}
+	return err
+}
+
+// skip reads a value and forgets it.
+func (d *decoder) skip() error {
+	_, err := d.dec.ReadValue()
+	return err
+}
+
+// raw reads a value as its JSON text (a copy).
+func (d *decoder) raw() (json.RawMessage, error) {
+	v, err := d.dec.ReadValue()
+	if err != nil {
+		return nil, err
+	}
+	return append(json.RawMessage(nil), v...), nil
+}
+
+// extra keeps an unknown member.
+func (d *decoder) extra(dst *map[string]json.RawMessage, name []byte) error {
+	v, err := d.raw()
+	if err != nil {
+		return err
+	}
+	if *dst == nil {
+		*dst = make(map[string]json.RawMessage)
+	}
+	(*dst)[string(name)] = v
+	return nil
+}
+
+// free reads free JSON: objects as map[string]any, arrays as []any, numbers as
+// json.Number.
+func (d *decoder) free() (any, error) {
+	switch d.dec.PeekKind() {
+	case '{':
+		m := map[string]any{}
+		err := d.object(func(name []byte) error {
+			v, err := d.free()
+			m[string(name)] = v
+			return err
+		})
+		return m, err
+	case '[':
+		s := []any{}
+		err := d.array(func(int) error {
+			v, err := d.free()
+			s = append(s, v)
+			return err
+		})
+		return s, err
+	case '"':
+		var s string
+		err := d.str(&s)
+		return s, err
+	case '0':
+		raw, err := d.dec.ReadValue()
+		return json.Number(raw), err
+	}
+	tok, err := d.dec.ReadToken()
+	if err != nil {
+		return nil, err
+	}
+	switch tok.Kind() {
+	case 't', 'f':
+		return tok.Bool(), nil
+	}
+	return nil, nil // null
+}
+
+// freeMap reads free JSON that must be an object (or null).
+func (d *decoder) freeMap(dst *map[string]any) error {
+	*dst = nil
+	if null, err := d.null(); null || err != nil {
+		return err
+	}
+	if d.dec.PeekKind() != '{' {
+		return d.mismatch("object")
+	}
+	v, err := d.free()
+	if m, ok := v.(map[string]any); ok && err == nil {
+		*dst = m
+	}
+	return err
+}
+
+func (d *decoder) size(dst *Size) error {
+	// As encoding/json decodes a struct: names match regardless of case, others
+	// are ignored.
+	*dst = Size{}
+	return d.object(func(name []byte) error {
+		switch {
+		case bytes.EqualFold(name, []byte("width")):
+			return d.float64(&dst.Width)
+		case bytes.EqualFold(name, []byte("height")):
+			return d.float64(&dst.Height)
+		}
+		return d.skip()
+	})
+}
+
+func (d *decoder) graph(g *Graph) error {
+	if null, err := d.null(); null || err != nil {
+		return err // a null leaves the value as it was
+	}
+	var out Graph
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "_key":
+			return d.str(&out.Key)
+		case "name":
+			return d.str(&out.Name)
+		case "description":
+			return d.str(&out.Description)
+		case "workspace":
+			return d.str(&out.Workspace)
+		case "sheets":
+			out.Sheets = nil
+			if null, err := d.null(); null || err != nil {
+				return err
+			}
+			out.Sheets = map[string]string{}
+			return d.object(func(id []byte) error {
+				var name string
+				err := d.str(&name)
+				out.Sheets[string(id)] = name
+				return err
+			})
+		case "metadata":
+			return d.freeMap(&out.Metadata)
+		}
+		return d.extra(&out.Extra, name)
+	})
+	if err == nil {
+		*g = out
+	}
+	return err
+}
+
+func (d *decoder) handlePoint(p *HandlePoint) error {
+	if null, err := d.null(); null || err != nil {
+		return err // a null leaves the value as it was
+	}
+	var out HandlePoint
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "id":
+			return d.text(&out.ID)
+		case "type":
+			return d.short(&out.Type)
+		case "accept":
+			return d.short(&out.Accept)
+		}
+		return d.extra(&out.Extra, name)
+	})
+	if err == nil {
+		*p = out
+	}
+	return err
+}
+
+func (d *decoder) handleGroup(h *HandleGroup) error {
+	if null, err := d.null(); null || err != nil {
+		return err // a null leaves the value as it was
+	}
+	var out HandleGroup
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "position":
+			return d.short(&out.Position)
+		case "point":
+			out.Point = nil
+			return d.array(func(int) error {
+				var p HandlePoint
+				err := d.handlePoint(&p)
+				out.Point = append(out.Point, p)
+				return err
+			})
+		}
+		return d.extra(&out.Extra, name)
+	})
+	if err == nil {
+		*h = out
+	}
+	return err
+}
+
+func (d *decoder) handles(dst *map[string]HandleGroup) error {
+	*dst = nil
+	if null, err := d.null(); null || err != nil {
+		return err
+	}
+	out := map[string]HandleGroup{}
+	err := d.object(func(side []byte) error {
+		var g HandleGroup
+		err := d.handleGroup(&g)
+		out[d.intern(side)] = g
+		return err
+	})
+	*dst = out
+	return err
+}
+
+func (d *decoder) node(n *Node) error {
+	if null, err := d.null(); null || err != nil {
+		return err // a null leaves the value as it was
+	}
+	var out Node
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "_key":
+			return d.str(&out.Key)
+		case "type":
+			return d.short(&out.Type)
+		case "sheet":
+			return d.text(&out.Sheet)
+		case "process":
+			return d.str(&out.Process)
+		case "handles":
+			return d.handles(&out.Handles)
+		case "data":
+			v, err := d.free()
+			out.Data = v
+			return err
+		case "posX":
+			return d.float64(&out.PosX)
+		case "posY":
+			return d.float64(&out.PosY)
+		case "size":
+			return d.size(&out.Size)
+		case "embedding":
+			return d.float32s(&out.Embedding)
+		}
+		return d.extra(&out.Extra, name)
+	})
+	if err == nil {
+		*n = out
+	}
+	return err
+}
+
+func (d *decoder) edge(e *Edge) error {
+	if null, err := d.null(); null || err != nil {
+		return err // a null leaves the value as it was
+	}
+	var out Edge
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "_key":
+			return d.str(&out.Key)
+		case "sheet":
+			return d.text(&out.Sheet)
+		case "source":
+			return d.str(&out.Source)
+		case "sourceHandle":
+			return d.text(&out.SourceHandle)
+		case "target":
+			return d.str(&out.Target)
+		case "targetHandle":
+			return d.text(&out.TargetHandle)
+		case "label":
+			return d.short(&out.Label)
+		}
+		return d.extra(&out.Extra, name)
+	})
+	if err == nil {
+		*e = out
+	}
+	return err
+}
+
+func (d *decoder) nodeConfig(c *NodeConfig) error {
+	if null, err := d.null(); null || err != nil {
+		return err // a null leaves the value as it was
+	}
+	var out NodeConfig
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "_key":
+			return d.str(&out.Key)
+		case "displayName":
+			return d.str(&out.DisplayName)
+		case "description":
+			return d.str(&out.Description)
+		case "category":
+			return d.str(&out.Category)
+		case "icon":
+			return d.str(&out.Icon)
+		case "handles":
+			return d.handles(&out.Handles)
+		case "workspace":
+			return d.str(&out.Workspace)
+		}
+		return d.extra(&out.Extra, name)
+	})
+	if err == nil {
+		*c = out
+	}
+	return err
+}
+
+// Span is where one value lies in a document: data[Start:End].
+type Span struct{ Start, End int64 }
+
+// Spans locate a decoded document's nodes and edges in its bytes, in order.
+type Spans struct {
+	Nodes, Edges []Span
+}
+
+// document reads a graph document; spans, when not nil, is filled.
+func (d *decoder) document(doc *Document, spans *Spans) error {
+	if null, err := d.null(); null || err != nil {
+		if err == nil {
+			err = &DecodeError{Msg: "expected object, got null"}
+		}
+		return err
+	}
+	var out Document
+	err := d.object(func(name []byte) error {
+		switch string(name) {
+		case "graph":
+			out.Graph = Graph{}
+			return d.graph(&out.Graph)
+		case "nodes":
+			out.Nodes = nil
+			if spans != nil {
+				spans.Nodes = nil
+			}
+			return d.array(func(int) error {
+				start := d.next()
+				var n Node
+				err := d.node(&n)
+				out.Nodes = append(out.Nodes, n)
+				if spans != nil {
+					spans.Nodes = append(spans.Nodes, Span{start, d.dec.InputOffset()})
+				}
+				return err
+			})
+		case "edges":
+			out.Edges = nil
+			if spans != nil {
+				spans.Edges = nil
+			}
+			return d.array(func(int) error {
+				start := d.next()
+				var e Edge
+				err := d.edge(&e)
+				out.Edges = append(out.Edges, e)
+				if spans != nil {
+					spans.Edges = append(spans.Edges, Span{start, d.dec.InputOffset()})
+				}
+				return err
+			})
+		case "nodeConfigs":
+			out.NodeConfigs = nil
+			return d.array(func(int) error {
+				var c NodeConfig
+				err := d.nodeConfig(&c)
+				out.NodeConfigs = append(out.NodeConfigs, c)
+				return err
+			})
+		}
+		return d.extra(&out.Extra, name)
+	})
+	if err == nil {
+		*doc = out
+	}
+	return err
+}
+
+// DecodeDocument reads a graph file as Document.UnmarshalJSON does, and also says
+// where each node and edge lies in data, so that one can be read again alone.
+func DecodeDocument(data []byte) (Document, Spans, error) {
+	var doc Document
+	var spans Spans
+	err := decodeWhole(data, func(d *decoder) error { return d.document(&doc, &spans) })
+	if err != nil {
+		return Document{}, Spans{}, err
+	}
+	return doc, spans, nil
+}
+
+// PeekGraphKey reads the key of the graph a graph file holds, stopping as soon as
+// it is known: the graph object usually comes first, so this reads a few hundred
+// bytes of a file of any size. It returns "" when the file holds no graph key.
+func PeekGraphKey(r io.Reader) (string, error) {
+	dec := jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil {
+		return "", err
+	} else if tok.Kind() != '{' {
+		return "", errors.New("not a graph file: it should hold a JSON object")
+	}
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return "", err
+		}
+		if name.String() != "graph" || dec.PeekKind() != '{' {
+			if err := dec.SkipValue(); err != nil {
+				return "", err
+			}
+			continue
+		}
+		if _, err := dec.ReadToken(); err != nil {
+			return "", err
+		}
+		key := ""
+		for dec.PeekKind() != '}' {
+			member, err := dec.ReadToken()
+			if err != nil {
+				return "", err
+			}
+			if member.String() == "_key" && dec.PeekKind() == '"' {
+				tok, err := dec.ReadToken()
+				if err != nil {
+					return "", err
+				}
+				key = tok.String() // the last one wins, as when the file is read
+				continue
+			}
+			if err := dec.SkipValue(); err != nil {
+				return "", err
+			}
+		}
+		return key, nil
+	}
+	return "", nil
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
+func (g *Graph) UnmarshalJSON(data []byte) error {
+	return decodeWhole(data, func(d *decoder) error { return d.graph(g) })
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra. A point id
+// given as a number (0) is read as its text ("0").
+func (p *HandlePoint) UnmarshalJSON(data []byte) error {
+	return decodeWhole(data, func(d *decoder) error { return d.handlePoint(p) })
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
+func (h *HandleGroup) UnmarshalJSON(data []byte) error {
+	return decodeWhole(data, func(d *decoder) error { return d.handleGroup(h) })
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra. Data is free
+// JSON with numbers as json.Number.
+func (n *Node) UnmarshalJSON(data []byte) error {
+	return decodeWhole(data, func(d *decoder) error { return d.node(n) })
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
+func (e *Edge) UnmarshalJSON(data []byte) error {
+	return decodeWhole(data, func(d *decoder) error { return d.edge(e) })
+}
+
+// UnmarshalJSON reads the known fields and keeps the others in Extra.
+func (c *NodeConfig) UnmarshalJSON(data []byte) error {
+	return decodeWhole(data, func(d *decoder) error { return d.nodeConfig(c) })
+}
+
+// UnmarshalJSON reads a graph file. Errors are *json.SyntaxError for malformed JSON
+// and *DecodeError (path and offset relative to data) for values of the wrong kind.
+func (d *Document) UnmarshalJSON(data []byte) error {
+	return decodeWhole(data, func(dec *decoder) error { return dec.document(d, nil) })
+}
