@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -107,9 +108,25 @@ func (l *Lazy) Path() string { return l.path }
 // Describe says "file:PATH".
 func (l *Lazy) Describe() string { return "file:" + l.path }
 
-// GraphKey returns the key of the graph the file holds (parsing it).
+// GraphKey returns the key of the graph the file holds. Before the file is parsed
+// it reads only the start of the file, where the graph object usually is: a
+// command that needs the key (ask or chat without --graph) does not pay for
+// parsing a large graph the index cache may answer without.
 func (l *Lazy) GraphKey() string {
-	s, err := l.open(context.Background())
+	l.mu.Lock()
+	src := l.src
+	l.mu.Unlock()
+	if src != nil {
+		return src.GraphKey()
+	}
+	if f, err := os.Open(l.path); err == nil {
+		key, err := datasource.PeekGraphKey(bufio.NewReaderSize(f, 64<<10))
+		f.Close()
+		if err == nil && key != "" {
+			return key
+		}
+	}
+	s, err := l.open(context.Background()) // a malformed file: its error comes from the parse
 	if err != nil {
 		return ""
 	}
