@@ -391,3 +391,22 @@ func TestLazyGraphKeyReadsOnlyTheStart(t *testing.T) {
 		t.Fatalf("key %q from a malformed file", k)
 	}
 }
+
+// The graph's metadata of an unparsed file is read from its start too: every
+// command checks its graph exists before anything else.
+func TestLazyGraphReadsOnlyTheStart(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, `{"graph": {"_key": "g1", "name": "Big", "sheets": {"0": "main"}}, "nodes": [{"_key": "a"}]}`, 0o600)
+	src, err := file.OpenLazy(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := src.Graph(context.Background(), "g1")
+	if err != nil || g.Name != "Big" || g.Sheets["0"] != "main" || src.Opened() {
+		t.Fatalf("graph %+v, %v, parsed %v", g, err, src.Opened())
+	}
+	// Another key is looked up the usual way (parsing), with its usual error.
+	if _, err := src.Graph(context.Background(), "other"); !errors.Is(err, datasource.ErrNotFound) {
+		t.Fatalf("other graph: %v", err)
+	}
+}

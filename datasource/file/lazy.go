@@ -109,9 +109,7 @@ func (l *Lazy) Path() string { return l.path }
 func (l *Lazy) Describe() string { return "file:" + l.path }
 
 // GraphKey returns the key of the graph the file holds. Before the file is parsed
-// it reads only the start of the file, where the graph object usually is: a
-// command that needs the key (ask or chat without --graph) does not pay for
-// parsing a large graph the index cache may answer without.
+// it reads only the graph object at its start (see Graph).
 func (l *Lazy) GraphKey() string {
 	l.mu.Lock()
 	src := l.src
@@ -119,18 +117,25 @@ func (l *Lazy) GraphKey() string {
 	if src != nil {
 		return src.GraphKey()
 	}
-	if f, err := os.Open(l.path); err == nil {
-		key, err := datasource.PeekGraphKey(bufio.NewReaderSize(f, 64<<10))
-		f.Close()
-		if err == nil && key != "" {
-			return key
-		}
+	if g, ok := l.peek(); ok {
+		return g.Key
 	}
-	s, err := l.open(context.Background()) // a malformed file: its error comes from the parse
+	s, err := l.open(context.Background()) // the file's start says nothing: the parse decides
 	if err != nil {
 		return ""
 	}
 	return s.GraphKey()
+}
+
+// peek reads the graph object from the start of the file.
+func (l *Lazy) peek() (datasource.Graph, bool) {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return datasource.Graph{}, false
+	}
+	defer f.Close()
+	g, ok, err := datasource.PeekGraph(bufio.NewReaderSize(f, 64<<10))
+	return g, ok && err == nil && g.Key != ""
 }
 
 // Version changes whenever the file does (its size or modification time) and with
@@ -158,7 +163,16 @@ func (l *Lazy) Reload(ctx context.Context) error {
 	return s.Reload(ctx)
 }
 
+// Graph returns the graph's metadata. Before the file is parsed it is read from the
+// graph object at the start of the file: every command checks that its graph
+// exists, and over a large graph the index cache answers, that check must not
+// parse the whole file. The nodes and edges are checked when first read.
 func (l *Lazy) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	if !l.Opened() {
+		if g, ok := l.peek(); ok && g.Key == graphKey {
+			return g, nil
+		}
+	}
 	s, err := l.open(ctx)
 	if err != nil {
 		return datasource.Graph{}, err
