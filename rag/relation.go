@@ -97,8 +97,7 @@ const (
 // their neighbours in the asked direction come first, ordered by how strongly their
 // anchor matched and then by their own text score (an edge label or a word of the
 // question may tell two successors apart). The rest of the ranking follows.
-func (r *Retriever) relationalRank(st *graphState, dir direction, anchorQuery string, text []rankedNode, depth int) []rankedNode {
-	anchors := st.index.Search(anchorQuery, depth)
+func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, text []rankedNode) []rankedNode {
 	if len(anchors) == 0 {
 		return nil
 	}
@@ -106,23 +105,23 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchorQuery st
 	for _, t := range text {
 		own[t.idx] = t.score
 	}
-	top := anchors[0].Score
+	top := anchors[0].score
 	rel := map[int]float64{}
 	isAnchor := map[int]bool{}
 	for i, a := range anchors {
-		if i == maxAnchors || a.Score < anchorShare*top || i > 0 && anchors[0].KeyMatch {
+		if i == maxAnchors || a.score < anchorShare*top || i > 0 && anchors[0].named {
 			break
 		}
-		isAnchor[a.Index] = true
-		for _, nb := range st.adj[a.Index] {
-			out, ok := st.outgoing(a.Index, nb)
+		isAnchor[a.idx] = true
+		for _, nb := range st.adj[a.idx] {
+			out, ok := st.outgoing(a.idx, nb)
 			if !ok {
 				continue // a loop says nothing about direction
 			}
 			if out != (dir == successors) {
 				continue
 			}
-			if w := a.Score / top; w > rel[int(nb.node)] {
+			if w := a.score / top; w > rel[int(nb.node)] {
 				rel[int(nb.node)] = w
 			}
 		}
@@ -154,9 +153,9 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchorQuery st
 		seen[n.idx] = true
 	}
 	for _, a := range anchors {
-		if isAnchor[a.Index] && !seen[a.Index] {
-			seen[a.Index] = true
-			out = append(out, rankedNode{idx: a.Index, score: 1 + a.Score/top})
+		if isAnchor[a.idx] && !seen[a.idx] {
+			seen[a.idx] = true
+			out = append(out, rankedNode{idx: a.idx, score: 1 + a.score/top})
 		}
 	}
 	for _, t := range text {

@@ -493,6 +493,7 @@ func expand(adj [][]neighbor, seeds []int, depth, limit int) []int {
 type rankedNode struct {
 	idx   int
 	score float64
+	named bool // the question names the node's key outright
 }
 
 // rank orders the graph's nodes for the question, best first. Text ranking alone
@@ -525,24 +526,18 @@ func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query st
 			info.Vector = len(vec) > 0
 		}
 	}
-	var base []rankedNode
-	if len(vec) == 0 {
-		base = make([]rankedNode, len(text))
-		for i, h := range text {
-			base[i] = rankedNode{idx: h.Index, score: h.Score}
-		}
-		// Text scores are comparable across nodes, so a share of them can spread
-		// along the edges; fused scores are rank-based and are left alone.
-		base = propagate(st, base)
-	} else {
-		base = fuse(text, vec)
-	}
+	// Text scores, fused with vector similarity when there is some, are comparable
+	// across nodes, so a share of them can spread along the edges.
 	if dir, anchorQuery := relation(query); dir != noRelation {
-		if rel := r.relationalRank(st, dir, anchorQuery, base, depth); rel != nil {
+		// A relational question describes the node it starts from, not the one it
+		// asks for, so its similarity to a node says nothing about the answer: the
+		// anchors, their neighbours and the rest are ranked by text alone.
+		anchors := fuse(st.index.Search(anchorQuery, depth), nil)
+		if rel := r.relationalRank(st, dir, anchors, propagate(st, fuse(text, nil))); rel != nil {
 			return rel, info, nil
 		}
 	}
-	return base, info, nil
+	return propagate(st, fuse(text, vec)), info, nil
 }
 
 func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, error) {
@@ -607,62 +602,4 @@ func (r *Retriever) vectorRank(ctx context.Context, st *graphState, graphKey str
 		out = out[:limit]
 	}
 	return out, nil
-}
-
-// rrfK is the usual reciprocal-rank-fusion constant.
-const rrfK = 60
-
-// fuse merges the text and vector rankings by reciprocal rank fusion:
-// score = Σ 1/(rrfK + rank). Ranks, not scores, because BM25 scores are unbounded
-// and depend on the query's words while cosine similarities live in [-1, 1] and
-// bunch together; any blend of the raw numbers would need per-query tuning. A node
-// both rankings like beats a node only one of them likes, which is exactly when
-// embeddings help (paraphrases the words miss). One exception: a node whose key
-// the question names outright stays ahead of everything (+1 puts it above any RRF
-// sum, which is at most 2/61), since no similarity beats being named.
-func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
-	type acc struct {
-		score    float64
-		bestRank int
-		named    bool
-	}
-	m := make(map[int]*acc, len(text)+len(vec))
-	get := func(i, rank int) *acc {
-		a := m[i]
-		if a == nil {
-			a = &acc{bestRank: rank}
-			m[i] = a
-		}
-		a.bestRank = min(a.bestRank, rank)
-		return a
-	}
-	for r, h := range text {
-		a := get(h.Index, r)
-		a.score += 1.0 / float64(rrfK+r+1)
-		if h.KeyMatch {
-			a.named = true
-		}
-	}
-	for r, v := range vec {
-		get(v.idx, r).score += 1.0 / float64(rrfK+r+1)
-	}
-	out := make([]rankedNode, 0, len(m))
-	for i, a := range m {
-		s := a.score
-		if a.named {
-			s++
-		}
-		out = append(out, rankedNode{idx: i, score: s})
-	}
-	sort.Slice(out, func(x, y int) bool {
-		if out[x].score != out[y].score {
-			return out[x].score > out[y].score
-		}
-		bx, by := m[out[x].idx].bestRank, m[out[y].idx].bestRank
-		if bx != by {
-			return bx < by
-		}
-		return out[x].idx < out[y].idx
-	})
-	return out
 }

@@ -37,7 +37,18 @@ func retrieveOnce(cmd *cobra.Command, f *Factory, graph, query string) (*rag.Con
 	if err != nil {
 		return nil, err
 	}
-	return r.Retrieve(cmd.Context(), key, query)
+	rc, err := r.Retrieve(cmd.Context(), key, query)
+	if err != nil {
+		return nil, err
+	}
+	// With retrieval.expand = "llm", say what the model added (or why nothing was).
+	switch ri := rc.Retrieval; {
+	case ri.ExpandError != "":
+		fmt.Fprintln(f.IO.ErrOut, "warning: the question was searched without expansion: "+termtext.OneLine(ri.ExpandError))
+	case len(ri.Expansion) > 0:
+		fmt.Fprintln(f.IO.ErrOut, "expanded with: "+termtext.OneLine(strings.Join(ri.Expansion, ", ")))
+	}
+	return rc, nil
 }
 
 // contextJSON is the json shape of `inspect context` (DESIGN.md section 2).

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/rag/evaluate"
@@ -40,9 +42,14 @@ fused with embeddings when an embedding model is configured; the context cache i
 			if err != nil {
 				return err
 			}
-			rep, err := evaluate.Run(cmd.Context(), r, key, qs)
+			tally := &expandTally{r: r}
+			rep, err := evaluate.Run(cmd.Context(), tally, key, qs)
 			if err != nil {
 				return err
+			}
+			if r.Options().Expander != nil {
+				fmt.Fprintf(f.IO.ErrOut, "query expansion: %d calls (%d prompt + %d completion tokens), %d questions searched without it\n",
+					tally.calls, tally.usage.PromptTokens, tally.usage.CompletionTokens, tally.failed)
 			}
 			if format == "json" {
 				return writeJSONIndent(f.IO.Out, rep)
@@ -54,6 +61,27 @@ fused with embeddings when an embedding model is configured; the context cache i
 	cmd.Flags().StringVarP(&graph, "graph", "g", "", "graph key")
 	cmd.Flags().StringVar(&format, "format", "table", "table or json")
 	return cmd
+}
+
+// expandTally counts what query expansion did over an evaluation.
+type expandTally struct {
+	r             *rag.Retriever
+	calls, failed int
+	usage         convo.Usage
+}
+
+func (t *expandTally) Retrieve(ctx context.Context, graphKey, query string) (*rag.Context, error) {
+	c, err := t.r.Retrieve(ctx, graphKey, query)
+	if err == nil {
+		if u := c.Retrieval.ExpandUsage; u.Total() > 0 {
+			t.calls++
+			t.usage = t.usage.Add(u)
+		}
+		if c.Retrieval.ExpandError != "" {
+			t.failed++
+		}
+	}
+	return c, err
 }
 
 func readQuestions(f *Factory, path string) ([]evaluate.Question, error) {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 )
 
 // TestInspectEvalFixedFile runs `inspect eval` on a fixed questions file over the
@@ -104,5 +106,50 @@ func TestInspectEvalBadInput(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, errOut, tc.want)
 			}
 		})
+	}
+}
+
+// TestInspectEvalWithExpansion: with retrieval.expand = "llm" in the config, `inspect
+// eval` measures with the chat model's search terms (a question sharing no word with
+// its node is found) and says what the expansion cost; without it, no call is made.
+func TestInspectEvalWithExpansion(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.Start(t)
+	srv.SetScript(llmtest.Script{Loop: true, Turns: []llmtest.Turn{{Text: "html display, page web", Usage: &llmtest.Usage{PromptTokens: 70, CompletionTokens: 6}}}})
+	dir := t.TempDir()
+	qs := filepath.Join(dir, "q.json")
+	if err := os.WriteFile(qs, []byte(`[{"q": "zorglub quux", "gold": ["display-html"]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"NODIUS_AI_BASE_URL": srv.OpenAIURL(), "NODIUS_AI_API_KEY": "k", "NODIUS_AI_MODEL": "m",
+		"XDG_CONFIG_HOME": filepath.Join(dir, "cfg"), "XDG_CACHE_HOME": filepath.Join(dir, "cache")}
+	rank := func(out string) int {
+		var rep struct {
+			Questions []struct{ Rank int } `json:"questions"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Questions) != 1 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return rep.Questions[0].Rank
+	}
+
+	out, errOut, code := runCLI(t, "", env, "inspect", "eval", "--graph", "demo", "--format", "json", qs)
+	if code != 0 || rank(out) != 0 || len(srv.ChatRequests()) != 0 || strings.Contains(errOut, "expansion") {
+		t.Fatalf("expansion off: exit %d, rank %d, %d calls, stderr %q", code, rank(out), len(srv.ChatRequests()), errOut)
+	}
+
+	cfg := filepath.Join(dir, "cfg", "nodius-ai", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[retrieval]\nexpand = \"llm\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runCLI(t, "", env, "inspect", "eval", "--graph", "demo", "--format", "json", qs)
+	if code != 0 || rank(out) != 1 {
+		t.Fatalf("expansion on: exit %d, rank %d, stderr %q", code, rank(out), errOut)
+	}
+	if !strings.Contains(errOut, "query expansion: 1 calls (70 prompt + 6 completion tokens), 0 questions searched without it") {
+		t.Errorf("stderr %q", errOut)
 	}
 }

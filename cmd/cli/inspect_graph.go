@@ -33,9 +33,12 @@ func newInspectGraphCmd(f *Factory) *cobra.Command {
 Each box shows a node's key, its type and a short label; edges show their labels.
 Without --around every sheet is drawn; with it, the nodes within --depth hops of
 NODE (drawn with a heavy border). The drawing fits the terminal (or --width):
-narrower, it shows fewer details, and as a last resort becomes a list. Colour on a
-terminal; plain text when piped or NO_COLOR is set; ASCII with --ascii or a
-non-UTF-8 locale.`,
+narrower, it shows fewer details, and as a last resort becomes a list.
+
+Colour on a terminal, none when piped or NO_COLOR is set. Piped output keeps the
+box-drawing characters (files, less and grep read UTF-8); ASCII (+-|>) comes with
+--ascii, a locale that is not UTF-8 (LC_ALL, LC_CTYPE or LANG, e.g. LANG=C) or
+TERM=dumb.`,
 		Example: `  nodius-ai inspect graph --graph demo
   nodius-ai inspect graph --graph demo --around fetch-api --depth 1
   nodius-ai inspect graph --graph demo --width 60 | less`,

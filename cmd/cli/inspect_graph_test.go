@@ -31,6 +31,44 @@ func TestInspectGraph(t *testing.T) {
 	}
 }
 
+// Piped, the drawing keeps its box-drawing characters and loses only colour; ASCII
+// comes with --ascii, a locale that is not UTF-8, or TERM=dumb.
+func TestInspectGraphCharactersWhenPiped(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		ascii bool
+	}{
+		{"piped, no locale", nil, nil, false},
+		{"piped, UTF-8 locale", map[string]string{"LANG": "en_US.UTF-8"}, nil, false},
+		{"--ascii", map[string]string{"LANG": "en_US.UTF-8"}, []string{"--ascii"}, true},
+		{"LANG=C", map[string]string{"LANG": "C"}, nil, true},
+		{"LC_ALL wins over LANG", map[string]string{"LC_ALL": "POSIX", "LANG": "en_US.UTF-8"}, nil, true},
+		{"TERM=dumb", map[string]string{"TERM": "dumb", "LANG": "en_US.UTF-8"}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			out, errOut, code := runCLI(t, "", tt.env, append([]string{"inspect", "graph", "--graph", "demo", "--around", "fetch-api"}, tt.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if strings.Contains(out, "\x1b") {
+				t.Errorf("colour when piped:\n%q", out)
+			}
+			nonASCII := strings.IndexFunc(out, func(r rune) bool { return r > 127 }) >= 0
+			if nonASCII == tt.ascii {
+				t.Errorf("ascii = %v, but the drawing is:\n%s", tt.ascii, out)
+			}
+			if !strings.Contains(out, "fetch-api") {
+				t.Errorf("drawing lacks fetch-api:\n%s", out)
+			}
+		})
+	}
+}
+
 func TestInspectGraphAroundFitsWidth(t *testing.T) {
 	t.Parallel()
 	for _, width := range []int{100, 60, 40, 20} {

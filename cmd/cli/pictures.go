@@ -24,8 +24,8 @@ func drawOptions(ios *IOStreams) graphdraw.Options {
 	return graphdraw.Options{Width: outputWidth(ios), Color: ios.ColorEnabled(), ASCII: !utf8Locale(ios.Getenv)}
 }
 
-// writeProposalPictures draws each proposal of a thread against the configured
-// source: a pending or rejected one as the neighbourhood before and after it, an
+// writeProposalPictures draws each proposal of a thread against the thread's own
+// source (see useThreadSource; --source draws from another): a pending or rejected one as the neighbourhood before and after it, an
 // approved one as the graph around it now, with what it created marked. A picture
 // that cannot be made (the graph has moved on, the source is unreachable) is a
 // line saying why; the transcript above it stands. It writes to w (the pager's
@@ -36,9 +36,21 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 		fmt.Fprintln(w, "\nThis thread has no proposals to draw.")
 		return nil
 	}
-	src, err := f.Source(ctx)
+	// A display changes nothing: the thread's source is drawn from even when another
+	// is configured, and stderr says so.
+	overridden, err := f.useThreadSource(tr.Thread, false)
 	if err != nil {
 		return err
+	}
+	if overridden != "" {
+		fmt.Fprintf(f.IO.ErrOut, "Drawing from %s, the thread's source, not %s (the source in effect); pass --source to draw from another.\n",
+			termtext.OneLine(tr.Thread.Source), termtext.OneLine(overridden))
+	}
+	src, err := f.Source(ctx)
+	if err != nil {
+		// The transcript above stands; say why there is nothing to draw.
+		fmt.Fprintf(w, "\n(no pictures: %s)\n", termtext.OneLine(err.Error()))
+		return nil
 	}
 	opts := drawOptions(f.IO)
 	graph := tr.Thread.GraphKey

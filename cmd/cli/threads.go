@@ -271,7 +271,13 @@ func newThreadsShowCmd(f *Factory) *cobra.Command {
 		Long: `Show a thread: messages, tool calls, proposals, decisions, tokens and cost.
 
 On a terminal, a thread longer than the screen goes through $PAGER (less by default,
-NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.`,
+NODIUS_AI_PAGER overrides it, PAGER=cat turns it off); piped output never does.
+
+--pictures draws each proposal from the thread's own data source (the one it was
+asked and decided on), as approve and undo use it, with credentials from your flags,
+environment or config. When another source is configured (NODIUS_AI_SOURCE, the
+config file), the pictures still come from the thread's and a line on stderr says
+so; --source draws from the source you name instead.`,
 		Example: `  nodius-ai threads show ai_1709
   nodius-ai threads show ai_1709 --context     # also the system prompt and retrieval context
   nodius-ai threads show ai_1709 --format json

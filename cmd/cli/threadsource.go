@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
 )
 
@@ -60,18 +61,9 @@ func (f *Factory) sourceChosen() bool {
 }
 
 // adoptThreadSource makes the thread's recorded source the one in effect when none
-// was typed on the command line: a thread is continued and decided where it
-// happened. Credentials still come from the flags, environment or config (the
-// database never holds them): when the configured source is the recorded one, its
-// URL, password included, is kept. With strict (approve, reject) a configured source
-// (NODIUS_AI_SOURCE, the config file) that differs from the thread's is a usage
-// error naming both. Threads that recorded no source keep the source in effect.
-// It must run before the runtime is built.
+// was typed on the command line (see useThreadSource), and returns the thread's full
+// id. It must run before the runtime is built.
 func (f *Factory) adoptThreadSource(ctx context.Context, threadArg string, strict bool) (string, error) {
-	cfg, err := f.Config()
-	if err != nil {
-		return "", err
-	}
 	store, err := f.Store(ctx)
 	if err != nil {
 		return "", err
@@ -84,8 +76,26 @@ func (f *Factory) adoptThreadSource(ctx context.Context, threadArg string, stric
 	if err != nil {
 		return "", err
 	}
+	_, err = f.useThreadSource(th, strict)
+	return id, err
+}
+
+// useThreadSource makes th's recorded source the one in effect when none was typed
+// on the command line: a thread is continued, decided, undone and drawn where it
+// happened. Credentials still come from the flags, environment or config (the
+// database never holds them): when the configured source is the recorded one, its
+// URL, password included, is kept. A configured source (NODIUS_AI_SOURCE, the config
+// file) that differs from the thread's is, with strict (approve, reject, undo), a
+// usage error naming both; without, the thread's wins and overridden is that
+// configured source (for the caller to say so). Threads that recorded no source keep
+// the source in effect. It must run before the source is opened.
+func (f *Factory) useThreadSource(th convo.Thread, strict bool) (overridden string, err error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return "", err
+	}
 	if th.Source == "" || f.sourceChosen() {
-		return id, nil
+		return "", nil
 	}
 	// The built-in default (the demo graph) is no choice: the thread's source wins.
 	configured := cfg.Source != "" && (cfg.Source != config.DefaultSource || f.IO.Getenv("NODIUS_AI_SOURCE") != "")
@@ -95,13 +105,14 @@ func (f *Factory) adoptThreadSource(ctx context.Context, threadArg string, stric
 				"thread %s works on %s, but the source in effect is %s (from NODIUS_AI_SOURCE or the config file); pass --source to choose one",
 				th.ID, th.Source, sourceSpec(cfg.Source))}
 		}
+		overridden = sourceSpec(cfg.Source)
 		cfg.Source = th.Source
-		return id, nil
+		return overridden, nil
 	}
 	if !configured {
 		cfg.Source = th.Source
 	}
-	return id, nil
+	return "", nil
 }
 
 // demoNote is what a change applied to the embedded demo graph means.

@@ -224,25 +224,22 @@ func (g *glyphs) line(bits uint8, dashed bool) rune {
 	return g.lines[bits]
 }
 
+// lineRunes is the table of line pieces by the directions they join, built from
+// one style's horizontal and vertical runes, its corners (┌ ┐ └ ┘), its tees
+// (├ ┤ ┬ ┴) and its cross.
+func lineRunes(h, v rune, corners, tees [4]rune, cross rune) [16]rune {
+	var t [16]rune
+	t[0] = ' '
+	t[up], t[down], t[up|down] = v, v, v
+	t[left], t[right], t[left|right] = h, h, h
+	t[down|right], t[down|left], t[up|right], t[up|left] = corners[0], corners[1], corners[2], corners[3]
+	t[up|down|right], t[up|down|left], t[left|right|down], t[left|right|up] = tees[0], tees[1], tees[2], tees[3]
+	t[up|down|left|right] = cross
+	return t
+}
+
 var unicodeGlyphs = glyphs{
-	lines: [16]rune{
-		0:                        ' ',
-		up:                       '│',
-		down:                     '│',
-		up | down:                '│',
-		left:                     '─',
-		right:                    '─',
-		left | right:             '─',
-		down | right:             '┌',
-		down | left:              '┐',
-		up | right:               '└',
-		up | left:                '┘',
-		up | down | right:        '├',
-		up | down | left:         '┤',
-		left | right | down:      '┬',
-		left | right | up:        '┴',
-		up | down | left | right: '┼',
-	},
+	lines: lineRunes('─', '│', [4]rune{'┌', '┐', '└', '┘'}, [4]rune{'├', '┤', '┬', '┴'}, '┼'),
 	dashH: '╌', dashV: '╎',
 	arrowR: '▶', arrowL: '◀',
 	attachR: '├', attachL: '┤',
@@ -259,24 +256,7 @@ var unicodeGlyphs = glyphs{
 }
 
 var asciiGlyphs = glyphs{
-	lines: [16]rune{
-		0:                        ' ',
-		up:                       '|',
-		down:                     '|',
-		up | down:                '|',
-		left:                     '-',
-		right:                    '-',
-		left | right:             '-',
-		down | right:             '+',
-		down | left:              '+',
-		up | right:               '+',
-		up | left:                '+',
-		up | down | right:        '+',
-		up | down | left:         '+',
-		left | right | down:      '+',
-		left | right | up:        '+',
-		up | down | left | right: '+',
-	},
+	lines: lineRunes('-', '|', [4]rune{'+', '+', '+', '+'}, [4]rune{'+', '+', '+', '+'}, '+'),
 	dashH: '.', dashV: ':',
 	arrowR: '>', arrowL: '<',
 	attachR: '+', attachL: '+',

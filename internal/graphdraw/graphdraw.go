@@ -91,7 +91,8 @@ var details = []detail{
 	{wrap: true, maxText: 10, maxLabel: 7, pad: 0, minGap: 2},
 	{wrap: true, maxText: 10, pad: 1, minGap: 3},
 	{wrap: true, maxText: 8, pad: 0, minGap: 2},
-	{maxText: 6, pad: 0, minGap: 2},
+	// No plainer level: a box that shows a few letters of a key ("filte…") no
+	// longer says which node it is, and the list, with every key whole, does.
 }
 
 // Draw lays g out and draws it, as wide as opts.Width allows. The result ends with

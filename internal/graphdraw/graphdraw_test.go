@@ -1,37 +1,15 @@
 package graphdraw
 
 import (
-	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/nodius/nodius-ai/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-// golden compares got with testdata/name.golden (rewriting it under -update).
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got\n%s--- want\n%s", name, got, want)
-	}
-}
 
 func chain(keys ...string) []Edge {
 	var es []Edge
@@ -95,7 +73,7 @@ func TestGolden(t *testing.T) {
 				if ascii && strings.IndexFunc(got, func(r rune) bool { return r > 0x7f }) >= 0 {
 					t.Errorf("%s: the ASCII drawing has other characters:\n%s", file, got)
 				}
-				golden(t, file, got)
+				golden.Check(t, file, got)
 			}
 		}
 	}

@@ -4,38 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/internal/golden"
 	"github.com/nodius/nodius-ai/internal/graphdraw"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it)\n--- got\n%s--- want\n%s", name, got, want)
-	}
-}
 
 func demoStore(t testing.TB) *memgraph.Store {
 	t.Helper()
@@ -82,10 +60,10 @@ func TestDemoGolden(t *testing.T) {
 			}
 			main := graphdraw.Draw(sheets[0].Graph, opts)
 			checkWidth(t, "main"+suffix, main, width)
-			golden(t, "demo-main"+suffix, main)
+			golden.Check(t, "demo-main"+suffix, main)
 			pic := graphdraw.Draw(around, opts)
 			checkWidth(t, "around"+suffix, pic, width)
-			golden(t, "demo-around-fetch-api"+suffix, pic)
+			golden.Check(t, "demo-around-fetch-api"+suffix, pic)
 		}
 	}
 }
@@ -157,9 +135,9 @@ func TestProposedChange(t *testing.T) {
 				if width == 0 && !strings.Contains(uni, tc.mustHave) {
 					t.Errorf("unified picture lacks %q:\n%s", tc.mustHave, uni)
 				}
-				golden(t, fmt.Sprintf("change-%s-w%d", tc.name, width), uni)
+				golden.Check(t, fmt.Sprintf("change-%s-w%d", tc.name, width), uni)
 			}
-			golden(t, "change-"+tc.name+"-before-after", c.Draw(BeforeAfter, graphdraw.Options{}))
+			golden.Check(t, "change-"+tc.name+"-before-after", c.Draw(BeforeAfter, graphdraw.Options{}))
 			// The source itself is untouched.
 			if n, _ := src.Nodes(ctx, "demo", ""); len(n) != 9 {
 				t.Errorf("the source changed: %d nodes", len(n))

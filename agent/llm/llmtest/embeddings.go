@@ -94,13 +94,16 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	}
 	s.take(Request{Path: r.URL.Path, Protocol: "embeddings", Auth: authPresent(r), Header: r.Header.Clone(), Body: body, Model: req.Model, Input: inputs})
 	s.mu.Lock()
-	dim := s.script.EmbeddingDim
+	dim, embed := s.script.EmbeddingDim, s.embed
 	s.mu.Unlock()
+	if embed == nil {
+		embed = func(text string) []float32 { return Vector(text, dim) }
+	}
 
 	data := make([]map[string]any, len(inputs))
 	tokens := 0
 	for i, in := range inputs {
-		vec := Vector(in, dim)
+		vec := embed(in)
 		tokens += len(Words(in))
 		var emb any = vec
 		if req.EncodingFormat == "base64" {
@@ -115,4 +118,13 @@ func (s *Server) serveEmbeddings(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model,
 		"usage": map[string]any{"prompt_tokens": tokens, "total_tokens": tokens}})
+}
+
+// SetEmbed makes /v1/embeddings answer f(text) instead of Vector: a test can stand in
+// for a real embedding model with a function of its own (one where paraphrases land
+// close, for instance). nil restores Vector.
+func (s *Server) SetEmbed(f func(text string) []float32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embed = f
 }

@@ -153,7 +153,8 @@ type Server struct {
 	next     int
 	loops    int // times a looping script started over
 	requests []Request
-	record   func(Request) // optional sink (the process appends NDJSON to a file)
+	record   func(Request)          // optional sink (the process appends NDJSON to a file)
+	embed    func(string) []float32 // SetEmbed; nil: Vector
 	hs       *httptest.Server
 }
 
