@@ -417,4 +417,9 @@ func TestUndoUsesTheThreadsRecordedSource(t *testing.T) {
 	if now, _ := os.ReadFile(other); !bytes.Equal(now, moved) {
 		t.Fatal("undo changed the other file")
 	}
+	// The pictures say the change was undone, and list nothing as removed.
+	r = e.run("", "threads", "show", thread, "--pictures", "--source", "file:"+e.graph)
+	if r.code != 0 || !strings.Contains(r.stdout, "· approved, undone ") || !strings.Contains(r.stdout, "applied, then undone; the graph around it now:") {
+		t.Fatalf("pictures of an undone change: %d %s\n%s", r.code, r.stderr, r.stdout)
+	}
 }
