@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -292,7 +294,11 @@ func (r *run) approve(p *convo.Proposal, feedback string, reason string) error {
 		applyErr = reason
 	} else {
 		var err error
-		res, err = datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, planned)
+		// What the person was shown (the edges a deletion takes, the old values of
+		// the fields an update changes) is checked again in the same step as the
+		// change: under the graph file's lock, inside the store's working copy. The
+		// drift check before the claim cannot see a writer that comes after it.
+		res, err = datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, planned, datasource.Expect(p.Action))
 		switch {
 		case err == nil:
 			if len(res.Created.Nodes)+len(res.Created.Edges) == 0 {
@@ -325,8 +331,41 @@ func applyFailure(err error) error {
 	if errors.Is(err, datasource.ErrReadOnly) {
 		return &convo.Error{Code: convo.CodeConfig, Err: err, Message: "the source is read-only: nothing was applied and the proposal is still pending"}
 	}
+	if errors.Is(err, datasource.ErrLocked) {
+		return &convo.Error{Code: convo.CodeTimeout, Err: err, Message: fmt.Sprintf(
+			"%v, so nothing was applied and the proposal is still pending; approve again when the other writer is done", err)}
+	}
+	if full, fix := diskFull(err); full != "" {
+		return &convo.Error{Code: convo.CodeInternal, Err: err, Message: full +
+			", so nothing was applied and the proposal is still pending; " + fix + " and approve again"}
+	}
 	return &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
 		"applying the proposal failed, nothing was applied and it is still pending: %v — fix that and approve again", err)}
+}
+
+// diskFull says where and why a write found no room ("the disk is full under /srv
+// (no space left on device)") and what to do about it, or "" when err is not that.
+// (The runtime ignores SIGXFSZ, so a file size limit is an error like the others.)
+func diskFull(err error) (what, fix string) {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return "", ""
+	}
+	switch errno {
+	case syscall.ENOSPC:
+		what, fix = "the disk is full", "free some space"
+	case syscall.EDQUOT:
+		what, fix = "the disk quota is used up", "free some space"
+	case syscall.EFBIG:
+		what, fix = "the file size limit is reached", "raise the limit (ulimit -f)"
+	default:
+		return "", ""
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		what += " under " + filepath.Dir(pe.Path)
+	}
+	return what + " (" + errno.Error() + ")", fix
 }
 
 func isDecided(err error) bool { return errors.Is(err, convo.ErrDecided) }

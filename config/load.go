@@ -27,6 +27,7 @@ const (
 	DefaultWorkspace     = "default"
 	DefaultMaxToolRounds = 5
 	DefaultCacheTTL      = 2 * time.Minute
+	DefaultGraphLockWait = 10 * time.Second
 	// CustomProvider names the provider behind a bare --base-url.
 	CustomProvider = "custom"
 )
@@ -65,7 +66,8 @@ type fileConfig struct {
 	Role             string                  `toml:"role"`
 	Debug            *bool                   `toml:"debug"`
 	MaxToolRounds    *int                    `toml:"max_tool_rounds"`
-	CacheTTL         any                     `toml:"cache_ttl"` // "2m" or seconds
+	CacheTTL         any                     `toml:"cache_ttl"`       // "2m" or seconds
+	GraphLockWait    any                     `toml:"graph_lock_wait"` // "10s" or seconds
 	Policy           map[string]string       `toml:"policy"`
 	Limits           Limits                  `toml:"limits"`
 	Retrieval        fileRetrieval           `toml:"retrieval"`
@@ -225,6 +227,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	cfg.CacheTTL, err = cacheTTL(fc.CacheTTL, file)
 	if err != nil {
 		return nil, err
+	}
+	cfg.GraphLockWait = DefaultGraphLockWait
+	if fc.GraphLockWait != nil {
+		if cfg.GraphLockWait, err = duration("graph_lock_wait", fc.GraphLockWait, file); err != nil {
+			return nil, err
+		}
+		cfg.Origins["graph_lock_wait"] = OriginFile
 	}
 
 	cfg.Policy = make(map[datasource.ActionType]Policy, len(datasource.ActionTypes))

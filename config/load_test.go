@@ -155,6 +155,7 @@ db = "~/threads.db"
 debug = true
 max_tool_rounds = 8
 cache_ttl = "30s"
+graph_lock_wait = 2.5
 
 [policy]
 create_node = "auto"
@@ -182,6 +183,7 @@ expand = "LLM"
 		{"debug", cfg.Debug, true},
 		{"rounds", cfg.MaxToolRounds, 8},
 		{"ttl", cfg.CacheTTL, 30 * time.Second},
+		{"graph lock wait", cfg.GraphLockWait, 2500 * time.Millisecond},
 		{"policy auto", cfg.Policy[datasource.CreateNodeAction], PolicyAuto},
 		{"policy deny", cfg.Policy[datasource.DeleteNodeAction], PolicyDeny},
 		{"policy default", cfg.Policy[datasource.CreateEdgeAction], PolicyAsk},
@@ -204,7 +206,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Source != "demo" || cfg.Role != "editor" || cfg.Workspace != "default" || cfg.MaxToolRounds != 5 || cfg.CacheTTL != 2*time.Minute || cfg.Debug || cfg.RetrievalExpand != ExpandOff {
+	if cfg.Source != "demo" || cfg.Role != "editor" || cfg.Workspace != "default" || cfg.MaxToolRounds != 5 || cfg.CacheTTL != 2*time.Minute || cfg.GraphLockWait != 10*time.Second || cfg.Debug || cfg.RetrievalExpand != ExpandOff {
 		t.Errorf("defaults: %+v", cfg)
 	}
 	if want := filepath.Join(dir, "data", "nodius-ai", "threads.db"); cfg.DB != want {
@@ -275,6 +277,8 @@ func TestLoadErrors(t *testing.T) {
 		{name: "negative ttl string", file: `cache_ttl = "-2m"`, inMsgs: []string{`cache_ttl = "-2m"`}},
 		{name: "overflowing ttl", file: `cache_ttl = 9223372036854775807`, inMsgs: []string{"cache_ttl = 9223372036854775807"}},
 		{name: "huge ttl string", file: `cache_ttl = "100000h"`, inMsgs: []string{"cache_ttl"}},
+		{name: "negative lock wait", file: `graph_lock_wait = "-1s"`, inMsgs: []string{`graph_lock_wait = "-1s"`, "from 0 to 8760h"}},
+		{name: "bad lock wait", file: `graph_lock_wait = "later"`, inMsgs: []string{"graph_lock_wait"}},
 		{name: "bad expand", file: "[retrieval]\nexpand = \"gpt\"", inMsgs: []string{`expand = "gpt"`, `"off" or "llm"`}},
 		{name: "unknown retrieval key", file: "[retrieval]\nexpnd = \"llm\"", inMsgs: []string{"unknown setting retrieval.expnd"}},
 		{name: "nan cost", file: "[limits]\nmax_cost_usd = nan", inMsgs: []string{"max_cost_usd = NaN"}},

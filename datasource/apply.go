@@ -7,14 +7,21 @@ import (
 
 // Apply carries out an approved action on src: through ActionApplier when the source
 // has it, else change by change through Mutable. A source that is neither gives
-// ErrReadOnly. The result lists the keys created.
-func Apply(ctx context.Context, src Source, graphKey string, a Action) (ApplyResult, error) {
+// ErrReadOnly. The result lists the keys created. opts (Expect) are passed on to an
+// ActionApplier; through Mutable, an expectation is checked right before the first
+// change.
+func Apply(ctx context.Context, src Source, graphKey string, a Action, opts ...ApplyOption) (ApplyResult, error) {
 	if ap, ok := src.(ActionApplier); ok {
-		return ap.ApplyAction(ctx, graphKey, a)
+		return ap.ApplyAction(ctx, graphKey, a, opts...)
 	}
 	m, ok := src.(Mutable)
 	if !ok {
 		return ApplyResult{}, ErrReadOnly
+	}
+	if o := ApplyOptionsOf(opts); o.Expect != nil {
+		if err := CheckShownNow(ctx, src, graphKey, *o.Expect); err != nil {
+			return ApplyResult{}, err
+		}
 	}
 	res := ApplyResult{Applied: true, Created: Created{Nodes: []string{}, Edges: []string{}}}
 	if err := ApplyChanges(mutableChanges{ctx: ctx, m: m, graphKey: graphKey}, a, &res); err != nil {

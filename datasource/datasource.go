@@ -19,6 +19,10 @@ var ErrNotFound = errors.New("not found")
 // ErrReadOnly is returned by sources that cannot apply changes.
 var ErrReadOnly = errors.New("data source is read-only")
 
+// ErrLocked is wrapped by the error of a change that gave up waiting for another
+// writer of the same graph: nothing was changed, and trying again later may work.
+var ErrLocked = errors.New("graph is locked by another writer")
+
 // NotFoundError names what was missing; it wraps ErrNotFound.
 type NotFoundError struct {
 	Kind string // "graph", "node", "edge", "node type"
@@ -135,9 +139,11 @@ type Mutable interface {
 
 // ActionApplier is implemented by sources that apply a whole ProposedAction at once
 // (the Nodius server's apply endpoint; the file source, to write a batch atomically).
-// Apply prefers it to the per-change Mutable methods.
+// Apply prefers it to the per-change Mutable methods. An implementation honours the
+// options it is given (ApplyOptionsOf): Expect is checked in the same step as the
+// change where the source can, else right before it.
 type ActionApplier interface {
-	ApplyAction(ctx context.Context, graphKey string, a Action) (ApplyResult, error)
+	ApplyAction(ctx context.Context, graphKey string, a Action, opts ...ApplyOption) (ApplyResult, error)
 }
 
 // Describer is implemented by sources that can say in a few words what they are

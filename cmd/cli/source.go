@@ -18,7 +18,7 @@ func openSource(ctx context.Context, cfg *config.Config) (datasource.Source, err
 	case spec == "" || spec == "demo":
 		return openDemo()
 	case strings.HasPrefix(spec, "file:"):
-		return openFile(ctx, strings.TrimPrefix(spec, "file:"))
+		return openFile(ctx, strings.TrimPrefix(spec, "file:"), cfg.GraphLockWait)
 	case strings.HasPrefix(spec, "arango://"), strings.HasPrefix(spec, "arangos://"):
 		return openArango(ctx, cfg, spec)
 	case strings.HasPrefix(spec, "server:"):

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
@@ -22,7 +23,7 @@ func openDemo() (datasource.Source, error) {
 // openFile opens a graph JSON file; approved proposals are written back to it
 // atomically. A missing or malformed file is a configuration error (exit 2): the
 // message names the file, and the line, column and field at fault.
-func openFile(ctx context.Context, path string) (datasource.Source, error) {
+func openFile(ctx context.Context, path string, lockWait time.Duration) (datasource.Source, error) {
 	if path == "" {
 		return nil, &convo.Error{Code: convo.CodeConfig, Message: "file source needs a path: use --source file:PATH"}
 	}
@@ -35,6 +36,7 @@ func openFile(ctx context.Context, path string) (datasource.Source, error) {
 		}
 		return nil, &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err}
 	}
+	src.LockWait = lockWait
 	src.WrapErr = func(err error) error { return &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err} }
 	return src, nil
 }

@@ -38,6 +38,10 @@ type Source struct {
 
 	wmu sync.Mutex // serialises reloads and writes (taken before the store's locks)
 
+	// LockWait bounds how long a write waits for another process writing the same
+	// file (LockTimeout when zero). Set it before the first write.
+	LockWait time.Duration
+
 	mu      sync.Mutex // guards the fields below; never held while calling the store
 	key     string
 	extra   map[string]json.RawMessage
@@ -242,12 +246,13 @@ func (s *Source) Spans() (spans datasource.Spans, size int64, modTime time.Time,
 	return *s.spans, s.size, s.modTime, true
 }
 
-// LockTimeout bounds how long a write waits for another process writing the same
-// graph file.
+// LockTimeout is how long a write waits, by default, for another process writing the
+// same graph file (see Source.LockWait).
 const LockTimeout = 10 * time.Second
 
-// ErrLocked: another process kept the graph file locked longer than LockTimeout.
-var ErrLocked = errors.New("graph file is locked by another process")
+// ErrLocked is wrapped by the error of a write that gave up waiting for another
+// process writing the same file.
+var ErrLocked = datasource.ErrLocked
 
 // write runs one change under the graph file's lock, with the file read again first,
 // so a change never drops one another process (or an editor) made meanwhile.
@@ -304,10 +309,14 @@ func (s *Source) lockPath() string {
 	return filepath.Join(dir, "."+base+".lock")
 }
 
-// lock takes the graph file's lock across processes, waiting at most LockTimeout.
+// lock takes the graph file's lock across processes, waiting at most LockWait.
 func (s *Source) lock(ctx context.Context) (func(), error) {
+	wait := s.LockWait
+	if wait <= 0 {
+		wait = LockTimeout
+	}
 	fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	wctx, cancel := context.WithTimeout(ctx, LockTimeout)
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	ok, err := fl.TryLockContext(wctx, 20*time.Millisecond)
 	if err != nil && ctx.Err() != nil {
@@ -317,11 +326,22 @@ func (s *Source) lock(ctx context.Context) (func(), error) {
 		return nil, fmt.Errorf("graph file %s: cannot take its lock %s: %w", s.path, s.lockPath(), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("graph file %s stayed locked by another process for %s (lock file %s); try again when it is done: %w",
-			s.path, LockTimeout, s.lockPath(), ErrLocked)
+		return nil, &lockedError{path: s.path, wait: wait, lockFile: s.lockPath()}
 	}
 	return func() { _ = fl.Unlock() }, nil
 }
+
+// lockedError: another process kept the graph file locked longer than a write waits.
+type lockedError struct {
+	path, lockFile string
+	wait           time.Duration
+}
+
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("graph file %s stayed locked by another process for %s (lock file %s)", e.path, e.wait, e.lockFile)
+}
+
+func (e *lockedError) Unwrap() error { return datasource.ErrLocked }
 
 // removeStaleTemps deletes the temporary files a writer killed mid-write left behind;
 // the lock is held, so none of them belongs to a live writer.
@@ -544,8 +564,9 @@ func (s *Source) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error
 }
 
 // ApplyAction applies a whole action (a batch included) and saves the file once:
-// all of it or, on any error, none of it.
-func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (out datasource.ApplyResult, err error) {
-	err = s.write(ctx, func() error { out, err = s.store.ApplyAction(ctx, graphKey, a); return err })
+// all of it or, on any error, none of it. An expectation (datasource.Expect) is
+// checked under the file's lock, on the file as it is then.
+func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (out datasource.ApplyResult, err error) {
+	err = s.write(ctx, func() error { out, err = s.store.ApplyAction(ctx, graphKey, a, opts...); return err })
 	return out, err
 }

@@ -27,6 +27,8 @@ type Lazy struct {
 	// WrapErr, when set, wraps the error of parsing the file (the caller's way of
 	// classifying it, as it would have an error of Open).
 	WrapErr func(error) error
+	// LockWait is passed on to the Source (see Source.LockWait).
+	LockWait time.Duration
 
 	mu     sync.Mutex
 	src    *Source
@@ -73,6 +75,7 @@ func (l *Lazy) open(ctx context.Context) (*Source, error) {
 		}
 		return nil, err
 	}
+	src.LockWait = l.LockWait
 	l.src = src
 	return src, nil
 }
@@ -267,13 +270,13 @@ func (l *Lazy) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error {
 	return s.DeleteEdge(ctx, graphKey, edgeKey)
 }
 
-func (l *Lazy) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (datasource.ApplyResult, error) {
+func (l *Lazy) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
 	s, err := l.open(ctx)
 	if err != nil {
 		return datasource.ApplyResult{}, err
 	}
 	defer l.wrote()
-	return s.ApplyAction(ctx, graphKey, a)
+	return s.ApplyAction(ctx, graphKey, a, opts...)
 }
 
 func (l *Lazy) SetEmbeddings(ctx context.Context, graphKey string, updates map[string]embedding.Update) error {

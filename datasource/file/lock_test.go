@@ -2,12 +2,16 @@ package file_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
@@ -95,5 +99,93 @@ func TestNextWriteRemovesStaleTempFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Fatal("another graph's file was removed")
+	}
+}
+
+// What the person approving was shown is checked under the file's lock, on the file
+// as it is once the lock is taken: an edge another process adds to a node while the
+// approval waits for the lock is seen, and the node is not deleted with it.
+func TestExpectIsCheckedUnderTheLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := writeFile(t, string(demo.JSON()), 0o644)
+	src, err := file.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, err := src.Edges(ctx, demo.GraphKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []datasource.Edge
+	for _, e := range edges {
+		if e.Source == "fetch-api" || e.Target == "fetch-api" {
+			shown = append(shown, e)
+		}
+	}
+	del := datasource.Action{Type: datasource.DeleteNodeAction,
+		DeleteNode: &datasource.DeleteNodePayload{NodeKey: "fetch-api", RemovedEdges: shown}}
+
+	// Another process holds the lock, the approval starts and waits for it.
+	other := flock.New(filepath.Join(filepath.Dir(path), ".graph.json.lock"))
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := datasource.Apply(ctx, src, demo.GraphKey, del, datasource.Expect(del))
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	select {
+	case err := <-done:
+		t.Fatalf("the apply did not wait for the lock: %v", err)
+	default:
+	}
+	// While holding it, the other process adds an edge to fetch-api.
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["edges"] = append(doc["edges"].([]any), map[string]any{"_key": "e9", "sheet": "0",
+		"source": "sort-stats", "sourceHandle": "0", "target": "fetch-api", "targetHandle": "0"})
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = other.Unlock()
+
+	err = <-done
+	if !datasource.IsConflict(err) || !strings.Contains(err.Error(), "e9: sort-stats:0 → fetch-api:0") {
+		t.Fatalf("apply after another process added an edge: %v", err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(after), `"fetch-api"`) || !strings.Contains(string(after), `"e9"`) {
+		t.Fatal("fetch-api or the edge added meanwhile is gone from the file")
+	}
+	// Shown as it is now, it applies.
+	fresh, err := file.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, _ = fresh.Edges(ctx, demo.GraphKey, "")
+	shown = shown[:0]
+	for _, e := range edges {
+		if e.Source == "fetch-api" || e.Target == "fetch-api" {
+			shown = append(shown, e)
+		}
+	}
+	del.DeleteNode.RemovedEdges = shown
+	if _, err := datasource.Apply(ctx, src, demo.GraphKey, del, datasource.Expect(del)); err != nil {
+		t.Fatalf("apply of what is there now: %v", err)
 	}
 }

@@ -184,10 +184,19 @@ func (s *Store) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error 
 }
 
 // ApplyAction applies a whole proposed action, batch included, as one change: either
-// every step is applied and published together, or none is.
-func (s *Store) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (datasource.ApplyResult, error) {
+// every step is applied and published together, or none is. An expectation
+// (datasource.Expect) is checked on the same working copy, before its first step.
+func (s *Store) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
 	res := datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: []string{}, Edges: []string{}}, Note: s.applyNote}
-	err := s.mutate(ctx, graphKey, func(tx *txn) error { return datasource.ApplyChanges(tx, a, &res) })
+	o := datasource.ApplyOptionsOf(opts)
+	err := s.mutate(ctx, graphKey, func(tx *txn) error {
+		if o.Expect != nil {
+			if err := datasource.CheckShown(tx, *o.Expect); err != nil {
+				return err
+			}
+		}
+		return datasource.ApplyChanges(tx, a, &res)
+	})
 	if err != nil {
 		return datasource.ApplyResult{}, err
 	}

@@ -471,14 +471,21 @@ func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbeddi
 }
 
 // ApplyAction sends an approved action to the server, which applies it to the live
-// graph and its editors. A graph the server does not hold goes to the fallback.
-func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action) (datasource.ApplyResult, error) {
+// graph and its editors. A graph the server does not hold goes to the fallback. The
+// server's apply endpoint takes no expectation (datasource.Expect): it is checked on
+// a fresh snapshot right before the action is sent.
+func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
+	if o := datasource.ApplyOptionsOf(opts); o.Expect != nil {
+		if err := datasource.CheckShownNow(ctx, s, graphKey, *o.Expect); err != nil {
+			return datasource.ApplyResult{}, err
+		}
+	}
 	data, err := s.do(ctx, http.MethodPost, s.endpoint(graphKey, "apply"), map[string]any{"action": a})
 	if errors.Is(err, errNotInMemory) {
 		if s.fallback == nil {
 			return datasource.ApplyResult{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
 		}
-		return datasource.Apply(ctx, s.fallback, graphKey, a)
+		return datasource.Apply(ctx, s.fallback, graphKey, a, opts...)
 	}
 	if err != nil {
 		return datasource.ApplyResult{}, err

@@ -1,0 +1,252 @@
+package datasource
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ApplyOption changes how an action is applied (see Apply and ActionApplier).
+type ApplyOption func(*ApplyOptions)
+
+// ApplyOptions is what the ApplyOption values given to one apply add up to. Sources
+// implementing ActionApplier read them with ApplyOptionsOf.
+type ApplyOptions struct {
+	// Expect, when set, is the action as it was shown to the person who approved it:
+	// the edges a deleted node takes (DeleteNodePayload.RemovedEdges), the old values
+	// of the fields an update changes (UpdateNodePayload.Before) and the edge a
+	// delete_edge removes (DeleteEdgePayload.Edge). The graph must still be that at
+	// the moment of the change.
+	Expect *Action
+}
+
+// Expect makes the apply check, in the same step as the change, that the graph is
+// still what shown (the action as the person saw it) says it is: under the graph
+// file's lock after reading the file again, inside the in-memory store's working
+// copy, and right before the first write for sources that change one thing at a
+// time. When it is not, nothing is applied and the error is a *ConflictError whose
+// text says what changed. Only an approval asks for it: the proposal pictures and
+// undo apply actions to graphs that are not the one the person was shown.
+func Expect(shown Action) ApplyOption {
+	return func(o *ApplyOptions) { o.Expect = &shown }
+}
+
+// ApplyOptionsOf adds up opts.
+func ApplyOptionsOf(opts []ApplyOption) ApplyOptions {
+	var o ApplyOptions
+	for _, f := range opts {
+		if f != nil {
+			f(&o)
+		}
+	}
+	return o
+}
+
+// ErrGraphChanged is wrapped by the error of an apply whose graph is no longer the
+// one the person approving was shown.
+var ErrGraphChanged = errors.New("the graph changed since the proposal was shown")
+
+// GraphLookup is what checking an expectation reads: the graph as it is just before
+// the change. A WorkingCopy is one.
+type GraphLookup interface {
+	LookupNode(key string) (Node, bool)
+	LookupEdge(key string) (Edge, bool)
+	EdgesOf(nodeKey string) []Edge
+}
+
+// CheckShown checks that the graph g, as it is before the action is applied, is
+// still what shown says of it. Each step is checked against the graph before the
+// whole action; a step about a part of the graph an earlier step of the same batch
+// changes is left to that step (what it showed was computed after it). The error
+// wraps ErrGraphChanged and names every difference.
+func CheckShown(g GraphLookup, shown Action) error {
+	c := shownCheck{g: g, created: map[string]bool{}, edgesChanged: map[string]bool{},
+		updated: map[string]bool{}, edgesGone: map[string]bool{}}
+	c.walk(shown, 0)
+	if len(c.diffs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrGraphChanged, strings.Join(c.diffs, "; "))
+}
+
+type shownCheck struct {
+	g            GraphLookup
+	created      map[string]bool // nodes and edges an earlier step created
+	edgesChanged map[string]bool // nodes whose edges an earlier step changed
+	updated      map[string]bool // nodes an earlier step updated
+	edgesGone    map[string]bool // edges an earlier step removed
+	diffs        []string
+}
+
+func (c *shownCheck) walk(a Action, depth int) {
+	if depth > MaxBatchDepth {
+		return // the apply refuses it
+	}
+	switch {
+	case a.Type == BatchAction && a.Batch != nil:
+		for _, s := range a.Batch.Actions {
+			c.walk(s, depth+1)
+		}
+	case a.Type == CreateNodeAction && a.CreateNode != nil:
+		if a.CreateNode.NodeKey != "" {
+			c.created[a.CreateNode.NodeKey] = true
+		}
+	case a.Type == CreateEdgeAction && a.CreateEdge != nil:
+		p := a.CreateEdge
+		if p.EdgeKey != "" {
+			c.created[p.EdgeKey] = true
+		}
+		c.edgesChanged[p.SourceKey], c.edgesChanged[p.TargetKey] = true, true
+	case a.Type == DeleteEdgeAction && a.DeleteEdge != nil:
+		c.deleteEdge(a.DeleteEdge)
+	case a.Type == DeleteNodeAction && a.DeleteNode != nil:
+		c.deleteNode(a.DeleteNode)
+	case a.Type == UpdateNodeAction && a.UpdateNode != nil:
+		c.updateNode(a.UpdateNode)
+	}
+}
+
+func (c *shownCheck) deleteEdge(p *DeleteEdgePayload) {
+	now, ok := c.g.LookupEdge(p.EdgeKey)
+	skip := p.Edge == nil || c.created[p.EdgeKey] || c.edgesGone[p.EdgeKey]
+	c.edgesGone[p.EdgeKey] = true
+	if ok {
+		c.edgesChanged[now.Source], c.edgesChanged[now.Target] = true, true
+	}
+	if p.Edge != nil {
+		c.edgesChanged[p.Edge.Source], c.edgesChanged[p.Edge.Target] = true, true
+	}
+	switch {
+	case skip:
+	case !ok:
+		c.diffs = append(c.diffs, fmt.Sprintf("edge %s is gone", p.EdgeKey))
+	case edgeEnds(now) != edgeEnds(*p.Edge):
+		c.diffs = append(c.diffs, fmt.Sprintf("edge %s now joins %s instead of %s", p.EdgeKey, edgeEnds(now), edgeEnds(*p.Edge)))
+	}
+}
+
+func (c *shownCheck) deleteNode(p *DeleteNodePayload) {
+	key := p.NodeKey
+	now := c.g.EdgesOf(key)
+	defer func() {
+		for _, e := range now {
+			c.edgesChanged[e.Source], c.edgesChanged[e.Target] = true, true
+			c.edgesGone[e.Key] = true
+		}
+		c.edgesChanged[key] = true
+	}()
+	if c.created[key] || c.edgesChanged[key] {
+		return
+	}
+	if _, ok := c.g.LookupNode(key); !ok {
+		return // the apply says the node is gone
+	}
+	// What was shown is compared edge by edge: the same keys joining the same points.
+	shown := map[string]bool{}
+	for _, e := range p.RemovedEdges {
+		shown[edgeID(e)] = true
+	}
+	var added, gone []string
+	have := map[string]bool{}
+	for _, e := range now {
+		have[edgeID(e)] = true
+		if !shown[edgeID(e)] {
+			added = append(added, describeEdge(e))
+		}
+	}
+	for _, e := range p.RemovedEdges {
+		if !have[edgeID(e)] {
+			gone = append(gone, describeEdge(e))
+		}
+	}
+	sort.Strings(added)
+	sort.Strings(gone)
+	if len(added) > 0 {
+		c.diffs = append(c.diffs, fmt.Sprintf("node %s has %d edge(s) that were not shown and would be deleted with it (%s)",
+			key, len(added), strings.Join(added, ", ")))
+	}
+	if len(gone) > 0 {
+		c.diffs = append(c.diffs, fmt.Sprintf("node %s no longer has %d edge(s) that were shown (%s)", key, len(gone), strings.Join(gone, ", ")))
+	}
+}
+
+func (c *shownCheck) updateNode(p *UpdateNodePayload) {
+	key := p.NodeKey
+	defer func() { c.updated[key] = true }()
+	if c.created[key] || c.updated[key] || len(p.Before) == 0 {
+		return
+	}
+	n, ok := c.g.LookupNode(key)
+	if !ok {
+		return // the apply says the node is gone
+	}
+	doc := nodeMap(n)
+	paths := make([]string, 0, len(p.Before))
+	for path := range p.Before {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, path := range paths {
+		if !sameValue(lookupPath(doc, strings.Split(path, ".")), p.Before[path]) {
+			c.diffs = append(c.diffs, fmt.Sprintf("field %s of node %s is no longer the value that was shown (someone changed it meanwhile)", path, key))
+		}
+	}
+}
+
+// edgeEnds names the two points an edge joins.
+func edgeEnds(e Edge) string {
+	return fmt.Sprintf("%s:%s → %s:%s", e.Source, e.SourceHandle, e.Target, e.TargetHandle)
+}
+
+// edgeID identifies an edge for comparing what was shown with the graph: its key
+// and its ends (an edge a batch creates was shown without a key).
+func edgeID(e Edge) string { return e.Key + " " + edgeEnds(e) }
+
+func describeEdge(e Edge) string {
+	if e.Key == "" {
+		return edgeEnds(e)
+	}
+	return e.Key + ": " + edgeEnds(e)
+}
+
+// SnapshotLookup reads a GraphLookup from a whole graph.
+func SnapshotLookup(s Snapshot) GraphLookup {
+	l := snapLookup{nodes: map[string]Node{}, edges: map[string]Edge{}, of: map[string][]Edge{}}
+	for _, n := range s.Nodes {
+		l.nodes[n.Key] = n
+	}
+	for _, e := range s.Edges {
+		l.edges[e.Key] = e
+		l.of[e.Source] = append(l.of[e.Source], e)
+		if e.Target != e.Source {
+			l.of[e.Target] = append(l.of[e.Target], e)
+		}
+	}
+	return l
+}
+
+type snapLookup struct {
+	nodes map[string]Node
+	edges map[string]Edge
+	of    map[string][]Edge
+}
+
+func (l snapLookup) LookupNode(key string) (Node, bool) { n, ok := l.nodes[key]; return n, ok }
+func (l snapLookup) LookupEdge(key string) (Edge, bool) { e, ok := l.edges[key]; return e, ok }
+func (l snapLookup) EdgesOf(key string) []Edge          { return l.of[key] }
+
+// CheckShownNow checks shown (see CheckShown) against the graph as src serves it
+// now: for sources that cannot check in the same step as the change, right before
+// it. A graph that changed is a *ConflictError; a read that failed is returned as is.
+func CheckShownNow(ctx context.Context, src Source, graphKey string, shown Action) error {
+	snap, err := LoadSnapshot(ctx, src, graphKey)
+	if err != nil {
+		return err
+	}
+	if err := CheckShown(SnapshotLookup(snap), shown); err != nil {
+		return &ConflictError{Err: err}
+	}
+	return nil
+}
