@@ -380,6 +380,26 @@ func TestAskApproveOnArango(t *testing.T) {
 		t.Errorf("queries outside arango.Queries(): %q", unknown)
 	}
 	checkBindOnly(t, fa, srcGraph, srcWS, "log-result", "report")
+
+	// The thread recorded its source without the password (the approval above found
+	// it in the environment), and the database holds the password nowhere.
+	shown, _, _ := runCLI(t, "", env, "threads", "show", first.ThreadID, "--format", "json")
+	var th struct {
+		Thread struct {
+			Source string `json:"source"`
+		} `json:"thread"`
+	}
+	if err := json.Unmarshal([]byte(shown), &th); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(fa.URL(srcWS), arangotest.User+":"+arangotest.Password+"@", arangotest.User+"@", 1); th.Thread.Source != want {
+		t.Errorf("recorded source %q, want %q", th.Thread.Source, want)
+	}
+	for _, f := range []string{env["NODIUS_AI_DB"], env["NODIUS_AI_DB"] + "-wal"} {
+		if b, err := os.ReadFile(f); err == nil && strings.Contains(string(b), arangotest.Password) {
+			t.Errorf("%s holds the ArangoDB password", filepath.Base(f))
+		}
+	}
 }
 
 func docKeys(docs []map[string]any) []string {

@@ -13,7 +13,9 @@ import (
 
 // sourceSpec names a data source without credentials, as a thread records it: a
 // file path made absolute, an arango URL without its password, a server URL without
-// user info or a token. Two specs are the same source when they are equal.
+// user info, and neither with a query parameter that may hold a secret (a token, a
+// key, a password) nor a fragment. A URL that does not parse keeps only what follows
+// its last '@', up to its query. Two specs are the same source when they are equal.
 func sourceSpec(spec string) string {
 	switch {
 	case spec == "" || spec == "demo":
@@ -26,29 +28,76 @@ func sourceSpec(spec string) string {
 		return "file:" + p
 	case strings.HasPrefix(spec, "arango://"), strings.HasPrefix(spec, "arangos://"):
 		u, err := url.Parse(spec)
-		if err != nil {
-			return strings.SplitN(spec, "@", 2)[0] // never the password, even unparsed
+		if !parsedWhole(u, err, spec) {
+			return withoutUserinfo("", spec)
 		}
 		if u.User != nil {
-			u.User = url.User(u.User.Username())
-		}
-		return u.String()
-	case strings.HasPrefix(spec, "server:"):
-		u, err := url.Parse(strings.TrimPrefix(spec, "server:"))
-		if err != nil {
-			return "server:"
-		}
-		u.User = nil
-		q := u.Query()
-		for k := range q {
-			if strings.Contains(strings.ToLower(k), "token") || strings.EqualFold(k, "key") {
-				q.Del(k)
+			if name := u.User.Username(); name != "" {
+				u.User = url.User(name)
+			} else {
+				u.User = nil
 			}
 		}
-		u.RawQuery = q.Encode()
-		return "server:" + u.String()
+		return withoutSecretParams(u).String()
+	case strings.HasPrefix(spec, "server:"):
+		raw := strings.TrimPrefix(spec, "server:")
+		u, err := url.Parse(raw)
+		if !parsedWhole(u, err, raw) {
+			return withoutUserinfo("server:", raw)
+		}
+		u.User = nil
+		return "server:" + withoutSecretParams(u).String()
 	}
 	return spec
+}
+
+// parsedWhole reports whether raw parsed as a URL with a host, its user info (if
+// any) where a URL has it: a '@' read as part of a port, query or fragment
+// ("arango://u:1?w@host") means a password was cut where it should not be.
+func parsedWhole(u *url.URL, err error, raw string) bool {
+	return err == nil && u.Host != "" && (u.User != nil || !strings.Contains(raw, "@"))
+}
+
+// secretParam reports whether a URL query parameter may hold a credential.
+func secretParam(name string) bool {
+	name = strings.ToLower(name)
+	for _, s := range []string{"token", "key", "secret", "pass", "pwd", "auth", "jwt", "sig", "cred", "session"} {
+		if strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// withoutSecretParams drops the query parameters that may hold a credential, and
+// the fragment.
+func withoutSecretParams(u *url.URL) *url.URL {
+	q := u.Query()
+	for k := range q {
+		if secretParam(k) {
+			q.Del(k)
+		}
+	}
+	u.RawQuery = q.Encode()
+	u.Fragment, u.RawFragment = "", ""
+	return u
+}
+
+// withoutUserinfo is what is kept of a URL that does not parse: its scheme, then
+// what follows its last '@' (a password may hold '/', '?' or '@'), up to its query
+// or fragment.
+func withoutUserinfo(prefix, raw string) string {
+	lead := ""
+	if i := strings.Index(raw, "://"); i >= 0 {
+		lead, raw = raw[:i+3], raw[i+3:]
+	}
+	if at := strings.LastIndex(raw, "@"); at >= 0 {
+		raw = raw[at+1:]
+	}
+	if i := strings.IndexAny(raw, "?#"); i >= 0 {
+		raw = raw[:i]
+	}
+	return prefix + lead + raw
 }
 
 // sourceChosen reports whether --source was typed on this command line.

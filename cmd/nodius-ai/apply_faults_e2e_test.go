@@ -314,3 +314,53 @@ func TestApproveOverTheFileSizeLimit(t *testing.T) {
 	e.pendingAndUntouched(thread, requests)
 	e.approveOnce(thread, requests)
 }
+
+// A thread that recorded no source (a row from before sources were recorded: the
+// migration leaves it empty) keeps working on the source configured now: approve,
+// ask --continue and reject, without an error.
+func TestThreadWithoutRecordedSource(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless(""), {Text: "Done."}}, Loop: true})
+	thread := e.askProposal("--graph", demo.GraphKey)
+	forget := func() {
+		db, err := sql.Open("sqlite", filepath.Join(e.dir, "data", "nodius-ai", "threads.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`UPDATE threads SET source = '' WHERE id = ?`, thread); err != nil {
+			t.Fatal(err)
+		}
+		if s := e.show(thread); s.Thread.Source != "" {
+			t.Fatalf("the thread still records %q", s.Thread.Source)
+		}
+	}
+	forget()
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	if n := len(logNodes(readGraph(t, e.graph))); n != 1 {
+		t.Fatalf("%d log nodes in the configured graph file, want 1", n)
+	}
+
+	forget()
+	r := e.run("", "ask", "--continue", "--format", "json", "add another log node")
+	if r.code != 3 {
+		t.Fatalf("ask --continue: %d %s", r.code, r.stderr)
+	}
+	if id := events(t, r.stdout)[0]["thread_id"]; id != thread {
+		t.Fatalf("ask --continue went to thread %v, want %s", id, thread)
+	}
+	forget()
+	if r := e.run("", "reject", thread, "--feedback", "not now"); r.code != 0 {
+		t.Fatalf("reject: %d %s", r.code, r.stderr)
+	}
+	s := e.show(thread)
+	if p := s.Proposals[len(s.Proposals)-1]; p.Decision != "rejected" || p.Feedback != "not now" {
+		t.Fatalf("last proposal: %+v", p)
+	}
+	if n := len(logNodes(readGraph(t, e.graph))); n != 1 {
+		t.Fatalf("%d log nodes after the rejection, want 1", n)
+	}
+}
