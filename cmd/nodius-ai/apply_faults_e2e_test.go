@@ -101,7 +101,7 @@ func TestApproveSeesAWriterBetweenItsChecksAndTheWrite(t *testing.T) {
 	lock := holdGraphLock(t, e.graph)
 	_, done := startApprove(t, e, thread, "--proposal", "del1")
 	// approve has checked the graph and claimed the decision: it waits for the lock.
-	deadline := time.Now().Add(8 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // the lock wait starts only after the claim
 	for e.proposalOutcome(thread) != "claimed" {
 		if time.Now().After(deadline) {
 			t.Fatalf("approve did not claim the decision; outcome %q", e.proposalOutcome(thread))

@@ -374,3 +374,47 @@ func TestSnapshotLimit(t *testing.T) {
 		t.Fatalf("default limit: %v", err)
 	}
 }
+
+// The apply endpoint takes no expectation: what the person approving was shown is
+// checked on a fresh snapshot before the action is sent, and nothing is sent when
+// the graph differs.
+func TestApplyExpect(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{}
+	s := newTestSource(t, f, nil, token, 0)
+	ctx := ctxT(t)
+	edges, err := s.Edges(ctx, "live", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []datasource.Edge
+	for _, e := range edges {
+		if e.Source == "fetch" || e.Target == "fetch" {
+			shown = append(shown, e)
+		}
+	}
+	if len(shown) < 2 {
+		t.Fatalf("fetch has %d edges", len(shown))
+	}
+	del := datasource.Action{Type: datasource.DeleteNodeAction,
+		DeleteNode: &datasource.DeleteNodePayload{NodeKey: "fetch", RemovedEdges: shown[1:]}}
+	if _, err := datasource.Apply(ctx, s, "live", del, datasource.Expect(del)); !datasource.IsConflict(err) || !strings.Contains(err.Error(), shown[0].Key) {
+		t.Fatalf("apply with an edge not shown: %v", err)
+	}
+	f.mu.Lock()
+	sent := len(f.applied)
+	f.mu.Unlock()
+	if sent != 0 {
+		t.Fatalf("%d actions sent although the graph differs from what was shown", sent)
+	}
+	del.DeleteNode.RemovedEdges = shown
+	if _, err := datasource.Apply(ctx, s, "live", del, datasource.Expect(del)); err != nil {
+		t.Fatalf("apply as shown: %v", err)
+	}
+	f.mu.Lock()
+	sent = len(f.applied)
+	f.mu.Unlock()
+	if sent != 1 {
+		t.Fatalf("%d actions sent, want 1", sent)
+	}
+}
