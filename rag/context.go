@@ -22,6 +22,7 @@ type RetrievalInfo struct {
 	CacheHit   bool   // served from the context cache
 	Fallback   bool   // nothing ranked and nothing was mentioned: the first nodes were taken
 	Vector     bool   // embedding similarity took part in the ranking
+	Server     bool   // ranked by the source's own text index (ArangoSearch); only the hits' part of the graph was read
 	EmbedError string // why the vector half was skipped, when it failed (the question still got an answer)
 
 	Expansion   []string    // search terms the chat model added to the question (retrieval.expand)

@@ -49,6 +49,21 @@ func (r *Retriever) expand(ctx context.Context, query string, info *RetrievalInf
 	return strings.Join(x.Terms, " "), nil
 }
 
+// expanded is a question's expansion, asked once per question before it is ranked
+// (in process or by the source), with what asking it cost in info.
+type expanded struct {
+	terms string
+	info  RetrievalInfo
+}
+
+// expandQuestion asks for the question's expansion (see expand).
+func (r *Retriever) expandQuestion(ctx context.Context, query string) (*expanded, error) {
+	x := &expanded{}
+	terms, err := r.expand(ctx, query, &x.info)
+	x.terms = terms
+	return x, err
+}
+
 // textSearch ranks nodes for the question's words, plus the expansion's terms.
 // The expansion holds many more terms than the question has words, so its scores
 // are scaled for its best node to score expandWeight of the question's best: it
@@ -60,7 +75,12 @@ func textSearch(ix *search.Index, query, expansion string, limit int) []search.H
 	if expansion == "" {
 		return hits
 	}
-	extra := ix.Search(expansion, limit)
+	return withExpansion(hits, ix.Search(expansion, limit), limit)
+}
+
+// withExpansion adds the expansion's hits to the question's, scaled as textSearch
+// says.
+func withExpansion(hits, extra []search.Hit, limit int) []search.Hit {
 	if len(extra) == 0 {
 		return hits
 	}

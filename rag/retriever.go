@@ -151,11 +151,28 @@ func (r *Retriever) RetrieveWith(ctx context.Context, graphKey, query string, me
 		return c, nil
 	}
 	epoch := r.cache.currentEpoch()
+	var x *expanded // the question's expansion, asked once whichever path ranks
+	if ts, ok := r.src.(datasource.TextSearcher); ok {
+		c, rx, err := r.retrieveRemote(ctx, ts, graphKey, query, mentions)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			r.cache.put(ckey, graphKey, c, r.opts.Now(), epoch)
+			return c, nil
+		}
+		x = rx
+	}
 	st, err := r.state(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
-	c, err := r.build(ctx, st, graphKey, query, mentions)
+	if x == nil {
+		if x, err = r.expandQuestion(ctx, query); err != nil {
+			return nil, err
+		}
+	}
+	c, err := r.build(ctx, st, graphKey, query, mentions, x)
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +287,11 @@ type graphState struct {
 	configs map[string]int
 	vecs    [][]float32 // unit-length node embeddings, nil where a node has none
 
+	// remote, when set, is the source's own ranking of the one question this
+	// state was built for (retrieveRemote); snap then holds only the part of the
+	// graph around its hits.
+	remote *remoteRanking
+
 	// Set when the state comes from an IndexStore: snap.Nodes then hold only keys,
 	// types and sheets, snap.Edges is empty, and full records are read on demand.
 	records  Records
@@ -322,8 +344,18 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 		return
 	}
 	st.loaded = now
-	st.snap = snap
 	progress(fmt.Sprintf("indexing %d nodes", len(snap.Nodes)))
+	st.fill(snap)
+	if store != nil {
+		progress("saving the index for the next command")
+		store.Save(ctx, src, graphKey, st.stored())
+	}
+}
+
+// fill derives from a snapshot what retrieval needs: the search index, the key
+// maps, the adjacency and the unit-length embeddings.
+func (st *graphState) fill(snap datasource.Snapshot) {
+	st.snap = snap
 	st.index = search.NewGraph(snap)
 	st.indexMaps()
 	st.adj = make([][]neighbor, len(snap.Nodes))
@@ -345,10 +377,6 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 			}
 			st.vecs[i] = v
 		}
-	}
-	if store != nil {
-		progress("saving the index for the next command")
-		store.Save(ctx, src, graphKey, st.stored())
 	}
 }
 
@@ -403,8 +431,8 @@ func (r *Retriever) candidateDepth() int {
 }
 
 // build runs the pipeline after the cache: rank, pick seeds, expand, assemble.
-func (r *Retriever) build(ctx context.Context, st *graphState, graphKey, query string, mentions []string) (*Context, error) {
-	ranked, info, err := r.rank(ctx, st, graphKey, query)
+func (r *Retriever) build(ctx context.Context, st *graphState, graphKey, query string, mentions []string, x *expanded) (*Context, error) {
+	ranked, info, err := r.rank(ctx, st, graphKey, query, x)
 	if err != nil {
 		return nil, err
 	}
@@ -498,17 +526,18 @@ type rankedNode struct {
 
 // rank orders the graph's nodes for the question, best first. Text ranking alone
 // when there is no embedder, no usable vector, or the question is blank.
-func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query string) ([]rankedNode, RetrievalInfo, error) {
-	var info RetrievalInfo
+func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query string, x *expanded) ([]rankedNode, RetrievalInfo, error) {
 	depth := r.candidateDepth()
-	expansion, err := r.expand(ctx, query, &info)
-	if err != nil {
-		return nil, info, err
-	}
-	text := textSearch(st.index, query, expansion, depth)
-
+	info := x.info
+	var text []search.Hit
 	var vec []rankedNode
-	if r.emb != nil && strings.TrimSpace(query) != "" {
+	if rr := st.remote; rr != nil { // ranked by the source (retrieveRemote), expansion included
+		text, vec = rr.text, rr.vec
+		info.Server, info.Vector, info.EmbedError = true, len(vec) > 0, rr.embedErr
+	} else {
+		text = textSearch(st.index, query, x.terms, depth)
+	}
+	if st.remote == nil && r.emb != nil && strings.TrimSpace(query) != "" {
 		qv, err := r.embedQuery(ctx, query)
 		if err != nil {
 			if ctxErr := ctx.Err(); ctxErr != nil {

@@ -26,6 +26,8 @@ type Factory struct {
 	srcOnce sync.Once
 	src     datasource.Source
 	srcErr  error
+	// quietSearchHint keeps searchHint silent (arango setup, which is the remedy).
+	quietSearchHint bool
 
 	rt     *Runtime
 	logger *slog.Logger
@@ -63,6 +65,9 @@ func (f *Factory) Source(ctx context.Context) (datasource.Source, error) {
 		f.src, f.srcErr = openSource(ctx, cfg)
 		if c, ok := f.src.(io.Closer); ok {
 			f.closers = append(f.closers, c)
+		}
+		if f.srcErr == nil {
+			f.searchHint(ctx, f.src)
 		}
 	})
 	return f.src, f.srcErr

@@ -105,6 +105,7 @@ approve or reject the edits it proposes, and look through past conversations.`,
 		newChatCmd(f),
 		newThreadsCmd(f),
 		newEmbedCmd(f),
+		newArangoCmd(f),
 		newMCPCmd(f),
 		newConfigCmd(f),
 	)

@@ -40,6 +40,10 @@ type Source struct {
 	// index list), asked once per Source.
 	vectorMu   sync.Mutex
 	vectorInfo *vectorSupport
+
+	// searchReady caches whether the search View is there (SearchReady).
+	searchMu    sync.Mutex
+	searchReady *bool
 }
 
 // Compile-time checks of the interfaces this source offers.
@@ -49,6 +53,7 @@ var (
 	_ datasource.Snapshotter    = (*Source)(nil)
 	_ datasource.Describer      = (*Source)(nil)
 	_ datasource.VectorSearcher = (*Source)(nil)
+	_ datasource.TextSearcher   = (*Source)(nil)
 )
 
 // Open connects to the database cfg names and checks that it answers, so that a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -66,6 +67,10 @@ func (s *Source) classify(err error, what string) error {
 	if errors.Is(err, syscall.ECONNREFUSED) {
 		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 			Message: fmt.Sprintf("cannot connect to ArangoDB at %s (connection refused) — is the server running and the port right?", where)}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
+			Message: fmt.Sprintf("the connection to ArangoDB at %s was cut (%s) — check that the server is up, then retry", where, what)}
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {

@@ -24,6 +24,8 @@ const (
 	QDeleteEdge   = qDeleteEdge
 	QVectorExact  = qVectorExact
 	QVectorApprox = qVectorApprox
+	QTextSearch   = qTextSearch
+	QConfigs      = qConfigs
 )
 
 // QueryEach runs a query through the cursor loop every read uses, for the tests of

@@ -19,6 +19,7 @@ import (
 // and dropped).
 type harness struct {
 	src  *arango.Source
+	cfg  arango.Config      // what src was opened with, to open another Source
 	fake *arangotest.Server // nil against a real server
 }
 
@@ -110,7 +111,7 @@ func newHarness(t *testing.T, batchSize int) *harness {
 		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { _ = src.Close() })
-	return &harness{src: src, fake: f}
+	return &harness{src: src, cfg: cfg, fake: f}
 }
 
 func newRealHarness(ctx context.Context, t *testing.T, raw string, batchSize int) *harness {
@@ -165,5 +166,5 @@ func newRealHarness(ctx context.Context, t *testing.T, raw string, batchSize int
 		t.Fatalf("open test database: %v", err)
 	}
 	t.Cleanup(func() { _ = src.Close() })
-	return &harness{src: src}
+	return &harness{src: src, cfg: cfg}
 }

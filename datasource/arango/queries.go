@@ -67,6 +67,17 @@ const (
 		`SORT score DESC LIMIT @candidates ` +
 		`FILTER n.graphKey == @gk AND score > @min LIMIT @limit RETURN {node: n, score: score}`
 
+	// Text search over the View of search.go, BM25-ranked. Every word of the
+	// question is looked for in the key, the type and the code, with both
+	// analyzers; @alt holds the lexicon's words for them (weighted below the
+	// question's own), @types the node types whose names the question matches.
+	qTextSearch = `FOR n IN nodius_nodes_search SEARCH n.graphKey == @gk AND (` +
+		`ANALYZER(BOOST(n._key IN TOKENS(@q, "nodius_text_en"), 5) OR BOOST(n.type IN TOKENS(@q, "nodius_text_en"), 2) OR n.process IN TOKENS(@q, "nodius_text_en") OR ` +
+		`BOOST(n._key IN TOKENS(@alt, "nodius_text_en"), 3) OR BOOST(n.type IN TOKENS(@alt, "nodius_text_en"), 1.2) OR BOOST(n.process IN TOKENS(@alt, "nodius_text_en"), 0.6), "nodius_text_en") OR ` +
+		`ANALYZER(BOOST(n._key IN TOKENS(@q, "nodius_text_fr"), 5) OR BOOST(n.type IN TOKENS(@q, "nodius_text_fr"), 2) OR n.process IN TOKENS(@q, "nodius_text_fr"), "nodius_text_fr") OR ` +
+		`BOOST(n.type IN @types, 2)) ` +
+		`LET score = BM25(n) SORT score DESC, n._key LIMIT @limit RETURN {node: n, score: score}`
+
 	// Embeddings of one graph's nodes, stored with the hash of the text they came from.
 	qSetEmbeddings = `FOR u IN @updates UPDATE {_key: u.key} WITH {embedding: u.vector, embeddingHash: u.hash} ` +
 		`IN nodius_nodes OPTIONS {ignoreErrors: true, mergeObjects: false} RETURN {key: NEW._key}`
@@ -86,7 +97,7 @@ func Queries() []string {
 		qGraph, qGraphKeys, qNodes, qNodesSheet, qEdges, qEdgesSheet, qNode, qConfigs,
 		qTraverseAny, qTraverseIn, qTraverseOut,
 		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
-		qVectorExact, qVectorApprox, qSetEmbeddings,
+		qVectorExact, qVectorApprox, qSetEmbeddings, qTextSearch,
 		qThreadsSince, qThread, qThreadUpsert,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -150,8 +151,9 @@ func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snap
 }
 
 // Search ranks nodes: by vector similarity on the server when queryEmbedding is given
-// and the graph has embeddings, else (or on any vector error) by text over the
-// graph's nodes and types.
+// and the graph has embeddings, else (or on any vector error) by text: in ArangoDB
+// when the search View is there (TextSearch), else over all the graph's nodes and
+// types, read into this process.
 func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, queryEmbedding []float32) ([]datasource.ScoredNode, error) {
 	if _, err := s.Graph(ctx, graphKey); err != nil {
 		return nil, err
@@ -160,6 +162,12 @@ func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, 
 		if hits, err := s.vectorSearch(ctx, graphKey, queryEmbedding, limit); err == nil && len(hits) > 0 {
 			return hits, nil
 		}
+	}
+	if hits, err := s.textSearch(ctx, graphKey, query, limit); !errors.Is(err, datasource.ErrNoTextIndex) {
+		if limit > 0 && len(hits) > limit {
+			hits = hits[:limit]
+		}
+		return hits, err
 	}
 	nodes, err := s.nodes(ctx, graphKey, "")
 	if err != nil {

@@ -77,6 +77,10 @@ type Server struct {
 	versions  int      // /_api/version requests
 	failReq   RequestFailFunc
 	failQuery QueryFailFunc
+
+	analyzers map[string]map[string]any // custom analyzers by name (search.go)
+	views     map[string]map[string]any // Views by name: name, type, links
+	calls     []string                  // analyzer and View API requests
 }
 
 type cursor struct {
@@ -99,6 +103,9 @@ func New(tb testing.TB) *Server {
 		version: "3.11.8",
 		colls:   map[string]map[string]map[string]any{Graphs: {}, Nodes: {}, Edges: {}, Configs: {}, Threads: {}},
 		cursors: map[string]*cursor{},
+
+		analyzers: map[string]map[string]any{},
+		views:     map[string]map[string]any{},
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.srv.Close)
@@ -110,6 +117,10 @@ func (s *Server) URL(workspace string) string {
 	host := strings.TrimPrefix(s.srv.URL, "http://")
 	return fmt.Sprintf("arango://%s:%s@%s/%s?workspace=%s", User, Password, host, DB, workspace)
 }
+
+// Close stops the server, as a server that goes away (it is also closed when the
+// test ends).
+func (s *Server) Close() { s.srv.Close() }
 
 // Insert stores a copy of doc (which must have a string _key) in a collection,
 // adding _id and _rev as ArangoDB does; an existing document is replaced.
@@ -300,6 +311,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			idx = nil
 		}
 		writeJSON(w, 200, map[string]any{"error": false, "code": 200, "indexes": idx})
+	case rest == "_api/analyzer" || strings.HasPrefix(rest, "_api/analyzer/"):
+		s.serveAnalyzer(w, r, rest)
+	case rest == "_api/view" || strings.HasPrefix(rest, "_api/view/"):
+		s.serveView(w, r, rest)
 	case rest == "_api/cursor" && r.Method == http.MethodPost:
 		s.createCursor(w, r)
 	case strings.HasPrefix(rest, "_api/cursor/"):
@@ -527,6 +542,8 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 		return []any{d}, 0, 0, ""
 	case kVectorExact, kVectorApprox:
 		return s.vector(k, b), 0, 0, ""
+	case kTextSearch:
+		return s.textSearch(b)
 	case kSetEmbeddings:
 		var out []any
 		for _, u := range b["updates"].([]any) {

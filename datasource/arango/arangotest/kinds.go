@@ -31,6 +31,7 @@ const (
 	kThread
 	kThreadUpsert
 	kGraphKeys
+	kTextSearch
 )
 
 // signatures tells the queries of package arango apart by fragments of their fixed
@@ -61,6 +62,7 @@ func signatures() map[kind][]string {
 		kThreadsSince:  {"FOR t IN nodius_ai_threads", "t.workspace == @ws", "t.lastUpdatedTime > @since"},
 		kThread:        {"FOR t IN nodius_ai_threads", "t._key == @key", "t.workspace == @ws"},
 		kThreadUpsert:  {"UPSERT {_key: @key}", "IN nodius_ai_threads"},
+		kTextSearch:    {"FOR n IN nodius_nodes_search SEARCH n.graphKey == @gk", "TOKENS(@q, ", "TOKENS(@alt, ", "n.type IN @types", "BM25(n)", "LIMIT @limit"},
 	}
 }
 
