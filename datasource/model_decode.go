@@ -322,6 +322,7 @@ func (d *decoder) raw() (json.RawMessage, error) {
 
 // extra keeps an unknown member.
 func (d *decoder) extra(dst *map[string]json.RawMessage, name []byte) error {
+	k := string(name) // before the next read: a streamed name does not outlive it
 	v, err := d.raw()
 	if err != nil {
 		return err
@@ -329,7 +330,7 @@ func (d *decoder) extra(dst *map[string]json.RawMessage, name []byte) error {
 	if *dst == nil {
 		*dst = make(map[string]json.RawMessage)
 	}
-	(*dst)[string(name)] = v
+	(*dst)[k] = v
 	return nil
 }
 
@@ -340,8 +341,9 @@ func (d *decoder) free() (any, error) {
 	case '{':
 		m := map[string]any{}
 		err := d.object(func(name []byte) error {
+			k := string(name)
 			v, err := d.free()
-			m[string(name)] = v
+			m[k] = v
 			return err
 		})
 		return m, err
@@ -425,9 +427,10 @@ func (d *decoder) graph(g *Graph) error {
 			}
 			out.Sheets = map[string]string{}
 			return d.object(func(id []byte) error {
+				k := string(id)
 				var name string
 				err := d.str(&name)
-				out.Sheets[string(id)] = name
+				out.Sheets[k] = name
 				return err
 			})
 		case "metadata":
@@ -496,9 +499,10 @@ func (d *decoder) handles(dst *map[string]HandleGroup) error {
 	}
 	out := map[string]HandleGroup{}
 	err := d.object(func(side []byte) error {
+		k := d.intern(side)
 		var g HandleGroup
 		err := d.handleGroup(&g)
-		out[d.intern(side)] = g
+		out[k] = g
 		return err
 	})
 	*dst = out
@@ -684,51 +688,35 @@ func DecodeDocument(data []byte) (Document, Spans, error) {
 	return doc, spans, nil
 }
 
-// PeekGraphKey reads the key of the graph a graph file holds, stopping as soon as
-// it is known: the graph object usually comes first, so this reads a few hundred
-// bytes of a file of any size. It returns "" when the file holds no graph key.
-func PeekGraphKey(r io.Reader) (string, error) {
-	dec := jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if tok, err := dec.ReadToken(); err != nil {
-		return "", err
+// PeekGraph reads the graph object of a graph file, stopping as soon as it is
+// read: it usually comes first, so this reads a few hundred bytes of a file of any
+// size. ok is false when the file has no graph object. The graph is decoded as
+// when the whole file is read (if the file repeats the member, this is the first).
+func PeekGraph(r io.Reader) (g Graph, ok bool, err error) {
+	d := &decoder{dec: jsontext.NewDecoder(r, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)),
+		strs: make(map[string]string)}
+	if tok, err := d.dec.ReadToken(); err != nil {
+		return Graph{}, false, err
 	} else if tok.Kind() != '{' {
-		return "", errors.New("not a graph file: it should hold a JSON object")
+		return Graph{}, false, errors.New("not a graph file: it should hold a JSON object")
 	}
-	for dec.PeekKind() != '}' {
-		name, err := dec.ReadToken()
+	for d.dec.PeekKind() != '}' {
+		name, err := d.dec.ReadToken()
 		if err != nil {
-			return "", err
+			return Graph{}, false, err
 		}
-		if name.String() != "graph" || dec.PeekKind() != '{' {
-			if err := dec.SkipValue(); err != nil {
-				return "", err
+		if name.String() != "graph" || d.dec.PeekKind() != '{' {
+			if err := d.dec.SkipValue(); err != nil {
+				return Graph{}, false, err
 			}
 			continue
 		}
-		if _, err := dec.ReadToken(); err != nil {
-			return "", err
+		if err := d.graph(&g); err != nil {
+			return Graph{}, false, err
 		}
-		key := ""
-		for dec.PeekKind() != '}' {
-			member, err := dec.ReadToken()
-			if err != nil {
-				return "", err
-			}
-			if member.String() == "_key" && dec.PeekKind() == '"' {
-				tok, err := dec.ReadToken()
-				if err != nil {
-					return "", err
-				}
-				key = tok.String() // the last one wins, as when the file is read
-				continue
-			}
-			if err := dec.SkipValue(); err != nil {
-				return "", err
-			}
-		}
-		return key, nil
+		return g, true, nil
 	}
-	return "", nil
+	return Graph{}, false, nil
 }
 
 // UnmarshalJSON reads the known fields and keeps the others in Extra.

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -61,21 +62,27 @@ func TestDecodeRepeatedMembers(t *testing.T) {
 	}
 }
 
-func TestPeekGraphKey(t *testing.T) {
+func TestPeekGraph(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
-		{`{"graph": {"name": "x", "_key": "g1"}, "nodes": [`, "g1"}, // stops before the (here broken) rest
+		{`{"graph": {"name": "x", "_key": "g1", "sheets": {"0": "main"}}, "nodes": [`, "g1"}, // stops before the (here broken) rest
 		{`{"nodes": [{"_key": "a", "graph": {"_key": "no"}}], "graph": {"_key": "g2"}}`, "g2"},
 		{`{"graph": {"name": "x"}}`, ""},
-		{`{"graph": null}`, ""},
 	}
 	for _, tt := range tests {
-		got, err := datasource.PeekGraphKey(strings.NewReader(tt.in))
-		if err != nil || got != tt.want {
-			t.Errorf("%s: %q, %v; want %q", tt.in, got, err, tt.want)
+		// One byte at a time: names and values must not outlive the reader's buffer.
+		g, ok, err := datasource.PeekGraph(iotest.OneByteReader(strings.NewReader(tt.in)))
+		if err != nil || !ok || g.Key != tt.want {
+			t.Errorf("%s: %+v, %v, %v; want key %q", tt.in, g, ok, err, tt.want)
 		}
 	}
-	if _, err := datasource.PeekGraphKey(strings.NewReader(`[1]`)); err == nil {
+	if g, _, _ := datasource.PeekGraph(strings.NewReader(tests[0].in)); g.Name != "x" || g.Sheets["0"] != "main" {
+		t.Errorf("graph %+v", g)
+	}
+	if _, ok, err := datasource.PeekGraph(strings.NewReader(`{"graph": null}`)); ok || err != nil {
+		t.Errorf("a null graph: %v, %v", ok, err)
+	}
+	if _, _, err := datasource.PeekGraph(strings.NewReader(`[1]`)); err == nil {
 		t.Error("an array was taken for a graph file")
 	}
 }

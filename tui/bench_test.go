@@ -146,3 +146,30 @@ func TestIdleProducesNoTicks(t *testing.T) {
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	_ = agent.Result{}
 }
+
+// BenchmarkMentionKeystroke100k is one keystroke in the editor with @ completion
+// over 100,000 nodes, Update and View: typing "@fetch-orders-12" and erasing it
+// again, key by key. max-ms is the slowest keystroke seen (target < 16 ms).
+func BenchmarkMentionKeystroke100k(b *testing.B) {
+	m := New(Options{Runner: &fakeRunner{}, GraphKey: "gen-1", NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	m.Update(nodesLoadedMsg{c: newCompletion(genRefs(100_000))})
+	word := "ask @fetch-orders-12"
+	var keys []tea.KeyPressMsg
+	for _, r := range word {
+		keys = append(keys, tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	for range word {
+		keys = append(keys, tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	var worst time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		m.Update(keys[i%len(keys)])
+		m.View()
+		worst = max(worst, time.Since(start))
+	}
+	b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms")
+}

@@ -82,6 +82,7 @@ type statusBar struct {
 	lastPrompt int
 	window     int
 	note       string // one-off message (quit confirmation, hints)
+	loading    string // what loading the graph is doing; "" once it is ready
 
 	// Time: since is when the current state began (shown as elapsed while busy),
 	// now is the clock at this render; retry describes a pending retry.
@@ -181,6 +182,9 @@ func fmtElapsed(d time.Duration) string {
 func (s *statusBar) Render(width int) string {
 	th := s.lk.th
 	state := s.stateText()
+	if s.loading != "" && !s.busy {
+		state = s.loading + "…"
+	}
 	if s.busy {
 		state = spinnerFrames[s.frame%len(spinnerFrames)] + " " + state
 	}

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"regexp"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -21,7 +20,7 @@ type input struct {
 	histPos int    // len(history) when not browsing
 	draft   string // what was typed before browsing history
 
-	nodes   []NodeRef
+	nodes   *completion
 	menu    []NodeRef // completion candidates, empty when closed
 	menuSel int
 	menuQ   string
@@ -63,14 +62,8 @@ func newInput(th theme) *input {
 	return &input{ta: ta, stale: true}
 }
 
-// setNodes takes the graph's node keys for completion, stripped here once: they are
-// drawn in the menu and inserted into the question.
-func (in *input) setNodes(nodes []NodeRef) {
-	in.nodes = make([]NodeRef, len(nodes))
-	for i, n := range nodes {
-		in.nodes[i] = NodeRef{Key: strip(n.Key), Type: strip(n.Type)}
-	}
-}
+// setNodes takes the graph's nodes for completion (see newCompletion).
+func (in *input) setNodes(c *completion) { in.nodes = c }
 
 func (in *input) value() string { return in.ta.Value() }
 func (in *input) empty() bool   { return in.ta.Value() == "" }
@@ -173,7 +166,7 @@ func (in *input) currentMention() (string, bool) {
 
 func (in *input) refreshMenu() {
 	q, ok := in.currentMention()
-	if !ok || len(in.nodes) == 0 {
+	if !ok || in.nodes.len() == 0 {
 		in.menu = nil
 		return
 	}
@@ -181,7 +174,7 @@ func (in *input) refreshMenu() {
 		return
 	}
 	in.menuQ = q
-	in.menu = fuzzyNodes(in.nodes, q, 6)
+	in.menu = in.nodes.find(q, 6)
 	in.menuSel = 0
 }
 
@@ -198,9 +191,9 @@ func (in *input) accept(n NodeRef) {
 
 // mentions returns the known node keys named with @ in text, in order, once each.
 func (in *input) mentions(text string) []string {
-	known := map[string]bool{}
-	for _, n := range in.nodes {
-		known[n.Key] = true
+	var known map[string]bool
+	if in.nodes != nil {
+		known = in.nodes.known
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -222,71 +215,6 @@ func isKeyRune(r rune) bool {
 }
 
 func isSpaceRune(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
-
-// fuzzyNodes ranks nodes whose key (or type) contains q as a subsequence: prefix
-// matches first, then contiguous, then by how tightly the letters cluster.
-func fuzzyNodes(nodes []NodeRef, q string, limit int) []NodeRef {
-	type scored struct {
-		n NodeRef
-		s int
-	}
-	q = strings.ToLower(q)
-	var hits []scored
-	for _, n := range nodes {
-		s, ok := fuzzyScore(strings.ToLower(n.Key), q)
-		if !ok {
-			s2, ok2 := fuzzyScore(strings.ToLower(n.Type), q)
-			if !ok2 {
-				continue
-			}
-			s = s2 - 50
-		}
-		hits = append(hits, scored{n, s})
-	}
-	sort.SliceStable(hits, func(i, j int) bool {
-		if hits[i].s != hits[j].s {
-			return hits[i].s > hits[j].s
-		}
-		return hits[i].n.Key < hits[j].n.Key
-	})
-	out := make([]NodeRef, 0, min(limit, len(hits)))
-	for i := 0; i < len(hits) && i < limit; i++ {
-		out = append(out, hits[i].n)
-	}
-	return out
-}
-
-func fuzzyScore(s, q string) (int, bool) {
-	if q == "" {
-		return 0, true
-	}
-	if strings.HasPrefix(s, q) {
-		return 1000 - len(s), true
-	}
-	if strings.Contains(s, q) {
-		return 500 - len(s), true
-	}
-	score, si, last := 0, 0, -1
-	for _, qr := range q {
-		found := false
-		for si < len(s) {
-			r, n := utf8.DecodeRuneInString(s[si:])
-			si += n
-			if r == qr {
-				if last >= 0 && si-n == last {
-					score += 5
-				}
-				last = si
-				found = true
-				break
-			}
-		}
-		if !found {
-			return 0, false
-		}
-	}
-	return score - len(s), true
-}
 
 // Render draws the completion menu (when open) above the editor.
 func (in *input) Render(width int, th theme) string {

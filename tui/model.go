@@ -27,11 +27,19 @@ const frameInterval = 33 * time.Millisecond
 
 type frameMsg struct{}
 
-// nodesLoadedMsg carries the node keys for @ completion.
+// nodesLoadedMsg carries the node keys for @ completion: prepared (c) by the
+// command that loaded them, or only listed (tests).
 type nodesLoadedMsg struct {
 	nodes []NodeRef
+	c     *completion
 	err   error
 }
+
+// LoadingMsg tells what loading the graph is doing ("indexing 100000 nodes"),
+// shown in the status bar until the graph is ready. The program that runs the
+// model sends it (from the retriever's progress reports); the graph loads in a
+// command, so the editor takes keys meanwhile.
+type LoadingMsg struct{ Stage string }
 
 // threadOpenedMsg carries a thread loaded from the store.
 type threadOpenedMsg struct {
@@ -133,11 +141,15 @@ func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
 	if m.opts.Nodes != nil {
 		nl, g := m.opts.Nodes, m.opts.GraphKey
+		m.st.loading = "loading graph " + strip(g)
 		cmds = append(cmds, func() tea.Msg {
-			ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+			ctx, cancel := context.WithTimeout(context.Background(), graphLoadTimeout)
 			defer cancel()
 			n, err := nl.NodeRefs(ctx, g)
-			return nodesLoadedMsg{nodes: n, err: err}
+			if err != nil {
+				return nodesLoadedMsg{err: err}
+			}
+			return nodesLoadedMsg{c: newCompletion(n)}
 		})
 	}
 	switch {
@@ -218,8 +230,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case frameMsg:
 		return m, m.onFrame()
 	case nodesLoadedMsg:
-		if msg.err == nil {
-			m.in.setNodes(msg.nodes)
+		m.st.loading = ""
+		if msg.err != nil {
+			m.st.note = "@ completion is off: " + firstLine(strip(msg.err.Error()))
+			return m, nil
+		}
+		if msg.c == nil {
+			msg.c = newCompletion(msg.nodes)
+		}
+		m.in.setNodes(msg.c)
+		m.in.refreshMenu() // a mention typed while the graph loaded gets its menu now
+		return m, nil
+	case LoadingMsg:
+		if m.st.loading != "" && msg.Stage != "" {
+			m.st.loading = strip(msg.Stage)
 		}
 		return m, nil
 	case threadOpenedMsg:
@@ -649,6 +673,11 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 			m.openProposal(ev.Proposal)
 			return tea.Batch(m.ensureTick(), m.loadPicture(*ev.Proposal))
 		}
+	case convo.EventNote:
+		// A note did not stop the run (a question searched without its expansion,
+		// say): the person sees it where it happened, like any other notice.
+		m.closeAnswer(aDone)
+		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "! " + strip(ev.Text)})
 	case convo.EventUsage:
 		m.st.usage = m.st.usage.Add(ev.Usage)
 		m.st.lastPrompt = ev.Usage.PromptTokens

@@ -36,6 +36,10 @@ type (
 // storeTimeout bounds one store call made for the UI.
 const storeTimeout = 10 * time.Second
 
+// graphLoadTimeout bounds loading the graph for @ completion: a large graph read
+// for the first time is parsed and indexed (seconds, more on a busy machine).
+const graphLoadTimeout = 5 * time.Minute
+
 func loadThreads(ts Threads, graph string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)

@@ -13,7 +13,9 @@ import (
 )
 
 // TestParsedProposalsApply checks that what ParseProposal produces is accepted by the
-// real in-memory store and does what the proposal said.
+// real in-memory store and does what the proposal said, with what it shows checked
+// (datasource.Expect) as an approval does: a proposal made on the graph as it is
+// always matches it.
 func TestParsedProposalsApply(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -49,6 +51,33 @@ func TestParsedProposalsApply(t *testing.T) {
 					t.Errorf("data = %v", n.Data)
 				}
 			}},
+		{name: "update process and type", tool: ProposeUpdateNode,
+			args: `{"nodeKey":"sort-stats","changes":{"process":"return x","type":"filter","data":{"k":1}},"reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.ApplyResult) {
+				if n, _ := src.Node(ctx, "demo", "sort-stats"); n.Process != "return x" || n.Type != "filter" {
+					t.Errorf("node = %+v", n)
+				}
+			}},
+		{name: "delete edge", tool: ProposeDeleteEdge, args: `{"edgeKey":"e4","reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.ApplyResult) {
+				edges, _ := src.Edges(ctx, "demo", "")
+				if len(edges) != 5 {
+					t.Errorf("%d edges left, want 5", len(edges))
+				}
+			}},
+		{name: "batch: edge into a node then its deletion, two updates of one field", tool: ProposeBatch, args: `{"actions":[
+				{"type":"create_edge","payload":{"sourceKey":"display-html","sourceHandle":"0","targetKey":"fetch-api","targetHandle":"0"}},
+				{"type":"update_node","payload":{"nodeKey":"root","changes":{"process":"a()","type":"filter"}}},
+				{"type":"update_node","payload":{"nodeKey":"root","changes":{"process":"b()","type":"transform"}}},
+				{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}],"reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.ApplyResult) {
+				if _, err := src.Node(ctx, "demo", "fetch-api"); err == nil {
+					t.Error("fetch-api is still there")
+				}
+				if n, _ := src.Node(ctx, "demo", "root"); n.Process != "b()" || n.Type != "transform" {
+					t.Errorf("root = %+v", n)
+				}
+			}},
 		{name: "delete node", tool: ProposeDeleteNode, args: `{"nodeKey":"fetch-api","reason":"r"}`,
 			check: func(t *testing.T, src datasource.Source, _ datasource.ApplyResult) {
 				edges, _ := src.Edges(ctx, "demo", "")
@@ -68,7 +97,7 @@ func TestParsedProposalsApply(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseProposal: %v", err)
 			}
-			res, err := datasource.Apply(ctx, src, "demo", a)
+			res, err := datasource.Apply(ctx, src, "demo", a, datasource.Expect(a))
 			if err != nil {
 				t.Fatalf("Apply: %v", err)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/tui"
 )
@@ -106,7 +107,9 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	m := tui.New(opts)
 	m.Sheets(g.Sheets)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
+	rt.Loading.set(func(stage string) { p.Send(tui.LoadingMsg{Stage: stage}) })
 	_, err = p.Run()
+	rt.Loading.set(nil)
 	syncAfterChat(ctx, f)
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		return err
@@ -138,10 +141,27 @@ func (a storeAdapter) PendingProposal(ctx context.Context, id string) (*convo.Pr
 	return a.s.PendingProposal(ctx, id)
 }
 
-// nodeLister lists node keys and types for @ completion.
-type nodeLister struct{ src datasource.Source }
+// nodeLister lists node keys and types for @ completion: from the retriever's
+// indexed graph when there is one (a large file graph is then loaded once, from
+// the index cache when it has it, and is ready for the first question), else from
+// the source.
+type nodeLister struct {
+	src       datasource.Source
+	retriever *rag.Retriever
+}
 
 func (n nodeLister) NodeRefs(ctx context.Context, graph string) ([]tui.NodeRef, error) {
+	if n.retriever != nil {
+		keys, types, err := n.retriever.NodeKeys(ctx, graph)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]tui.NodeRef, len(keys))
+		for i := range keys {
+			out[i] = tui.NodeRef{Key: keys[i], Type: types[i]}
+		}
+		return out, nil
+	}
 	nodes, err := n.src.Nodes(ctx, graph, "")
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
@@ -25,10 +26,11 @@ func drawOptions(ios *IOStreams) graphdraw.Options {
 }
 
 // writeProposalPictures draws each proposal of a thread against the thread's own
-// source (see useThreadSource; --source draws from another): a pending or rejected one as the neighbourhood before and after it, an
-// approved one as the graph around it now, with what it created marked. A picture
-// that cannot be made (the graph has moved on, the source is unreachable) is a
-// line saying why; the transcript above it stands. It writes to w (the pager's
+// source (see useThreadSource; --source draws from another): a pending or rejected
+// one as the neighbourhood before and after it, an approved one as the graph around
+// it now, with what it created marked (an undone one says so, with its time). A
+// picture that cannot be made (the graph has moved on, the source is unreachable)
+// is a line saying why; the transcript above it stands. It writes to w (the pager's
 // buffer on a terminal), sized and coloured for f's output.
 func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr threads.Transcript) error {
 	fmt.Fprintf(w, "\n## Pictures\n")
@@ -54,8 +56,19 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 	}
 	opts := drawOptions(f.IO)
 	graph := tr.Thread.GraphKey
+	undone := map[string]time.Time{} // proposal -> when its change was undone
+	for _, u := range tr.Undos {
+		if u.State == convo.Undone {
+			undone[u.ProposalID] = u.UndoneAt
+		}
+	}
 	for _, p := range tr.Proposals {
-		fmt.Fprintf(w, "\nProposal %s · %s · %s\n", termtext.OneLine(p.ID), termtext.OneLine(string(p.Action.Type)), p.Decision)
+		at, isUndone := undone[p.ID]
+		state := string(p.Decision)
+		if isUndone {
+			state += ", undone " + at.Local().Format(time.DateTime)
+		}
+		fmt.Fprintf(w, "\nProposal %s · %s · %s\n", termtext.OneLine(p.ID), termtext.OneLine(string(p.Action.Type)), state)
 		if r := termtext.OneLine(p.Reason); r != "" {
 			fmt.Fprintf(w, "%s\n", r)
 		}
@@ -71,6 +84,11 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 			if err != nil {
 				fmt.Fprintf(w, "(no picture: %s)\n", termtext.OneLine(err.Error()))
 				continue
+			}
+			if isUndone {
+				// Undone: nothing it created or removed is expected in the graph.
+				pic = "applied, then undone; the graph around it now:\n" + graphdraw.Draw(ap.Graph, opts)
+				break
 			}
 			pic = "applied; the graph around it now:\n" + graphdraw.Draw(ap.Graph, opts)
 			if len(ap.Removed) > 0 {

@@ -268,5 +268,5 @@ func chatNodes(rt *Runtime) tui.NodeLister {
 	if rt.Source == nil {
 		return nil
 	}
-	return nodeLister{rt.Source}
+	return nodeLister{src: rt.Source, retriever: rt.Retriever}
 }

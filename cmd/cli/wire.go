@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/expand"
@@ -32,6 +33,38 @@ type Runtime struct {
 	Provider     llm.Provider // nil when no provider is configured
 	DefaultGraph string       // the graph to use when --graph is not given ("" if unknown)
 	Logger       *slog.Logger
+	// Loading passes on what loading a large graph is doing, to the TUI's status
+	// bar or a terminal line; nothing is shown until a command sets where.
+	Loading *progressRelay
+}
+
+// progressRelay passes the retriever's progress reports (rag.Options.Progress) to
+// whoever shows them at the time. A nil relay (a remote runtime) ignores all.
+type progressRelay struct {
+	mu sync.Mutex
+	to func(stage string)
+}
+
+func (p *progressRelay) report(stage string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	to := p.to
+	p.mu.Unlock()
+	if to != nil {
+		to(stage)
+	}
+}
+
+// set makes to receive the reports from now on; nil stops them.
+func (p *progressRelay) set(to func(stage string)) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.to = to
+	p.mu.Unlock()
 }
 
 // Runtime wires the agent once. A missing provider is not an error here: the agent
@@ -65,10 +98,12 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 	opts.CacheTTL = cfg.CacheTTL
 	opts.Store = f.IndexStore()
 	opts.Expander = f.Expander()
+	loading := &progressRelay{}
+	opts.Progress = loading.report
 	retriever := rag.New(src, opts, emb)
 
 	rt := &Runtime{Config: cfg, Source: src, Store: store, Retriever: retriever, Logger: logger,
-		DefaultGraph: defaultGraph(ctx, cfg, src)}
+		DefaultGraph: defaultGraph(ctx, cfg, src), Loading: loading}
 	aopts := agent.Options{
 		Source: src, Retriever: retriever, Store: store,
 		Role: cfg.Role, MaxToolRounds: cfg.MaxToolRounds, Policy: cfg.Policy, Limits: cfg.Limits,

@@ -375,3 +375,51 @@ func TestExportImportKeepsUndos(t *testing.T) {
 		t.Fatal("a refused import changed the thread")
 	}
 }
+
+// undo goes to the thread's recorded source: with another graph file configured it
+// refuses (exit 2, naming both, nothing changed in either file); with the thread's
+// named with --source, it reverses on the thread's file only.
+func TestUndoUsesTheThreadsRecordedSource(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "propose_move_node",
+			Arguments: `{"nodeKey":"root","posX":10,"posY":20,"reason":"tidy"}`}}},
+		llmtest.Turn{Text: "Moved."},
+	)
+	original, _ := os.ReadFile(e.graph)
+	thread := e.askProposal("--graph", "demo")
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	moved, _ := os.ReadFile(e.graph)
+	other := filepath.Join(e.dir, "other.json")
+	if err := os.WriteFile(other, moved, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.withoutVar("NODIUS_AI_SOURCE")
+	e.vars = append(e.vars, "NODIUS_AI_SOURCE=file:"+other)
+	r := e.run("", "undo", thread)
+	if r.code != 2 || !strings.Contains(r.stderr, "file:"+e.graph) || !strings.Contains(r.stderr, "file:"+other) {
+		t.Fatalf("undo with another file configured: %d %q", r.code, r.stderr)
+	}
+	for _, f := range []string{e.graph, other} {
+		if now, _ := os.ReadFile(f); !bytes.Equal(now, moved) {
+			t.Fatalf("a refused undo changed %s", f)
+		}
+	}
+	r = e.run("", "undo", thread, "--source", "file:"+e.graph)
+	if r.code != 0 {
+		t.Fatalf("undo --source (the thread's): %d %s", r.code, r.stderr)
+	}
+	if now, _ := os.ReadFile(e.graph); !bytes.Equal(now, original) {
+		t.Fatal("undo did not restore the thread's file byte for byte")
+	}
+	if now, _ := os.ReadFile(other); !bytes.Equal(now, moved) {
+		t.Fatal("undo changed the other file")
+	}
+	// The pictures say the change was undone, and list nothing as removed.
+	r = e.run("", "threads", "show", thread, "--pictures", "--source", "file:"+e.graph)
+	if r.code != 0 || !strings.Contains(r.stdout, "· approved, undone ") || !strings.Contains(r.stdout, "applied, then undone; the graph around it now:") {
+		t.Fatalf("pictures of an undone change: %d %s\n%s", r.code, r.stderr, r.stdout)
+	}
+}

@@ -369,3 +369,44 @@ func TestWriteFailureKeepsMemory(t *testing.T) {
 		t.Errorf("memory kept a change that was not saved")
 	}
 }
+
+// The key of an unparsed file is read from its start: `ask` without --graph over a
+// large graph the index cache answers does not parse it to learn its key.
+func TestLazyGraphKeyReadsOnlyTheStart(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, `{"graph": {"_key": "g1", "name": "x"}, "nodes": [{"_key": "a"}, `+strings.Repeat(" ", 1<<20)+`{"_key": 3}]}`, 0o600)
+	src, err := file.OpenLazy(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := src.GraphKey(); k != "g1" || src.Opened() {
+		t.Fatalf("key %q, parsed %v", k, src.Opened())
+	}
+	// A file whose start says nothing: the parse decides (and fails here).
+	bad, err := file.OpenLazy(context.Background(), writeFile(t, `{"graph": {"name": "x"}, "nodes": [}`, 0o600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := bad.GraphKey(); k != "" {
+		t.Fatalf("key %q from a malformed file", k)
+	}
+}
+
+// The graph's metadata of an unparsed file is read from its start too: every
+// command checks its graph exists before anything else.
+func TestLazyGraphReadsOnlyTheStart(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, `{"graph": {"_key": "g1", "name": "Big", "sheets": {"0": "main"}}, "nodes": [{"_key": "a"}]}`, 0o600)
+	src, err := file.OpenLazy(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := src.Graph(context.Background(), "g1")
+	if err != nil || g.Name != "Big" || g.Sheets["0"] != "main" || src.Opened() {
+		t.Fatalf("graph %+v, %v, parsed %v", g, err, src.Opened())
+	}
+	// Another key is looked up the usual way (parsing), with its usual error.
+	if _, err := src.Graph(context.Background(), "other"); !errors.Is(err, datasource.ErrNotFound) {
+		t.Fatalf("other graph: %v", err)
+	}
+}

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -110,13 +111,34 @@ func (l *Lazy) Path() string { return l.path }
 // Describe says "file:PATH".
 func (l *Lazy) Describe() string { return "file:" + l.path }
 
-// GraphKey returns the key of the graph the file holds (parsing it).
+// GraphKey returns the key of the graph the file holds. Before the file is parsed
+// it reads only the graph object at its start (see Graph).
 func (l *Lazy) GraphKey() string {
-	s, err := l.open(context.Background())
+	l.mu.Lock()
+	src := l.src
+	l.mu.Unlock()
+	if src != nil {
+		return src.GraphKey()
+	}
+	if g, ok := l.peek(); ok {
+		return g.Key
+	}
+	s, err := l.open(context.Background()) // the file's start says nothing: the parse decides
 	if err != nil {
 		return ""
 	}
 	return s.GraphKey()
+}
+
+// peek reads the graph object from the start of the file.
+func (l *Lazy) peek() (datasource.Graph, bool) {
+	f, err := os.Open(l.path)
+	if err != nil {
+		return datasource.Graph{}, false
+	}
+	defer f.Close()
+	g, ok, err := datasource.PeekGraph(bufio.NewReaderSize(f, 64<<10))
+	return g, ok && err == nil && g.Key != ""
 }
 
 // Version changes whenever the file does (its size or modification time) and with
@@ -144,7 +166,16 @@ func (l *Lazy) Reload(ctx context.Context) error {
 	return s.Reload(ctx)
 }
 
+// Graph returns the graph's metadata. Before the file is parsed it is read from the
+// graph object at the start of the file: every command checks that its graph
+// exists, and over a large graph the index cache answers, that check must not
+// parse the whole file. The nodes and edges are checked when first read.
 func (l *Lazy) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	if !l.Opened() {
+		if g, ok := l.peek(); ok && g.Key == graphKey {
+			return g, nil
+		}
+	}
 	s, err := l.open(ctx)
 	if err != nil {
 		return datasource.Graph{}, err

@@ -14,6 +14,7 @@ package search
 import (
 	"encoding/json"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -134,6 +135,13 @@ func NewGraph(snap datasource.Snapshot) *Index {
 }
 
 func build(nodes []datasource.Node, configs []datasource.NodeConfig, edges []datasource.Edge, sheets map[string]string) *Index {
+	// Reading the nodes' text (splitting, stemming) is most of the work and each
+	// node is read alone: large graphs are read in one shard per CPU, merged in
+	// order, which gives exactly the index one pass would.
+	return buildShards(nodes, configs, edges, sheets, max(1, min(runtime.GOMAXPROCS(0), len(nodes)/minShardNodes)))
+}
+
+func buildShards(nodes []datasource.Node, configs []datasource.NodeConfig, edges []datasource.Edge, sheets map[string]string, n int) *Index {
 	st := stemmer{}
 	edgeText := map[string][]string{}
 	for _, e := range edges {
@@ -145,105 +153,47 @@ func build(nodes []datasource.Node, configs []datasource.NodeConfig, edges []dat
 			edgeText[e.Target] = append(edgeText[e.Target], e.Label)
 		}
 	}
-	sheetTerms := map[string][]string{}
+	shared := shared{edgeText: edgeText, sheetTerms: map[string][]string{}, cfgs: make(map[string]cfgText, len(configs))}
 	for id, name := range sheets {
-		sheetTerms[id] = st.terms(name, nil)
+		shared.sheetTerms[id] = st.terms(name, nil)
 	}
-	ix := &Index{
-		n:          len(nodes),
-		dict:       make(map[string]int32),
-		keyPhrases: make(map[string][]int32),
-	}
-	type cfgText struct{ name, desc []string }
-	cfgs := make(map[string]cfgText, len(configs))
 	for _, c := range configs {
-		cfgs[c.Key] = cfgText{name: st.terms(c.DisplayName, nil), desc: st.terms(c.Description+" "+c.Category, nil)}
+		shared.cfgs[c.Key] = cfgText{name: st.terms(c.DisplayName, nil), desc: st.terms(c.Description+" "+c.Category, nil)}
 	}
-	typeTerms := make(map[string][]string)
-
-	var raw [][]rawPosting
+	ix := &Index{n: len(nodes)}
 	lens := make([][numFields]uint16, len(nodes))
-	var sumLen [numFields]float64
-	// Per-document term counts: slot[id] indexes counts, reset for every node
-	// (a map to small arrays, not pointers, to keep allocations per node constant).
-	slot := make(map[int32]int32, 64)
-	var counts [][numFields]uint8
-	var order []int32
-	buf := make([]string, 0, 64)
-	keyIndex := make(map[string][]int32, len(nodes))
 
-	add := func(doc int32, f int, terms []string) {
-		for _, t := range terms {
+	shards := make([]*shard, n)
+	var wg sync.WaitGroup
+	for k := range shards {
+		lo, hi := k*len(nodes)/n, (k+1)*len(nodes)/n
+		shards[k] = newShard(len(nodes) / n)
+		wg.Go(func() { shards[k].read(nodes, lo, hi, &shared, lens) })
+	}
+	wg.Wait()
+	ix.dict = shards[0].dict
+	raw := shards[0].raw
+	keyIndex := shards[0].keyIndex
+	ix.keyPhrases = shards[0].keyPhrases
+	sumLen := shards[0].sumLen
+	for _, sh := range shards[1:] {
+		for local, t := range sh.terms {
 			id, ok := ix.dict[t]
 			if !ok {
 				id = int32(len(raw))
 				ix.dict[t] = id
 				raw = append(raw, nil)
 			}
-			j, ok := slot[id]
-			if !ok {
-				j = int32(len(counts))
-				slot[id] = j
-				counts = append(counts, [numFields]uint8{})
-				order = append(order, id)
-			}
-			if counts[j][f] < math.MaxUint8 {
-				counts[j][f]++
-			}
+			raw[id] = append(raw[id], sh.raw[local]...)
 		}
-		n := len(terms)
-		if n > math.MaxUint16 {
-			n = math.MaxUint16
+		for k, docs := range sh.keyIndex {
+			keyIndex[k] = append(keyIndex[k], docs...)
 		}
-		lens[doc][f] = uint16(n)
-		sumLen[f] += float64(n)
-	}
-
-	for i, nd := range nodes {
-		doc := int32(i)
-		clear(slot)
-		counts = counts[:0]
-		order = order[:0]
-
-		buf = st.terms(nd.Key, buf[:0])
-		add(doc, fieldKey, buf)
-		tt, ok := typeTerms[nd.Type]
-		if !ok {
-			tt = st.terms(nd.Type, nil)
-			typeTerms[nd.Type] = tt
+		for p, docs := range sh.keyPhrases {
+			ix.keyPhrases[p] = append(ix.keyPhrases[p], docs...)
 		}
-		add(doc, fieldType, tt)
-		if c, ok := cfgs[nd.Type]; ok {
-			add(doc, fieldTypeName, c.name)
-			add(doc, fieldDesc, c.desc)
-		}
-		buf = st.terms(nd.Process, buf[:0])
-		add(doc, fieldProcess, buf)
-		if nd.Data != nil {
-			if b, err := json.Marshal(nd.Data); err == nil && string(b) != "null" {
-				buf = st.terms(string(b), buf[:0])
-				add(doc, fieldData, buf)
-			}
-		}
-		if labels := edgeText[nd.Key]; len(labels) > 0 {
-			buf = buf[:0]
-			for _, l := range labels {
-				buf = st.terms(l, buf)
-			}
-			add(doc, fieldEdge, buf)
-		}
-		if t := sheetTerms[nd.Sheet]; len(t) > 0 {
-			add(doc, fieldSheet, t)
-		}
-		for j, id := range order {
-			raw[id] = append(raw[id], rawPosting{doc: doc, tf: counts[j]})
-		}
-
-		lk := strings.ToLower(nd.Key)
-		keyIndex[lk] = append(keyIndex[lk], doc)
-		if words := Tokens(nd.Key); len(words) > 0 && len(words) <= maxKeyNgram {
-			p := strings.Join(words, " ")
-			ix.keyPhrases[p] = append(ix.keyPhrases[p], doc)
+		for f := range sumLen {
+			sumLen[f] += sh.sumLen[f]
 		}
 	}
 
@@ -259,24 +209,31 @@ func build(nodes []datasource.Node, configs []datasource.NodeConfig, edges []dat
 	ix.postings = make([][]posting, len(raw))
 	ix.idf = make([]float32, len(raw))
 	N := float64(len(nodes))
-	for id, rp := range raw {
-		ps := make([]posting, len(rp))
-		for j, p := range rp {
-			var tfw float64
-			for f := 0; f < numFields; f++ {
-				if p.tf[f] == 0 {
-					continue
+	weigh := func(lo, hi int) {
+		for id := lo; id < hi; id++ {
+			rp := raw[id]
+			ps := make([]posting, len(rp))
+			for j, p := range rp {
+				var tfw float64
+				for f := 0; f < numFields; f++ {
+					if p.tf[f] == 0 {
+						continue
+					}
+					norm := 1 - fieldB(f) + fieldB(f)*float64(lens[p.doc][f])/avg[f]
+					tfw += fieldWeight(f) * float64(p.tf[f]) / norm
 				}
-				norm := 1 - fieldB(f) + fieldB(f)*float64(lens[p.doc][f])/avg[f]
-				tfw += fieldWeight(f) * float64(p.tf[f]) / norm
+				ps[j] = posting{doc: p.doc, w: float32(tfw / (k1 + tfw))}
 			}
-			ps[j] = posting{doc: p.doc, w: float32(tfw / (k1 + tfw))}
+			ix.postings[id] = ps
+			df := float64(len(rp))
+			ix.idf[id] = float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
+			raw[id] = nil
 		}
-		ix.postings[id] = ps
-		df := float64(len(rp))
-		ix.idf[id] = float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
-		raw[id] = nil
 	}
+	for k := range n {
+		wg.Go(func() { weigh(k*len(raw)/n, (k+1)*len(raw)/n) })
+	}
+	wg.Wait()
 
 	ix.terms = make([]string, 0, len(ix.dict))
 	for t := range ix.dict {
@@ -299,6 +256,127 @@ func build(nodes []datasource.Node, configs []datasource.NodeConfig, edges []dat
 	}
 	ix.scratch.New = func() any { return &queryScratch{scores: make([]float32, ix.n)} }
 	return ix
+}
+
+// minShardNodes: below this many nodes per CPU, one pass costs less than
+// starting and merging shards.
+const minShardNodes = 5000
+
+type cfgText struct{ name, desc []string }
+
+// shared is what every shard reads: edge labels by node, sheet and config terms.
+type shared struct {
+	edgeText   map[string][]string
+	sheetTerms map[string][]string
+	cfgs       map[string]cfgText
+}
+
+// shard indexes a run of nodes: its own term ids (in the order first met), raw
+// postings by id, key maps and field lengths.
+type shard struct {
+	st         stemmer
+	dict       map[string]int32
+	terms      []string // by local id
+	raw        [][]rawPosting
+	keyIndex   map[string][]int32
+	keyPhrases map[string][]int32
+	sumLen     [numFields]float64
+	typeTerms  map[string][]string
+
+	// Per-document term counts: slot[id] indexes counts, reset for every node
+	// (a map to small arrays, not pointers, to keep allocations per node constant).
+	slot   map[int32]int32
+	counts [][numFields]uint8
+	order  []int32
+}
+
+func newShard(nodes int) *shard {
+	return &shard{
+		st: stemmer{}, dict: make(map[string]int32), keyIndex: make(map[string][]int32, nodes),
+		keyPhrases: make(map[string][]int32), typeTerms: make(map[string][]string), slot: make(map[int32]int32, 64),
+	}
+}
+
+func (sh *shard) add(lens [][numFields]uint16, doc int32, f int, terms []string) {
+	for _, t := range terms {
+		id, ok := sh.dict[t]
+		if !ok {
+			id = int32(len(sh.raw))
+			sh.dict[t] = id
+			sh.terms = append(sh.terms, t)
+			sh.raw = append(sh.raw, nil)
+		}
+		j, ok := sh.slot[id]
+		if !ok {
+			j = int32(len(sh.counts))
+			sh.slot[id] = j
+			sh.counts = append(sh.counts, [numFields]uint8{})
+			sh.order = append(sh.order, id)
+		}
+		if sh.counts[j][f] < math.MaxUint8 {
+			sh.counts[j][f]++
+		}
+	}
+	n := len(terms)
+	if n > math.MaxUint16 {
+		n = math.MaxUint16
+	}
+	lens[doc][f] = uint16(n)
+	sh.sumLen[f] += float64(n)
+}
+
+// read indexes nodes[lo:hi].
+func (sh *shard) read(nodes []datasource.Node, lo, hi int, sh2 *shared, lens [][numFields]uint16) {
+	st := sh.st
+	buf := make([]string, 0, 64)
+	for i := lo; i < hi; i++ {
+		nd := &nodes[i]
+		doc := int32(i)
+		clear(sh.slot)
+		sh.counts = sh.counts[:0]
+		sh.order = sh.order[:0]
+
+		buf = st.terms(nd.Key, buf[:0])
+		sh.add(lens, doc, fieldKey, buf)
+		tt, ok := sh.typeTerms[nd.Type]
+		if !ok {
+			tt = st.terms(nd.Type, nil)
+			sh.typeTerms[nd.Type] = tt
+		}
+		sh.add(lens, doc, fieldType, tt)
+		if c, ok := sh2.cfgs[nd.Type]; ok {
+			sh.add(lens, doc, fieldTypeName, c.name)
+			sh.add(lens, doc, fieldDesc, c.desc)
+		}
+		buf = st.terms(nd.Process, buf[:0])
+		sh.add(lens, doc, fieldProcess, buf)
+		if nd.Data != nil {
+			if b, err := json.Marshal(nd.Data); err == nil && string(b) != "null" {
+				buf = st.terms(string(b), buf[:0])
+				sh.add(lens, doc, fieldData, buf)
+			}
+		}
+		if labels := sh2.edgeText[nd.Key]; len(labels) > 0 {
+			buf = buf[:0]
+			for _, l := range labels {
+				buf = st.terms(l, buf)
+			}
+			sh.add(lens, doc, fieldEdge, buf)
+		}
+		if t := sh2.sheetTerms[nd.Sheet]; len(t) > 0 {
+			sh.add(lens, doc, fieldSheet, t)
+		}
+		for j, id := range sh.order {
+			sh.raw[id] = append(sh.raw[id], rawPosting{doc: doc, tf: sh.counts[j]})
+		}
+
+		lk := strings.ToLower(nd.Key)
+		sh.keyIndex[lk] = append(sh.keyIndex[lk], doc)
+		if words := Tokens(nd.Key); len(words) > 0 && len(words) <= maxKeyNgram {
+			p := strings.Join(words, " ")
+			sh.keyPhrases[p] = append(sh.keyPhrases[p], doc)
+		}
+	}
 }
 
 // indexTerms appends the searchable terms of s (tokens minus stop words, stemmed).
