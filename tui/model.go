@@ -673,6 +673,11 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 			m.openProposal(ev.Proposal)
 			return tea.Batch(m.ensureTick(), m.loadPicture(*ev.Proposal))
 		}
+	case convo.EventNote:
+		// A note did not stop the run (a question searched without its expansion,
+		// say): the person sees it where it happened, like any other notice.
+		m.closeAnswer(aDone)
+		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "! " + strip(ev.Text)})
 	case convo.EventUsage:
 		m.st.usage = m.st.usage.Add(ev.Usage)
 		m.st.lastPrompt = ev.Usage.PromptTokens

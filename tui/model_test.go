@@ -252,6 +252,20 @@ func TestRetryAfterError(t *testing.T) {
 	}
 }
 
+func TestNoteIsShown(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, Options{Runner: &fakeRunner{}, GraphKey: "demo", NoColor: true})
+	startQuestion(t, m, "why?")
+	feed(m, convo.Event{Type: convo.EventNote, Text: "the question was searched without expansion: timeout\x1b[31m"}, tok("Because."))
+	v := view(m)
+	if !strings.Contains(v, "! the question was searched without expansion: timeout") {
+		t.Fatalf("note not shown:\n%s", v)
+	}
+	if strings.Contains(v, "\x1b[31m") || !strings.Contains(v, "Because.") {
+		t.Fatalf("note not stripped or answer lost:\n%s", v)
+	}
+}
+
 func TestCtrlCAsksOnceWhileStreaming(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, Options{Runner: &fakeRunner{}, GraphKey: "demo", NoColor: true})
