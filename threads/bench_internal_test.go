@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -238,5 +239,71 @@ func fixture10k(b *testing.B, s *Store) {
 			}
 		}
 		return nil
+	})
+}
+
+// BenchmarkOpenAndCheck50MB measures what every command pays to open a 50 MB
+// database (open, the check on open, close): "unchanged" when the file is as a
+// previous command found it sound (the check is skipped), "changed" when it is
+// not (quick_check runs, at this size).
+func BenchmarkOpenAndCheck50MB(b *testing.B) {
+	ctx := context.Background()
+	path := filepath.Join(b.TempDir(), "threads.db")
+	s, err := Open(ctx, path, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	words := make([]string, 300)
+	for t := 0; ; t++ {
+		if fi, err := os.Stat(path); err == nil && fi.Size() >= 50<<20 {
+			break
+		}
+		bulk(b, s, func(tx *sql.Tx) error {
+			id := fmt.Sprintf("ai_1700000000000_%d", t)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO threads (id, graph_key, title, created_ms, updated_ms) VALUES (?, 'demo', ?, 1, 1)`, id, fmt.Sprint("thread ", t)); err != nil {
+				return err
+			}
+			for i := range 100 {
+				for k := range words {
+					words[k] = fmt.Sprintf("w%d", rng.Intn(20000))
+				}
+				if _, err := tx.ExecContext(ctx, `INSERT INTO messages (thread_id, seq, role, content, created_ms) VALUES (?, ?, 'user', ?, 1)`,
+					id, i+1, strings.Join(words, " ")); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if _, err := s.w.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	command := func(b *testing.B) {
+		s, err := Open(ctx, path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p, err := s.CheckOnOpen(ctx); err != nil || len(p) > 0 {
+			b.Fatal(p, err)
+		}
+		if err := s.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	command(b) // leaves the stamp of a sound check
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			command(b)
+		}
+	})
+	b.Run("changed", func(b *testing.B) {
+		for b.Loop() {
+			_ = os.Remove(stampPath(path))
+			command(b)
+		}
 	})
 }

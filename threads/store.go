@@ -220,7 +220,10 @@ func prepareFile(path string) error {
 			Msg: fmt.Sprintf("%s is a directory, not a threads database: choose a file with --db or NODIUS_AI_DB", path)}
 	}
 	if st.Mode().Perm()&0o077 != 0 {
-		_ = os.Chmod(path, 0o600) // tighten what an older version or a copy left open
+		// Tighten what an older version or a copy left open to others, but never
+		// give the owner a write permission they took away: a database made
+		// read-only stays read-only.
+		_ = os.Chmod(path, st.Mode().Perm()&0o700)
 	}
 	if st.Size() == 0 {
 		return nil

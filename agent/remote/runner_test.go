@@ -53,8 +53,7 @@ func (s *syncBuffer) String() string {
 
 func newEnv(t *testing.T, tune func(*remote.Options)) *env {
 	t.Helper()
-	srv := remotetest.New(t)
-	srv.Token = testToken
+	srv := remotetest.New(t, func(s *remotetest.Server) { s.Token = testToken })
 	e := &env{srv: srv, logs: &syncBuffer{}}
 	e.dbPath = filepath.Join(t.TempDir(), "threads.db")
 	st, err := threads.Open(context.Background(), e.dbPath, threads.Options{})
@@ -153,7 +152,7 @@ func (e *env) noSecret(t *testing.T) {
 func TestAnswerWithTools(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = func(s *remotetest.Session) {
+	e.srv.SetChat(func(s *remotetest.Session) {
 		s.Token("Let me ")
 		s.Token("look. ")
 		s.ToolStart("tc_1", "read_node_detail")
@@ -163,7 +162,7 @@ func TestAnswerWithTools(t *testing.T) {
 		s.Token("fetch-api ")
 		s.Token("calls the NBA API.")
 		s.Complete("fetch-api calls the NBA API.")
-	}
+	})
 	var c collect
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "what does fetch-api do?"}, c.emit)
 	if err != nil {
@@ -210,7 +209,7 @@ func TestAnswerWithTools(t *testing.T) {
 	}
 
 	// A follow-up goes to the same server thread, on a new connection.
-	e.srv.Chat = func(s *remotetest.Session) { s.Token("yes"); s.Complete("yes") }
+	e.srv.SetChat(func(s *remotetest.Session) { s.Token("yes"); s.Complete("yes") })
 	res2, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", ThreadID: res.ThreadID, Text: "sure?"}, nil)
 	if err != nil || res2.ThreadID != res.ThreadID {
 		t.Fatalf("follow-up: %+v %v", res2, err)
@@ -228,7 +227,7 @@ func TestAnswerWithTools(t *testing.T) {
 func TestAnswerNotStreamedComesWhole(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = func(s *remotetest.Session) { s.Complete("whole answer") }
+	e.srv.SetChat(func(s *remotetest.Session) { s.Complete("whole answer") })
 	var c collect
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, c.emit)
 	if err != nil || res.Text != "whole answer" || c.text() != "whole answer" {
@@ -246,7 +245,7 @@ func propose(s *remotetest.Session) {
 func TestProposalThenApprove(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = propose
+	e.srv.SetChat(propose)
 	var c collect
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, c.emit)
 	if err != nil {
@@ -272,14 +271,14 @@ func TestProposalThenApprove(t *testing.T) {
 		t.Fatal("send with a pending proposal accepted")
 	}
 
-	e.srv.Resume = func(s *remotetest.Session) {
+	e.srv.SetResume(func(s *remotetest.Session) {
 		if s.Decided == nil || !s.Req.Approved {
 			s.Error("bad resume", "internal", false)
 			return
 		}
 		s.Token("Done.")
 		s.Complete("Done.")
-	}
+	})
 	var c2 collect
 	res2, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, c2.emit)
 	if err != nil {
@@ -303,15 +302,15 @@ func TestProposalThenApprove(t *testing.T) {
 func TestRejectWithFeedback(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = propose
+	e.srv.SetChat(propose)
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Resume = func(s *remotetest.Session) {
+	e.srv.SetResume(func(s *remotetest.Session) {
 		s.Token("Kept it: " + s.Req.Feedback)
 		s.Complete("Kept it: " + s.Req.Feedback)
-	}
+	})
 	res2, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Feedback: "keep it"}, nil)
 	if err != nil || res2.Text != "Kept it: keep it" {
 		t.Fatalf("%+v %v", res2, err)
@@ -332,14 +331,14 @@ func TestRejectWithFeedback(t *testing.T) {
 func TestRefusedResumeLeavesProposalPending(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = propose
+	e.srv.SetChat(propose)
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Resume = func(s *remotetest.Session) {
+	e.srv.SetResume(func(s *remotetest.Session) {
 		s.Error("Le service IA est temporairement surchargé", "rate_limit", true)
-	}
+	})
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
 	ce, ok := convo.AsError(err)
 	if !ok || ce.Code != convo.CodeRateLimit || !ce.Retryable {
@@ -371,12 +370,12 @@ func TestServerErrorsMapToClasses(t *testing.T) {
 	e := newEnv(t, nil)
 	for _, tc := range cases {
 		t.Run("code="+tc.code, func(t *testing.T) {
-			e.srv.Chat = nil
+			e.srv.SetChat(nil)
 			srv := remotetest.New(t)
-			srv.Chat = func(s *remotetest.Session) {
+			srv.SetChat(func(s *remotetest.Session) {
 				s.Token("partial ")
 				s.Error("Erreur \x1b[31mserveur\x1b[0m", tc.code, tc.retryable)
-			}
+			})
 			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
 			r := remote.NewRunner(c, e.store, nil, nil)
 			var col collect
@@ -418,13 +417,13 @@ func TestInterruptSendsAiInterrupt(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
 	started := make(chan struct{})
-	e.srv.Chat = func(s *remotetest.Session) {
+	e.srv.SetChat(func(s *remotetest.Session) {
 		s.Token("Once upon ")
 		close(started)
 		for i := 0; s.Sleep(20 * time.Millisecond); i++ {
 			s.Token("and on ")
 		}
-	}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	var c collect
 	done := make(chan struct{})
@@ -457,12 +456,12 @@ func TestInterruptSendsAiInterrupt(t *testing.T) {
 func TestDroppedConnectionKeepsWhatArrived(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = func(s *remotetest.Session) {
+	e.srv.SetChat(func(s *remotetest.Session) {
 		s.Token("half an ")
 		s.Token("answer")
 		s.Sleep(30 * time.Millisecond)
 		s.Drop()
-	}
+	})
 	var c collect
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, c.emit)
 	ce, ok := convo.AsError(err)
@@ -481,7 +480,7 @@ func TestDroppedConnectionKeepsWhatArrived(t *testing.T) {
 func TestSlowStreamOutlivesStallTimeout(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *remote.Options) { o.StallTimeout = 300 * time.Millisecond })
-	e.srv.Chat = func(s *remotetest.Session) {
+	e.srv.SetChat(func(s *remotetest.Session) {
 		for i := 0; i < 8; i++ {
 			if !s.Sleep(100 * time.Millisecond) {
 				return
@@ -489,7 +488,7 @@ func TestSlowStreamOutlivesStallTimeout(t *testing.T) {
 			s.Token("x")
 		}
 		s.Complete("xxxxxxxx")
-	}
+	})
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
 	if err != nil || res.Text != "xxxxxxxx" {
 		t.Fatalf("%+v %v", res, err)
@@ -499,10 +498,10 @@ func TestSlowStreamOutlivesStallTimeout(t *testing.T) {
 func TestStallEndsRunAsTimeout(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *remote.Options) { o.StallTimeout = 200 * time.Millisecond })
-	e.srv.Chat = func(s *remotetest.Session) {
+	e.srv.SetChat(func(s *remotetest.Session) {
 		s.Token("thinking")
 		<-s.Done() // then nothing, while pongs still come back
-	}
+	})
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
 	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable {
 		t.Fatalf("error %v", err)
@@ -530,7 +529,7 @@ func TestMalformedMessagesAreInternalErrors(t *testing.T) {
 	for name, raw := range cases {
 		t.Run(name, func(t *testing.T) {
 			srv := remotetest.New(t)
-			srv.Chat = func(s *remotetest.Session) {
+			srv.SetChat(func(s *remotetest.Session) {
 				s.Token("before ")
 				msg := raw
 				if strings.Contains(raw, "%d") {
@@ -538,7 +537,7 @@ func TestMalformedMessagesAreInternalErrors(t *testing.T) {
 				}
 				s.Raw(msg)
 				s.Sleep(time.Second)
-			}
+			})
 			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
 			r := remote.NewRunner(c, e.store, nil, nil)
 			_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "g", Text: "q"}, nil)
@@ -558,14 +557,14 @@ func jsonInt(n int64) string {
 func TestOtherRunsMessagesIgnored(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = func(s *remotetest.Session) {
+	e.srv.SetChat(func(s *remotetest.Session) {
 		s.Raw(`{"type":"ai:token","_id":` + jsonInt(s.Req.ID+1000) + `,"token":"NOT MINE"}`)
 		s.Raw(`{"type":"ai:complete","_id":` + jsonInt(s.Req.ID+1000) + `,"threadId":"ai_x","fullText":"NOT MINE"}`)
 		s.Raw(`{"type":"sync:update","_id":` + jsonInt(s.Req.ID) + `}`)
 		s.Raw(`{"type":"ai:usage","_id":` + jsonInt(s.Req.ID) + `,"tokens":3}`)
 		s.Token("mine")
 		s.Complete("mine")
-	}
+	})
 	var c collect
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, c.emit)
 	if err != nil || res.Text != "mine" || c.text() != "mine" {
@@ -578,7 +577,7 @@ func TestResumeWebClientThread(t *testing.T) {
 	e := newEnv(t, nil)
 	th := e.srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1"}, Action: json.RawMessage(deleteAction)},
 		map[string]any{"role": "user", "content": "remove fetch-api please"})
-	e.srv.Resume = func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") }
+	e.srv.SetResume(func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") })
 	local, err := e.run.Adopt(context.Background(), th.ID, "demo")
 	if err != nil {
 		t.Fatal(err)
@@ -666,11 +665,11 @@ func TestUnreachableServer(t *testing.T) {
 func TestNoPongEndsRun(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(o *remote.Options) { o.PingTimeout = 150 * time.Millisecond })
-	e.srv.Hang = 10 * time.Second
-	e.srv.Chat = func(s *remotetest.Session) {
+	e.srv.SetHang(10 * time.Second)
+	e.srv.SetChat(func(s *remotetest.Session) {
 		s.Token("started")
 		<-s.Done()
-	}
+	})
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
 	ce, ok := convo.AsError(err)
 	if !ok || ce.Code != convo.CodeNetwork || !strings.Contains(ce.Message, "ping") {
@@ -685,7 +684,7 @@ func TestNoPongEndsRun(t *testing.T) {
 func TestDecisionBindsToTheProposalShown(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.Chat = propose
+	e.srv.SetChat(propose)
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -702,7 +701,7 @@ func TestDecisionBindsToTheProposalShown(t *testing.T) {
 	if n := len(e.srv.Received()); n != 1 {
 		t.Fatalf("a refused decision reached the server (%d requests)", n)
 	}
-	e.srv.Resume = func(s *remotetest.Session) { s.Complete("ok") }
+	e.srv.SetResume(func(s *remotetest.Session) { s.Complete("ok") })
 	if _, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: "call_9", Digest: res.Proposal.Digest}, nil); err != nil {
 		t.Fatal(err)
 	}

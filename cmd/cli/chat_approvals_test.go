@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/internal/tmuxtest"
 )
 
 // TestChatTypingNeverDecidesInATerminal runs the built binary in tmux with a
@@ -22,18 +22,10 @@ import (
 // Then ctrl+p reopens it and, after a pause, r rejects it: the screen says so with
 // no success mark.
 func TestChatTypingNeverDecidesInATerminal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: skipped with -short")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
+	tmuxtest.Skip(t)
 	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin", "nodius-ai")
-	if out, err := exec.Command("go", "build", "-o", bin, "../nodius-ai").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := nodiusBinary(t)
 	graph := filepath.Join(dir, "graph.json")
 	if err := os.WriteFile(graph, demo.JSON(), 0o644); err != nil {
 		t.Fatal(err)
@@ -44,40 +36,14 @@ func TestChatTypingNeverDecidesInATerminal(t *testing.T) {
 	env := []string{"NODIUS_AI_BASE_URL=" + srv.OpenAIURL(), "NODIUS_AI_API_KEY=test", "NODIUS_AI_MODEL=fake",
 		"NODIUS_AI_DB=" + filepath.Join(dir, "threads.db"), "NODIUS_AI_SOURCE=file:" + graph, "NO_COLOR=1", "TERM=xterm-256color",
 		"XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_STATE_HOME=" + dir, "HOME=" + dir}
-	session := fmt.Sprintf("nodius-typing-%d", os.Getpid())
-	shell := "env " + strings.Join(env, " ") + " " + bin + " chat --graph demo 2>" + filepath.Join(dir, "stderr") + "; echo EXITED $?; sleep 60"
-	tmux := func(args ...string) string {
-		out, err := exec.Command("tmux", append([]string{"-L", session}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "32", shell)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", session, "kill-server").Run() })
-	screen := func() string { return tmux("capture-pane", "-p", "-t", session) }
-	waitScreen := func(want string) string {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			s := screen()
-			if strings.Contains(s, want) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				stderr, _ := os.ReadFile(filepath.Join(dir, "stderr"))
-				t.Fatalf("screen never showed %q:\n%s\nstderr: %s", want, s, stderr)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-	}
-	waitScreen("New conversation")
-	tmux("send-keys", "-t", session, "-l", "remove fetch-api")
-	tmux("send-keys", "-t", session, "Enter")
-	waitScreen("Proposed change")
-	time.Sleep(600 * time.Millisecond)
-	tmux("send-keys", "-t", session, "Escape")
-	waitScreen("press ctrl+p to review")
+	term := tmuxtest.Start(t, 100, 32, dir, env, bin, "chat", "--graph", "demo")
+	term.Wait("New conversation")
+	term.Type("remove fetch-api")
+	term.Keys("Enter")
+	term.Wait("Proposed change")
+	time.Sleep(600 * time.Millisecond) // past the dialog's key guard
+	term.Keys("Escape")
+	term.Wait("press ctrl+p to review")
 
 	inputLine := func(s string) string {
 		for _, l := range strings.Split(s, "\n") {
@@ -90,18 +56,18 @@ func TestChatTypingNeverDecidesInATerminal(t *testing.T) {
 	for _, every := range []time.Duration{30, 80, 150, 250} {
 		for _, word := range []string{"print all", "reject all", "approve", "a", "yes"} {
 			for _, r := range word {
-				tmux("send-keys", "-t", session, "-l", string(r))
+				term.Type(string(r))
 				time.Sleep(every * time.Millisecond)
 			}
-			s := waitScreen(word)
+			s := term.Wait(word)
 			if got := inputLine(s); got != word {
 				t.Fatalf("typing %q at %d ms per key: the input holds %q:\n%s", word, every, got, s)
 			}
 			if strings.Contains(s, "Proposed change") || strings.Contains(s, "approved") || strings.Contains(s, "rejected") {
 				t.Fatalf("typing %q at %d ms per key reached the proposal:\n%s", word, every, s)
 			}
-			tmux("send-keys", "-t", session, "Escape") // clears the input
-			time.Sleep(100 * time.Millisecond)
+			term.Keys("Escape") // clears the input
+			term.Until("an empty input", func(s string) bool { return strings.HasPrefix(inputLine(s), "Ask about the graph") })
 		}
 	}
 	if b, _ := os.ReadFile(graph); !bytes.Contains(b, []byte(`"fetch-api"`)) {
@@ -125,11 +91,11 @@ func TestChatTypingNeverDecidesInATerminal(t *testing.T) {
 	}
 
 	// ctrl+p reopens it; after a pause, r rejects it: no ✓ on the rejected call.
-	tmux("send-keys", "-t", session, "C-p")
-	waitScreen("Proposed change")
+	term.Keys("C-p")
+	term.Wait("Proposed change")
 	time.Sleep(600 * time.Millisecond)
-	tmux("send-keys", "-t", session, "r")
-	s := waitScreen("Kept fetch-api.")
+	term.Keys("r")
+	s := term.Wait("Kept fetch-api.")
 	if !strings.Contains(s, "× rejected delete node") || strings.Contains(s, "✓ propose_delete_node") || strings.Contains(s, "waiting for your decision") {
 		t.Fatalf("after the rejection:\n%s", s)
 	}

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/internal/tmuxtest"
 )
 
 // longAnswer is a markdown answer with what narrow terminals get wrong: a long
@@ -27,17 +27,10 @@ const longAnswer = "## What fetch-api does\n\n" +
 // are whole, and that each screen shows what it must. NODIUS_AI_CAPTURES=DIR keeps
 // the captures as files.
 func TestChatScreensAtWidths(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: skipped with -short")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
+	tmuxtest.Skip(t)
+	t.Parallel()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin", "nodius-ai")
-	if out, err := exec.Command("go", "build", "-o", bin, "../nodius-ai").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := nodiusBinary(t)
 	editor := filepath.Join(dir, "editor.sh")
 	os.WriteFile(editor, []byte("#!/bin/sh\nprintf 'written in the editor: what calls filter-active?' > \"$1\"\n"), 0o755)
 	for _, size := range [][2]int{{40, 30}, {80, 30}, {160, 40}} {
@@ -56,50 +49,24 @@ func screens(t *testing.T, bin, editor string, w, h int) {
 		llmtest.Turn{Text: "I suggest removing it.", ToolCalls: []llmtest.ToolCall{{Name: "propose_delete_node",
 			Arguments: `{"nodeKey":"fetch-api","reason":"it is no longer used"}`}}},
 	)
-	session := fmt.Sprintf("nodius-screens-%d-%d", os.Getpid(), w)
 	env := []string{"NODIUS_AI_BASE_URL=" + srv.OpenAIURL(), "NODIUS_AI_API_KEY=test", "NODIUS_AI_MODEL=fake",
 		"NODIUS_AI_DB=" + filepath.Join(dir, "threads.db"), "NODIUS_AI_SOURCE=demo", "NO_COLOR=1", "TERM=xterm-256color",
 		"XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "XDG_STATE_HOME=" + dir, "HOME=" + dir, "EDITOR=" + editor}
-	shell := "env " + strings.Join(env, " ") + " " + bin + " chat --graph demo 2>" + filepath.Join(dir, "stderr") + "; echo EXITED $?; sleep 60"
-	tmux := func(args ...string) string {
-		out, err := exec.Command("tmux", append([]string{"-L", session}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	tmux("new-session", "-d", "-s", session, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), shell)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", session, "kill-server").Run() })
+	term := tmuxtest.Start(t, w, h, dir, env, bin, "chat", "--graph", "demo")
 	keys := func(k ...string) {
-		tmux(append([]string{"send-keys", "-t", session}, k...)...)
+		term.Keys(k...)
 		time.Sleep(100 * time.Millisecond) // an Escape followed at once by a letter reads as alt+letter
 	}
-	text := func(s string) { tmux("send-keys", "-t", session, "-l", s) }
-	screen := func() string { return tmux("capture-pane", "-p", "-t", session) }
+	text := term.Type
 	wait := func(name string, want ...string) string {
 		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			s := screen()
-			ok := true
-			for _, x := range want {
-				ok = ok && strings.Contains(s, x)
-			}
-			if ok {
-				time.Sleep(150 * time.Millisecond) // let the frame settle
-				s = screen()
-				checkCapture(t, name, s, w, h)
-				if d := os.Getenv("NODIUS_AI_CAPTURES"); d != "" {
-					os.WriteFile(filepath.Join(d, fmt.Sprintf("%03d-%s.txt", w, name)), []byte(s), 0o644)
-				}
-				return s
-			}
-			if time.Now().After(deadline) {
-				stderr, _ := os.ReadFile(filepath.Join(dir, "stderr"))
-				t.Fatalf("%s: screen never showed %q:\n%s\nstderr: %s", name, want, s, stderr)
-			}
-			time.Sleep(100 * time.Millisecond)
+		term.Wait(want...)
+		s := term.Settle() // a frame being drawn is not checked half-way
+		checkCapture(t, name, s, w, h)
+		if d := os.Getenv("NODIUS_AI_CAPTURES"); d != "" {
+			os.WriteFile(filepath.Join(d, fmt.Sprintf("%03d-%s.txt", w, name)), []byte(s), 0o644)
 		}
+		return s
 	}
 
 	wait("welcome", "New conversation")
@@ -107,7 +74,7 @@ func screens(t *testing.T, bin, editor string, w, h int) {
 	keys("Enter")
 	s := wait("answer", "LASTLINEMARK", "idle")
 	for _, want := range []string{"thought for 5 words", "↪"} {
-		if w < 80 && !strings.Contains(s+scrolledUp(t, keys, screen), want) {
+		if w < 80 && !strings.Contains(s+scrolledUp(term, keys), want) {
 			t.Errorf("answer at %d columns lacks %q", w, want)
 		}
 	}
@@ -139,10 +106,9 @@ func screens(t *testing.T, bin, editor string, w, h int) {
 }
 
 // scrolledUp pages up once and returns the screen (then follows the end again).
-func scrolledUp(t *testing.T, keys func(...string), screen func() string) string {
+func scrolledUp(term *tmuxtest.Term, keys func(...string)) string {
 	keys("PPage")
-	time.Sleep(200 * time.Millisecond)
-	s := screen()
+	s := term.Settle()
 	keys("End")
 	return s
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"database/sql"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -47,7 +48,37 @@ func TestThreadsCheck(t *testing.T) {
 		t.Fatalf("a sound database was reported damaged: %q", stderr)
 	}
 
+	// A sound check is remembered with the file's size and time: a command on the
+	// unchanged file does not check again. Shown by damaging the file behind the
+	// stamp's back (its size and time put back): no warning, while threads check,
+	// never remembered, still sees it; once the time moves, the warning is back.
+	e.run("", "threads", "list")
+	fi, err := os.Stat(e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(e.db + ".checked"); err != nil {
+		t.Fatalf("no check stamp after two commands: %v", err)
+	}
 	corruptAnIndex(t, e.db)
+	if fi2, _ := os.Stat(e.db); fi2.Size() != fi.Size() {
+		t.Fatalf("the damage changed the size (%d → %d): the stamp cannot be fooled", fi.Size(), fi2.Size())
+	}
+	if err := os.Chtimes(e.db, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, _ := e.run("", "threads", "list"); strings.Contains(stderr, "damaged") {
+		t.Fatalf("an unchanged file was checked again: %q", stderr)
+	}
+	out, _, code = e.run("", "threads", "check")
+	if code != ExitRuntime || !strings.Contains(out, "damaged") {
+		t.Fatalf("threads check trusted the stamp: exit %d, out:\n%s", code, out)
+	}
+	now := time.Now()
+	if err := os.Chtimes(e.db, now, now); err != nil {
+		t.Fatal(err)
+	}
+
 	out, _, code = e.run("", "threads", "check")
 	if code != ExitRuntime || !strings.Contains(out, "damaged") || !strings.Contains(out, "threads export") || !strings.Contains(out, "threads import") {
 		t.Fatalf("damaged database: exit %d, out:\n%s", code, out)

@@ -9,7 +9,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -378,43 +377,17 @@ func TestKillLoopAppliesEachApprovalOnce(t *testing.T) {
 	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless("")}, Loop: true})
 	thread := e.askProposal("--graph", "demo")
 	const kills = 100
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 9))
-	killed := 0
-	for i := 0; killed < kills; i++ {
-		if i > 10*kills {
-			t.Fatalf("only %d kills in %d rounds", killed, i)
-		}
-		c := exec.Command(binary, "approve", thread)
-		c.Env = e.vars
-		var se bytes.Buffer
-		c.Stderr = &se
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- c.Wait() }()
-		select {
-		case err := <-done:
-			// Finished before the kill: 3 (next proposal) or 2 (nothing waiting after
-			// a killed run's decision was reconciled as applied).
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
+	e.killLoop(kills, nil, func(code int, stderr string) {
+		// Finished before the kill: 3 (next proposal) or 2 (nothing waiting after
+		// a killed run's decision was reconciled as applied).
+		if code == 2 && strings.Contains(stderr, "no proposal is waiting") {
+			if r := e.run("", "ask", "--thread", thread, "--format", "json", "go on"); r.code != 3 {
+				t.Fatalf("ask to go on: %d %s", r.code, r.stderr)
 			}
-			if code == 2 && strings.Contains(se.String(), "no proposal is waiting") {
-				if r := e.run("", "ask", "--thread", thread, "--format", "json", "go on"); r.code != 3 {
-					t.Fatalf("ask to go on: %d %s", r.code, r.stderr)
-				}
-			} else if code != 3 {
-				t.Fatalf("approve exited %d: %s", code, se.String())
-			}
-		case <-time.After(time.Duration(rng.IntN(120)) * time.Millisecond):
-			_ = c.Process.Signal(syscall.SIGKILL)
-			<-done
-			killed++
+		} else if code != 3 {
+			t.Fatalf("approve exited %d: %s", code, stderr)
 		}
-		readGraph(t, e.graph) // parses after every kill
-	}
+	}, "approve", thread)
 	// Settle: one more approve reconciles whatever the last kill left.
 	if r := e.run("", "approve", thread); r.code != 3 && r.code != 2 {
 		t.Fatalf("final approve: %d %s", r.code, r.stderr)
@@ -444,13 +417,8 @@ func TestKillLoopAppliesEachApprovalOnce(t *testing.T) {
 	if len(s.Created) != applied {
 		t.Errorf("provenance lists %d nodes, %d applied", len(s.Created), applied)
 	}
-	ents, _ := os.ReadDir(e.dir)
-	for _, ent := range ents {
-		if strings.Contains(ent.Name(), ".tmp-") {
-			t.Errorf("temporary file left: %s", ent.Name())
-		}
-	}
-	t.Logf("%d kills, %d approvals applied", killed, applied)
+	e.noTempFiles()
+	t.Logf("%d kills, %d approvals applied", kills, applied)
 }
 
 // A change the graph no longer allows: approved but not applied, exit 1, the model

@@ -48,6 +48,8 @@ type env struct {
 	graph string
 	srv   *llmtest.Server
 	vars  []string
+	bin   string               // the binary to run (default: the package's build)
+	sys   *syscall.SysProcAttr // how to run it (another user, for one)
 }
 
 func newEnv(t *testing.T, turns ...llmtest.Turn) *env {
@@ -82,8 +84,13 @@ func (e *env) run(stdin string, args ...string) result {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	bin := binary
+	if e.bin != "" {
+		bin = e.bin
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = e.vars
+	cmd.SysProcAttr = e.sys
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/internal/tmuxtest"
 )
 
 const jwt = "eyJhbGciOiJIUzI1NiJ9.dXNlcg.jwt-secret-sig"
@@ -71,7 +72,7 @@ func answerWithTool(s *remotetest.Session) {
 func TestRemoteAsk(t *testing.T) {
 	t.Parallel()
 	e, srv := newRemoteEnv(t)
-	srv.Chat = answerWithTool
+	srv.SetChat(answerWithTool)
 
 	r := e.runR("", "ask", "--graph", "demo", "what does fetch-api do?")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "fetch-api ") || !strings.HasSuffix(r.stdout, "calls the NBA stats API.\n") {
@@ -133,15 +134,15 @@ func proposeDelete(s *remotetest.Session) {
 func TestRemoteProposalApproveReject(t *testing.T) {
 	t.Parallel()
 	e, srv := newRemoteEnv(t)
-	srv.Chat = proposeDelete
-	srv.Resume = func(s *remotetest.Session) {
+	srv.SetChat(proposeDelete)
+	srv.SetResume(func(s *remotetest.Session) {
 		word := "Deleted."
 		if !s.Req.Approved {
 			word = "Kept, because: " + s.Req.Feedback
 		}
 		s.Token(word)
 		s.Complete(word)
-	}
+	})
 
 	r := e.runR("", "ask", "--graph", "demo", "--format", "json", "delete fetch-api")
 	evs := events(t, r.stdout)
@@ -195,7 +196,7 @@ func TestRemoteProposalApproveReject(t *testing.T) {
 	}
 
 	// The local agent refuses to decide a server's proposal (it would apply it here).
-	srv.Chat = proposeDelete
+	srv.SetChat(proposeDelete)
 	r = e.runR("", "ask", "--graph", "demo", "--format", "json", "delete fetch-api")
 	id := events(t, r.stdout)[0]["thread_id"].(string)
 	local := append([]string{}, e.vars...)
@@ -219,7 +220,7 @@ func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
 		map[string]any{"role": "user", "content": "remove the fetch node"})
 	old := srv.NewThread("demo", nil, map[string]any{"role": "user", "content": "hello"}, map[string]any{"role": "assistant", "content": "hi"})
 	srv.NewThread("other-graph", nil)
-	srv.Resume = func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") }
+	srv.SetResume(func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") })
 
 	r := e.runR("", "threads", "list", "--remote", "--graph", "demo", "--format", "json")
 	var list []struct {
@@ -292,7 +293,7 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 		{"", "internal", 1},
 	}
 	for _, tc := range cases {
-		srv.Chat = func(s *remotetest.Session) { s.Error("Le service IA a un problème", tc.code, tc.code == "rate_limit") }
+		srv.SetChat(func(s *remotetest.Session) { s.Error("Le service IA a un problème", tc.code, tc.code == "rate_limit") })
 		r := e.runR("", "ask", "--graph", "demo", "--format", "json", "q")
 		evs := events(t, r.stdout)
 		last := evs[len(evs)-1]
@@ -303,7 +304,7 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 			t.Fatalf("%s: stderr %s", tc.code, r.stderr)
 		}
 	}
-	srv.Chat = func(s *remotetest.Session) { s.Raw(`{"type":"ai:token","_id":` + fmt.Sprint(s.Req.ID) + `}`) }
+	srv.SetChat(func(s *remotetest.Session) { s.Raw(`{"type":"ai:token","_id":` + fmt.Sprint(s.Req.ID) + `}`) })
 	r := e.runR("", "ask", "--graph", "demo", "q")
 	if r.code != 1 || !strings.Contains(r.stderr, "internal") || !strings.Contains(r.stderr, "malformed") || strings.Contains(r.stderr, "panic") {
 		t.Fatalf("malformed: %d %s", r.code, r.stderr)
@@ -337,12 +338,12 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 func TestRemoteCtrlCSendsInterrupt(t *testing.T) {
 	t.Parallel()
 	e, srv := newRemoteEnv(t)
-	srv.Chat = func(s *remotetest.Session) {
+	srv.SetChat(func(s *remotetest.Session) {
 		s.Token("one two ")
 		for s.Sleep(50 * time.Millisecond) {
 			s.Token("more ")
 		}
-	}
+	})
 	cmd := exec.Command(binary, "ask", "--graph", "demo", "tell me everything")
 	cmd.Env = e.vars
 	var stderr bytes.Buffer
@@ -402,14 +403,10 @@ func TestRemoteCtrlCSendsInterrupt(t *testing.T) {
 // answers on screen, then proposes to delete a node; the dialog shows the change
 // with the edges it takes (read through the server: source), and `a` approves it.
 func TestRemoteChatTmux(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end: skipped with -short")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed; skipping the end-to-end chat test")
-	}
+	tmuxtest.Skip(t)
+	t.Parallel()
 	e, srv := newRemoteEnv(t)
-	srv.Chat = func(s *remotetest.Session) {
+	srv.SetChat(func(s *remotetest.Session) {
 		switch {
 		case strings.Contains(s.Req.Message, "delete"):
 			proposeDelete(s)
@@ -421,53 +418,25 @@ func TestRemoteChatTmux(t *testing.T) {
 		default:
 			answerWithTool(s)
 		}
-	}
-	srv.Resume = func(s *remotetest.Session) {
+	})
+	srv.SetResume(func(s *remotetest.Session) {
 		s.Token("Done: fetch-api was deleted.")
 		s.Complete("Done: fetch-api was deleted.")
-	}
+	})
 
-	session := fmt.Sprintf("nodius-remote-%d", os.Getpid())
-	stderrPath := filepath.Join(e.dir, "stderr")
-	shell := "env " + strings.Join(append(e.vars, "NO_COLOR=1", "TERM=xterm-256color"), " ") + " " + binary +
-		" chat --graph demo 2>" + stderrPath + "; echo EXITED $?; sleep 60"
-	tmux := func(args ...string) string {
-		out, err := exec.Command("tmux", append([]string{"-L", session}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	tmux("new-session", "-d", "-s", session, "-x", "110", "-y", "40", shell)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", session, "kill-server").Run() })
-	screen := func() string { return tmux("capture-pane", "-p", "-t", session) }
-	waitScreen := func(want string) string {
-		t.Helper()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			s := screen()
-			if strings.Contains(s, want) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				stderr, _ := os.ReadFile(stderrPath)
-				t.Fatalf("screen never showed %q:\n%s\nstderr: %s", want, s, stderr)
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	waitScreen("New conversation")
-	tmux("send-keys", "-t", session, "-l", "what does fetch-api do?")
-	tmux("send-keys", "-t", session, "Enter")
-	s := waitScreen("calls the NBA stats API")
+	term := tmuxtest.Start(t, 110, 40, e.dir, append(e.vars, "NO_COLOR=1", "TERM=xterm-256color"), binary, "chat", "--graph", "demo")
+	term.Wait("New conversation")
+	term.Type("what does fetch-api do?")
+	term.Keys("Enter")
+	s := term.Wait("calls the NBA stats API")
 	if !strings.Contains(s, "read_node_detail") {
 		t.Errorf("no tool badge on screen:\n%s", s)
 	}
 	t.Logf("answer:\n%s", s)
 
-	tmux("send-keys", "-t", session, "-l", "delete fetch-api")
-	tmux("send-keys", "-t", session, "Enter")
-	s = waitScreen("Proposed change")
+	term.Type("delete fetch-api")
+	term.Keys("Enter")
+	s = term.Wait("Proposed change")
 	for _, want := range []string{"node fetch-api", "attached to it", "it is no longer used"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the dialog lacks %q:\n%s", want, s)
@@ -475,8 +444,8 @@ func TestRemoteChatTmux(t *testing.T) {
 	}
 	t.Logf("proposal dialog:\n%s", s)
 	time.Sleep(600 * time.Millisecond) // past the dialog's key guard
-	tmux("send-keys", "-t", session, "a")
-	s = waitScreen("fetch-api was deleted")
+	term.Keys("a")
+	s = term.Wait("fetch-api was deleted")
 	if !strings.Contains(s, "approved delete node") {
 		t.Errorf("no decision line on screen:\n%s", s)
 	}
@@ -489,14 +458,14 @@ func TestRemoteChatTmux(t *testing.T) {
 	}
 
 	// Esc while the answer streams stops it: the server gets ai:interrupt.
-	tmux("send-keys", "-t", session, "-l", "tell me a long story")
-	tmux("send-keys", "-t", session, "Enter")
-	waitScreen("Once upon a time")
-	tmux("send-keys", "-t", session, "Escape")
+	term.Type("tell me a long story")
+	term.Keys("Enter")
+	term.Wait("Once upon a time")
+	term.Keys("Escape")
 	deadline := time.Now().Add(10 * time.Second)
 	for len(srv.Interrupts()) == 0 {
 		if time.Now().After(deadline) {
-			t.Fatalf("no ai:interrupt after esc:\n%s", screen())
+			t.Fatalf("no ai:interrupt after esc:\n%s", term.Screen())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -504,7 +473,7 @@ func TestRemoteChatTmux(t *testing.T) {
 	if ints := srv.Interrupts(); ints[0].ID != reqs[len(reqs)-1].ID {
 		t.Fatalf("interrupt _id %d, the run's %d", ints[0].ID, reqs[len(reqs)-1].ID)
 	}
-	tmux("send-keys", "-t", session, "C-c")
+	term.Keys("C-c")
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatalf("violations %v", v)
 	}

@@ -7,15 +7,11 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 )
@@ -123,45 +119,19 @@ func TestKillLoopUndo(t *testing.T) {
 	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless("")}, Loop: true})
 	thread := e.askProposal("--graph", "demo")
 	const kills = 100
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
-	killed, undone := 0, 0
-	for i := 0; killed < kills; i++ {
-		if i > 10*kills {
-			t.Fatalf("only %d kills in %d rounds", killed, i)
-		}
+	undone := 0
+	e.killLoop(kills, func() {
 		// Apply one more change to undo (approve leaves the next proposal pending:
-		// exit 3), then run undo and kill it at a random moment.
+		// exit 3), then undo it.
 		if r := e.run("", "approve", thread); r.code != 3 {
 			t.Fatalf("approve: %d %s", r.code, r.stderr)
 		}
-		c := exec.Command(binary, "undo", thread)
-		c.Env = e.vars
-		var se bytes.Buffer
-		c.Stderr = &se
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
+	}, func(code int, stderr string) {
+		if code != 0 {
+			t.Fatalf("undo exited %d: %s", code, stderr)
 		}
-		done := make(chan error, 1)
-		go func() { done <- c.Wait() }()
-		select {
-		case err := <-done:
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			}
-			if code != 0 {
-				t.Fatalf("undo exited %d: %s", code, se.String())
-			}
-			undone++
-		// A whole undo takes ~150 ms on a quiet machine: kill within the first
-		// 120 ms so that most rounds are cut somewhere inside it, quiet or busy.
-		case <-time.After(time.Duration(rng.IntN(120)) * time.Millisecond):
-			_ = c.Process.Signal(syscall.SIGKILL)
-			<-done
-			killed++
-		}
-		readGraph(t, e.graph) // parses after every kill
-	}
+		undone++
+	}, "undo", thread)
 	// Settle: a dry run reconciles whatever the last kill left.
 	e.run("", "undo", thread, "--dry-run")
 	g := readGraph(t, e.graph)
@@ -207,13 +177,8 @@ func TestKillLoopUndo(t *testing.T) {
 	if msgs != gone {
 		t.Errorf("%d undo messages for %d undos", msgs, gone)
 	}
-	ents, _ := os.ReadDir(e.dir)
-	for _, ent := range ents {
-		if strings.Contains(ent.Name(), ".tmp-") {
-			t.Errorf("temporary file left: %s", ent.Name())
-		}
-	}
-	t.Logf("%d kills, %d undos finished, %d undone in all, %d still applied", killed, undone, gone, applied)
+	e.noTempFiles()
+	t.Logf("%d kills, %d undos finished, %d undone in all, %d still applied", kills, undone, gone, applied)
 }
 
 func openDB(t *testing.T, e *env) *sql.DB {

@@ -58,7 +58,9 @@ type Pending struct {
 	Action   json.RawMessage
 }
 
-// Server is the stand-in. Set its fields before the first request.
+// Server is the stand-in. Its exported fields are set before it serves (in New's
+// configure functions); the scripts that answer may change at any time, through
+// SetChat, SetResume and SetHang, which the handlers read under the same lock.
 type Server struct {
 	URL string // http://127.0.0.1:PORT
 
@@ -66,18 +68,15 @@ type Server struct {
 	// RequireToken) is an ai:error auth_error on the WebSocket and a 401 over HTTP.
 	Token        string
 	RequireToken bool
-	// Chat and Resume answer requests (nil: a one-token answer, and "done").
-	Chat   Script
-	Resume Script
 	// Memory holds GET /api/ai/memory/{graph} bodies.
 	Memory map[string]json.RawMessage
-	// Hang, when set, stops reading a connection for that long after its first
-	// request: the server seems hung, pings get no pong.
-	Hang time.Duration
 
 	srv *httptest.Server
 
 	mu          sync.Mutex
+	chat        Script
+	resume      Script
+	hang        time.Duration
 	threads     map[string]*Thread
 	order       []string
 	n           int
@@ -107,6 +106,28 @@ func New(t testing.TB, configure ...func(*Server)) *Server {
 // fakenodius command does).
 func NewHandler() *Server {
 	return &Server{threads: map[string]*Thread{}, Memory: map[string]json.RawMessage{}}
+}
+
+// SetChat sets the script that answers ai:chat (nil: a one-token answer).
+func (s *Server) SetChat(f Script) {
+	s.mu.Lock()
+	s.chat = f
+	s.mu.Unlock()
+}
+
+// SetResume sets the script that answers ai:resume (nil: "done").
+func (s *Server) SetResume(f Script) {
+	s.mu.Lock()
+	s.resume = f
+	s.mu.Unlock()
+}
+
+// SetHang makes the server stop reading a connection for d after its first
+// request: it seems hung, pings get no pong (0: never).
+func (s *Server) SetHang(d time.Duration) {
+	s.mu.Lock()
+	s.hang = d
+	s.mu.Unlock()
 }
 
 // ServeHTTP serves /ws and the HTTP endpoints.
@@ -493,9 +514,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			}()
 			s.run(&Session{Req: req, ctx: rctx, conn: wc, s: s})
 		}()
-		if s.Hang > 0 {
+		s.mu.Lock()
+		hang := s.hang
+		s.mu.Unlock()
+		if hang > 0 {
 			select {
-			case <-time.After(s.Hang):
+			case <-time.After(hang):
 			case <-ctx.Done():
 			}
 		}
@@ -524,6 +548,7 @@ func (s *Server) run(ss *Session) {
 		pending = th.Pending
 		th.Pending = nil
 	}
+	chat, resume := s.chat, s.resume
 	s.mu.Unlock()
 	if req.Type == "ai:resume" {
 		if th == nil {
@@ -535,15 +560,15 @@ func (s *Server) run(ss *Session) {
 			return
 		}
 		ss.Decided = pending
-		if s.Resume != nil {
-			s.Resume(ss)
+		if resume != nil {
+			resume(ss)
 		} else {
 			ss.Complete("done")
 		}
 		return
 	}
-	if s.Chat != nil {
-		s.Chat(ss)
+	if chat != nil {
+		chat(ss)
 	} else {
 		ss.Token("ok")
 		ss.Complete("ok")

@@ -31,11 +31,11 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 func TestHTTPChatAndResume(t *testing.T) {
 	s := remotetest.New(t)
 	s.Token = "tok"
-	s.Chat = func(ss *remotetest.Session) {
+	s.SetChat(func(ss *remotetest.Session) {
 		ss.Token("I will ")
 		ss.Propose("c1", "propose_delete_node", map[string]any{"nodeKey": "n", "reason": "r"}, `{"type":"delete_node","payload":{"nodeKey":"n"}}`)
-	}
-	s.Resume = func(ss *remotetest.Session) { ss.Complete("applied") }
+	})
+	s.SetResume(func(ss *remotetest.Session) { ss.Complete("applied") })
 
 	if code, _ := post(t, s.URL+"/api/ai/chat", "bad", `{"graphKey":"g","message":"m"}`); code != http.StatusUnauthorized {
 		t.Fatalf("bad token: %d", code)

@@ -52,7 +52,7 @@ func run() error {
 		}
 		return true
 	}
-	s.Chat = func(ss *remotetest.Session) {
+	s.SetChat(func(ss *remotetest.Session) {
 		if strings.Contains(strings.ToLower(ss.Req.Message), "delete") {
 			if words(ss, "I can remove fetch-api; here is the change.") {
 				ss.Propose(fmt.Sprintf("call_%d", time.Now().UnixNano()), "propose_delete_node",
@@ -67,8 +67,8 @@ func run() error {
 		if words(ss, text) {
 			ss.Complete(text)
 		}
-	}
-	s.Resume = func(ss *remotetest.Session) {
+	})
+	s.SetResume(func(ss *remotetest.Session) {
 		text := "Done: the change was applied on the server."
 		if !ss.Req.Approved {
 			text = "Understood, nothing was changed."
@@ -76,7 +76,7 @@ func run() error {
 		if words(ss, text) {
 			ss.Complete(text)
 		}
-	}
+	})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
