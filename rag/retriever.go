@@ -356,7 +356,9 @@ func (st *graphState) load(ctx context.Context, src datasource.Source, store Ind
 // maps, the adjacency and the unit-length embeddings.
 func (st *graphState) fill(snap datasource.Snapshot) {
 	st.snap = snap
-	st.index = search.NewGraph(snap)
+	indexed := make(chan *search.Index, 1)
+	go func() { indexed <- search.NewGraph(snap) }() // the longest part: alongside the rest
+	defer func() { st.index = <-indexed }()
 	st.indexMaps()
 	st.adj = make([][]neighbor, len(snap.Nodes))
 	for ei, e := range snap.Edges {

@@ -173,3 +173,16 @@ func BenchmarkMentionKeystroke100k(b *testing.B) {
 	}
 	b.ReportMetric(float64(worst.Microseconds())/1000, "max-ms")
 }
+
+// BenchmarkMentionFullScan100k is the costliest keystroke of @ completion over
+// 100,000 nodes: the first letter after @ (or a letter typed after erasing),
+// which scans every key; the letters after it scan only what matched.
+func BenchmarkMentionFullScan100k(b *testing.B) {
+	c := newCompletion(genRefs(100_000))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		c.typed = c.typed[:0]
+		c.find(string(rune('a'+i%26)), 6)
+	}
+}

@@ -14,7 +14,8 @@ import (
 type completion struct {
 	refs   []NodeRef // stripped: drawn in the menu and inserted into the question
 	keys   []string  // lower-cased keys, by node
-	types  []string  // lower-cased types, by node
+	typeOf []int32   // by node, its type in types
+	types  []string  // lower-cased types, each once (a graph has few): scored once a query
 	sorted []int32   // nodes by key, for the empty query
 	known  map[string]bool
 
@@ -32,10 +33,19 @@ type typedQuery struct {
 
 func newCompletion(nodes []NodeRef) *completion {
 	c := &completion{refs: make([]NodeRef, len(nodes)), keys: make([]string, len(nodes)),
-		types: make([]string, len(nodes)), sorted: make([]int32, len(nodes)), known: make(map[string]bool, len(nodes))}
+		typeOf: make([]int32, len(nodes)), sorted: make([]int32, len(nodes)), known: make(map[string]bool, len(nodes))}
+	typeIDs := map[string]int32{}
 	for i, n := range nodes {
 		c.refs[i] = NodeRef{Key: strip(n.Key), Type: strip(n.Type)}
-		c.keys[i], c.types[i] = strings.ToLower(c.refs[i].Key), strings.ToLower(c.refs[i].Type)
+		c.keys[i] = strings.ToLower(c.refs[i].Key)
+		t := strings.ToLower(c.refs[i].Type)
+		id, ok := typeIDs[t]
+		if !ok {
+			id = int32(len(c.types))
+			typeIDs[t] = id
+			c.types = append(c.types, t)
+		}
+		c.typeOf[i] = id
 		c.sorted[i] = int32(i)
 		c.known[c.refs[i].Key] = true
 	}
@@ -78,14 +88,21 @@ func (c *completion) find(q string, limit int) []NodeRef {
 	}
 	best := make([]scored, 0, limit+1)
 	var matched []int32
+	typeScore := make([]int, len(c.types)) // a type's score, -1 when it does not match
+	for t, name := range c.types {
+		typeScore[t] = -1
+		if s, ok := fuzzyScore(name, q); ok {
+			typeScore[t] = s - 50 + 1<<20 // kept positive: scores can be negative
+		}
+	}
 	try := func(i int32) {
 		s, ok := fuzzyScore(c.keys[i], q)
 		if !ok {
-			s2, ok2 := fuzzyScore(c.types[i], q)
-			if !ok2 {
+			ts := typeScore[c.typeOf[i]]
+			if ts < 0 {
 				return
 			}
-			s = s2 - 50
+			s = ts - 1<<20
 		}
 		matched = append(matched, i)
 		cand := scored{i, s}
@@ -130,6 +147,9 @@ func fuzzyScore(s, q string) (int, bool) {
 	}
 	if strings.Contains(s, q) {
 		return 500 - len(s), true
+	}
+	if len(q) == 1 {
+		return 0, false // one letter in order is one letter anywhere
 	}
 	score, si, last := 0, 0, -1
 	for _, qr := range q {
