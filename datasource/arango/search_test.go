@@ -12,6 +12,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/rag"
 )
 
 // searchUntil runs TextSearch until it finds something: a real ArangoDB indexes a
@@ -329,5 +330,52 @@ func TestSearchErrorsAreClassified(t *testing.T) {
 	_, err = h.src.TextSearch(ctx, "g1", "fetch", 5)
 	if ce, ok := fault.As(err); !ok || ce.Code != fault.Network || strings.Contains(err.Error(), arangotest.Password) {
 		t.Errorf("search with the server gone = %v, want a network error without the password", err)
+	}
+}
+
+// Retrieval over ArangoDB with the view: the context is built from the server's
+// ranking and the hits' neighbourhoods. Runs on a real server too.
+func TestRetrievalRanksInArangoDB(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 2)
+	ctx := ctxT(t)
+	if _, err := h.src.SetupSearch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	searchUntil(t, h, "g1", "transform", 5) // a real server indexes in the background
+	opts := rag.DefaultOptions()
+	opts.CacheTTL = 0
+	before := 0
+	if h.fake != nil {
+		before = len(h.fake.Queries())
+	}
+	c, err := rag.New(h.src, opts, nil).Retrieve(ctx, "g1", "what transforms the data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Retrieval.Server || len(c.Hits) == 0 || c.Hits[0].Key != "transform" {
+		t.Fatalf("server ranking %v, hits %+v; want transform first", c.Retrieval.Server, c.Hits)
+	}
+	keys := map[string]bool{}
+	for _, n := range c.Nodes {
+		keys[n.Key] = true
+	}
+	for _, k := range []string{"transform", "fetch-api", "out", "root"} {
+		if !keys[k] {
+			t.Errorf("context lacks %s (two hops from transform): %v", k, c.Nodes)
+		}
+	}
+	if keys["side"] || keys["secret"] {
+		t.Errorf("context holds nodes not connected to the hits: %v", c.Nodes)
+	}
+	if len(c.Edges) != 3 {
+		t.Errorf("edges = %+v, want the chain's 3", c.Edges)
+	}
+	if h.fake != nil {
+		for _, q := range h.fake.Queries()[before:] {
+			if q.Query == arango.QNodes {
+				t.Error("retrieval read every node of the graph")
+			}
+		}
 	}
 }

@@ -460,6 +460,19 @@ func (s *Server) sorted(coll string, keep func(d map[string]any) bool) []map[str
 	return out
 }
 
+// stored returns the documents of coll that keep accepts, by _key, without copying
+// them: the caller holds s.mu, only reads them, and copies what it answers.
+func (s *Server) stored(coll string, keep func(d map[string]any) bool) []map[string]any {
+	var out []map[string]any
+	for _, d := range s.colls[coll] {
+		if keep(d) {
+			out = append(out, d)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i]["_key"].(string) < out[j]["_key"].(string) })
+	return out
+}
+
 func anys[T any](in []T) []any {
 	out := make([]any, len(in))
 	for i, v := range in {
@@ -598,7 +611,7 @@ func (s *Server) traverse(k kind, start string, depth int, gk string) []any {
 	if !ok {
 		return nil // ArangoDB warns of a missing start vertex and returns nothing
 	}
-	edges := s.sorted(Edges, func(map[string]any) bool { return true })
+	edges := s.stored(Edges, func(map[string]any) bool { return true })
 	out := []any{map[string]any{"node": clone(first)}}
 	seen := map[string]bool{start: true}
 	ids := map[string]bool{start: true}
@@ -638,7 +651,7 @@ func (s *Server) traverse(k kind, start string, depth int, gk string) []any {
 		walkedOut := inner[from] && ids[to]
 		walkedIn := inner[to] && ids[from]
 		if (k == kTraverseOut && walkedOut) || (k == kTraverseIn && walkedIn) || (k == kTraverseAny && (walkedOut || walkedIn)) {
-			out = append(out, map[string]any{"edge": e})
+			out = append(out, map[string]any{"edge": clone(e)})
 		}
 	}
 	return out

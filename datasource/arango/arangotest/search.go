@@ -328,7 +328,7 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 		score float64
 	}
 	var hits []hit
-	for _, n := range s.sorted(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk }) {
+	for _, n := range s.stored(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk }) {
 		key, _ := n["_key"].(string)
 		typ, _ := n["type"].(string)
 		proc, _ := n["process"].(string)
@@ -356,7 +356,7 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
 	out := []any{}
 	for _, h := range hits[:min(len(hits), limit)] {
-		out = append(out, map[string]any{"node": h.n, "score": h.score})
+		out = append(out, map[string]any{"node": clone(h.n), "score": h.score})
 	}
 	return out, 0, 0, ""
 }
