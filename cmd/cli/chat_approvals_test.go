@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,11 +60,17 @@ func TestChatTypingNeverDecidesInATerminal(t *testing.T) {
 				term.Type(string(r))
 				time.Sleep(every * time.Millisecond)
 			}
-			s := term.Wait(word)
+			// Wait for the word in the input (not just anywhere on screen: "a" is
+			// everywhere) or for the dialog, then for the last frame to be drawn.
+			decided := func(s string) bool {
+				return strings.Contains(s, "Proposed change") || strings.Contains(s, "approved") || strings.Contains(s, "rejected")
+			}
+			term.Until(fmt.Sprintf("%q in the input", word), func(s string) bool { return inputLine(s) == word || decided(s) })
+			s := term.Settle()
 			if got := inputLine(s); got != word {
 				t.Fatalf("typing %q at %d ms per key: the input holds %q:\n%s", word, every, got, s)
 			}
-			if strings.Contains(s, "Proposed change") || strings.Contains(s, "approved") || strings.Contains(s, "rejected") {
+			if decided(s) {
 				t.Fatalf("typing %q at %d ms per key reached the proposal:\n%s", word, every, s)
 			}
 			term.Keys("Escape") // clears the input
