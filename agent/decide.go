@@ -20,6 +20,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/undo"
 )
 
 // An approval is taken in three steps so that it is applied exactly once and never
@@ -285,6 +286,7 @@ func (r *run) approve(p *convo.Proposal, feedback string, reason string) error {
 		return err
 	}
 	p.OpID, p.Feedback = opID, feedback
+	rec := undo.NewRecorder()
 	if reason == "" {
 		r.recordReversal(p, opID, planned)
 	}
@@ -298,9 +300,13 @@ func (r *run) approve(p *convo.Proposal, feedback string, reason string) error {
 		// the fields an update changes) is checked again in the same step as the
 		// change: under the graph file's lock, inside the store's working copy. The
 		// drift check before the claim cannot see a writer that comes after it.
-		res, err = datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, planned, datasource.Expect(p.Action))
+		// The recorder notes, in that same step, what each change replaces: the
+		// reversal undo keeps (recordApplied).
+		res, err = datasource.Apply(r.ctx, r.a.opt.Source, r.th.GraphKey, planned,
+			datasource.Expect(p.Action), datasource.Record(rec))
 		switch {
 		case err == nil:
+			r.recordApplied(p, opID, rec)
 			if len(res.Created.Nodes)+len(res.Created.Edges) == 0 {
 				res.Created = datasource.CreatedKeys(planned)
 			}

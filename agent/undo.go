@@ -16,8 +16,9 @@ import (
 // An undo is taken like an approval, so that it is applied exactly once and a kill
 // at any point never half-reverses:
 //
-//  0. when a proposal is applied, what reversing it needs is recorded first (see
-//     recordReversal), tied to the apply's operation;
+//  0. when a proposal is applied, what reversing it needs is recorded, tied to the
+//     apply's operation: planned before the apply (recordReversal), then replaced
+//     by what the apply itself saw it replace (recordApplied);
 //  1. check: the reversal is run on a copy of the graph as it is now; a step whose
 //     part of the graph changed since refuses the undo (unless forced);
 //  2. claim: in one transaction the change goes from "applied" to "being undone by
@@ -62,9 +63,10 @@ type UndoResult struct {
 	UndoneAt   time.Time
 }
 
-// recordReversal keeps what undoing a claimed approval needs, before it is applied.
-// A failure to work it out does not stop the approval: the change is then applied
-// without a way back, and undo says so.
+// recordReversal keeps what undoing a claimed approval needs, planned on the graph
+// as it is before the apply: it stands if the process dies between the apply and
+// recordApplied, which replaces it with what the apply saw. A failure to work it out
+// does not stop the approval.
 func (r *run) recordReversal(p *convo.Proposal, opID string, planned datasource.Action) {
 	us, ok := r.a.opt.Store.(UndoStore)
 	if !ok {
@@ -72,14 +74,45 @@ func (r *run) recordReversal(p *convo.Proposal, opID string, planned datasource.
 	}
 	rev, err := undo.Plan(r.ctx, r.a.opt.Source, r.th.GraphKey, planned)
 	if err == nil {
-		var b []byte
-		if b, err = json.Marshal(rev); err == nil {
-			err = us.SaveReversal(r.ctx, r.th.ID, p.ID, opID, b)
-		}
+		err = saveReversal(r.ctx, us, r.th.ID, p.ID, opID, rev)
 	}
 	if err != nil {
 		r.a.log.Warn("undo record", "thread", r.th.ID, "proposal", p.ID, "error", err.Error())
 	}
+}
+
+// recordApplied keeps the reversal the apply recorded, from the graph it changed
+// (under the file's lock, in the store's working copy, read right before each
+// write): a change another writer made after the plan and before the apply is then
+// not reverted by undo. It runs before the approval is recorded, retrying a little
+// while the database is busy; if it fails, the planned reversal stands (and undo's
+// own check refuses a step whose part of the graph does not match).
+func (r *run) recordApplied(p *convo.Proposal, opID string, rec *undo.Recorder) {
+	us, ok := r.a.opt.Store.(UndoStore)
+	if !ok {
+		return
+	}
+	rev, err := rec.Reversal()
+	if err == nil {
+		ctx := context.WithoutCancel(r.ctx) // the graph changed: the record must follow
+		for attempt := 0; attempt < 4; attempt++ {
+			if err = saveReversal(ctx, us, r.th.ID, p.ID, opID, rev); err == nil {
+				break
+			}
+			time.Sleep(time.Duration(attempt+1) * 250 * time.Millisecond)
+		}
+	}
+	if err != nil {
+		r.a.log.Warn("undo record (as applied)", "thread", r.th.ID, "proposal", p.ID, "error", err.Error())
+	}
+}
+
+func saveReversal(ctx context.Context, us UndoStore, threadID, proposalID, opID string, rev undo.Reversal) error {
+	b, err := json.Marshal(rev)
+	if err != nil {
+		return err
+	}
+	return us.SaveReversal(ctx, threadID, proposalID, opID, b)
 }
 
 // Undo reverses the thread's last applied change that is not yet undone, through

@@ -7,9 +7,9 @@ import (
 
 // Apply carries out an approved action on src: through ActionApplier when the source
 // has it, else change by change through Mutable. A source that is neither gives
-// ErrReadOnly. The result lists the keys created. opts (Expect) are passed on to an
-// ActionApplier; through Mutable, an expectation is checked right before the first
-// change.
+// ErrReadOnly. The result lists the keys created. opts (Expect, Record) are passed on
+// to an ActionApplier; through Mutable, an expectation is checked right before the
+// first change and a recorder reads the source right before each change.
 func Apply(ctx context.Context, src Source, graphKey string, a Action, opts ...ApplyOption) (ApplyResult, error) {
 	if ap, ok := src.(ActionApplier); ok {
 		return ap.ApplyAction(ctx, graphKey, a, opts...)
@@ -18,13 +18,15 @@ func Apply(ctx context.Context, src Source, graphKey string, a Action, opts ...A
 	if !ok {
 		return ApplyResult{}, ErrReadOnly
 	}
-	if o := ApplyOptionsOf(opts); o.Expect != nil {
+	o := ApplyOptionsOf(opts)
+	if o.Expect != nil {
 		if err := CheckShownNow(ctx, src, graphKey, *o.Expect); err != nil {
 			return ApplyResult{}, err
 		}
 	}
 	res := ApplyResult{Applied: true, Created: Created{Nodes: []string{}, Edges: []string{}}}
-	if err := ApplyChanges(mutableChanges{ctx: ctx, m: m, graphKey: graphKey}, a, &res); err != nil {
+	// A recorder reads the source right before each change it makes.
+	if err := ApplyChanges(o.Changes(MutableCopy(ctx, m, graphKey)), a, &res); err != nil {
 		return ApplyResult{}, err
 	}
 	return res, nil

@@ -20,6 +20,37 @@ type ApplyOptions struct {
 	// delete_edge removes (DeleteEdgePayload.Edge). The graph must still be that at
 	// the moment of the change.
 	Expect *Action
+	// Record, when set, is told what the apply changes, as the apply sees the graph
+	// (see Record).
+	Record Recorder
+}
+
+// Recorder learns what an apply changes from the graph the apply itself changes,
+// not from an earlier read: the reversal of a change must reverse what it replaced,
+// even when another writer changed the graph between a plan and the write.
+type Recorder interface {
+	// Wrap returns the Changes through which the applier makes the action's single
+	// changes on w, the graph as the apply sees it: the working copy of the
+	// in-memory store, the graph file re-read under its lock, the source read right
+	// before each write, or (a source that takes the whole action at once) a copy
+	// of a snapshot read right before it is sent. An applier that runs the action
+	// more than once (a retry) wraps again; only the last run counts.
+	Wrap(w WorkingCopy) Changes
+}
+
+// Record makes the apply report its single changes to r (see Recorder): undo keeps
+// what they replaced. An approval asks for it alongside Expect.
+func Record(r Recorder) ApplyOption {
+	return func(o *ApplyOptions) { o.Record = r }
+}
+
+// Changes returns what an applier makes its changes through on w: w itself, or w
+// wrapped by the recorder.
+func (o ApplyOptions) Changes(w WorkingCopy) Changes {
+	if o.Record != nil {
+		return o.Record.Wrap(w)
+	}
+	return w
 }
 
 // Expect makes the apply check, in the same step as the change, that the graph is

@@ -185,7 +185,8 @@ func (s *Store) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error 
 
 // ApplyAction applies a whole proposed action, batch included, as one change: either
 // every step is applied and published together, or none is. An expectation
-// (datasource.Expect) is checked on the same working copy, before its first step.
+// (datasource.Expect) is checked on the same working copy, before its first step,
+// and a recorder (datasource.Record) sees the steps made on it.
 func (s *Store) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
 	res := datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: []string{}, Edges: []string{}}, Note: s.applyNote}
 	o := datasource.ApplyOptionsOf(opts)
@@ -195,7 +196,7 @@ func (s *Store) ApplyAction(ctx context.Context, graphKey string, a datasource.A
 				return err
 			}
 		}
-		return datasource.ApplyChanges(tx, a, &res)
+		return datasource.ApplyChanges(o.Changes(tx), a, &res)
 	})
 	if err != nil {
 		return datasource.ApplyResult{}, err

@@ -472,13 +472,12 @@ func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbeddi
 
 // ApplyAction sends an approved action to the server, which applies it to the live
 // graph and its editors. A graph the server does not hold goes to the fallback. The
-// server's apply endpoint takes no expectation (datasource.Expect): it is checked on
-// a fresh snapshot right before the action is sent.
+// server's apply endpoint takes no expectation (datasource.Expect) and reports no
+// steps (datasource.Record): both are done on a fresh snapshot right before the
+// action is sent.
 func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
-	if o := datasource.ApplyOptionsOf(opts); o.Expect != nil {
-		if err := datasource.CheckShownNow(ctx, s, graphKey, *o.Expect); err != nil {
-			return datasource.ApplyResult{}, err
-		}
+	if err := s.beforeApply(ctx, graphKey, a, datasource.ApplyOptionsOf(opts)); err != nil {
+		return datasource.ApplyResult{}, err
 	}
 	data, err := s.do(ctx, http.MethodPost, s.endpoint(graphKey, "apply"), map[string]any{"action": a})
 	if errors.Is(err, errNotInMemory) {
@@ -506,6 +505,35 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 			Message: fmt.Sprintf("the Nodius server did not apply the change to graph %q%s", graphKey, noteSuffix(res.Note))}
 	}
 	return res, nil
+}
+
+// beforeApply checks an expectation and feeds a recorder on one snapshot of the
+// graph, read right before the action is sent: the recorder sees the action made on
+// an in-memory copy of it.
+func (s *Source) beforeApply(ctx context.Context, graphKey string, a datasource.Action, o datasource.ApplyOptions) error {
+	if o.Expect == nil && o.Record == nil {
+		return nil
+	}
+	snap, err := datasource.LoadSnapshot(ctx, s, graphKey)
+	if err != nil {
+		return err
+	}
+	if o.Expect != nil {
+		if err := datasource.CheckShown(datasource.SnapshotLookup(snap), *o.Expect); err != nil {
+			return &datasource.ConflictError{Err: err}
+		}
+	}
+	if o.Record != nil {
+		snap.Graph.Key = graphKey
+		sim, err := memgraph.New([]datasource.Snapshot{snap})
+		if err != nil {
+			return err
+		}
+		// A copy that refuses the action leaves the recorder with that failure: the
+		// server, not the copy, decides whether the action applies.
+		_, _ = sim.ApplyAction(ctx, graphKey, a, datasource.Record(o.Record))
+	}
+	return nil
 }
 
 func noteSuffix(note string) string {

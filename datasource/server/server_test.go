@@ -16,6 +16,7 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/datasource/undo"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -416,5 +417,47 @@ func TestApplyExpect(t *testing.T) {
 	f.mu.Unlock()
 	if sent != 1 {
 		t.Fatalf("%d actions sent, want 1", sent)
+	}
+}
+
+// The apply endpoint reports no steps: a recorder (datasource.Record) is fed on a
+// fresh snapshot read right before the action is sent — for a deleted node, the
+// node and every edge it takes.
+func TestApplyRecord(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{}
+	s := newTestSource(t, f, nil, token, 0)
+	ctx := ctxT(t)
+	node, err := s.Node(ctx, "live", "fetch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edges, err := s.Edges(ctx, "live", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, e := range edges {
+		if e.Source == "fetch" || e.Target == "fetch" {
+			want[e.Key] = true
+		}
+	}
+	rec := undo.NewRecorder()
+	del := datasource.Action{Type: datasource.DeleteNodeAction, DeleteNode: &datasource.DeleteNodePayload{NodeKey: "fetch"}}
+	if _, err := datasource.Apply(ctx, s, "live", del, datasource.Record(rec)); err != nil {
+		t.Fatal(err)
+	}
+	rev, err := rec.Reversal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rev.Steps) != 1+len(want) || rev.Steps[0].Op != undo.RestoreNode || rev.Steps[0].Node.Key != node.Key ||
+		rev.Steps[0].Node.Process != node.Process {
+		t.Fatalf("recorded %+v, want fetch restored with its %d edges", rev.Steps, len(want))
+	}
+	for _, st := range rev.Steps[1:] {
+		if st.Op != undo.RestoreEdge || !want[st.Key] {
+			t.Fatalf("recorded step %+v, want the edges of fetch %v", st, want)
+		}
 	}
 }

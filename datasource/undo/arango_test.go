@@ -86,12 +86,22 @@ func TestUndoOverArango(t *testing.T) {
 			f, src := arangoGraph(t)
 			before := docs(f)
 			a := act(t, js)
-			rev, err := undo.Plan(ctx, src, "g1", a)
+			planned, err := undo.Plan(ctx, src, "g1", a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := datasource.Apply(ctx, src, "g1", a); err != nil {
+			// The reversal kept is the one the apply records, reading each document
+			// right before it changes it.
+			rec := undo.NewRecorder()
+			if _, err := datasource.Apply(ctx, src, "g1", a, datasource.Record(rec)); err != nil {
 				t.Fatal(err)
+			}
+			rev, err := rec.Reversal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rev.Steps) != len(planned.Steps) {
+				t.Fatalf("recorded %d steps, planned %d:\n%+v\n%+v", len(rev.Steps), len(planned.Steps), rev, planned)
 			}
 			if docs(f) == before {
 				t.Fatal("the action changed nothing")

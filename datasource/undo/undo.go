@@ -12,6 +12,7 @@ package undo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
@@ -153,8 +155,9 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // Plan works out the reversal of a (keys assigned, see datasource.AssignKeys) on the
-// graph as it is now, before a is applied: it applies a, step by step, to an
-// in-memory copy and notes what each step replaced.
+// graph as it is now, before a is applied: it applies a to an in-memory copy with a
+// Recorder. It says what an undo would need; the reversal kept for an applied change
+// is the one its apply recorded (see Recorder), which saw the graph it changed.
 func Plan(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action) (Reversal, error) {
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
@@ -165,105 +168,188 @@ func Plan(ctx context.Context, src datasource.Source, graphKey string, a datasou
 	if err != nil {
 		return Reversal{}, err
 	}
-	var rev []Step
-	for _, f := range flatten(a) {
-		var steps []Step
-		err := sim.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
-			var err error
-			steps, err = planStep(w, f)
-			return err
-		})
-		if err != nil {
-			return Reversal{}, fmt.Errorf("planning the undo of %s: %w", datasource.Describe(f), err)
-		}
-		rev = append(steps, rev...)
+	rec := NewRecorder()
+	if _, err := sim.ApplyAction(ctx, graphKey, a, datasource.Record(rec)); err != nil {
+		return Reversal{}, fmt.Errorf("planning the undo of %s: %w", datasource.Describe(a), err)
 	}
-	return Reversal{Steps: rev}, nil
+	return rec.Reversal()
 }
 
-// flatten lists the single changes of an action, batch steps in order.
-func flatten(a datasource.Action) []datasource.Action {
-	if a.Type == datasource.BatchAction && a.Batch != nil {
-		var out []datasource.Action
-		for _, s := range a.Batch.Actions {
-			out = append(out, flatten(s)...)
-		}
-		return out
-	}
-	return []datasource.Action{a}
+// ErrNotRecorded says that an apply reported no reversal: the source did not run the
+// recorder, or a change failed while it ran.
+var ErrNotRecorded = errors.New("the apply did not record how to reverse it")
+
+// Recorder builds the reversal of an action from inside its apply (it is a
+// datasource.Recorder: pass it with datasource.Record). Each single change is looked
+// at on the graph the apply changes, just before it is made, so that the reversal
+// puts back what the change replaced, even if another writer changed the graph
+// since the proposal was shown or the undo planned. Steps come out in reverse order.
+type Recorder struct {
+	mu      sync.Mutex
+	wrapped bool
+	steps   []Step
+	err     error
 }
 
-// planStep applies one single change to w and returns the steps that reverse it.
-func planStep(w datasource.WorkingCopy, a datasource.Action) ([]Step, error) {
-	res := datasource.ApplyResult{}
+// NewRecorder returns a recorder that has recorded nothing yet.
+func NewRecorder() *Recorder { return &Recorder{} }
+
+// Wrap starts a new recording of changes made on w (an earlier one is dropped: the
+// applier runs the action again).
+func (r *Recorder) Wrap(w datasource.WorkingCopy) datasource.Changes {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.wrapped, r.steps, r.err = true, nil, nil
+	return &recording{w: w, r: r}
+}
+
+// Reversal returns what reverses the changes recorded, or ErrNotRecorded (wrapped)
+// when the apply did not run the recorder to its end.
+func (r *Recorder) Reversal() (Reversal, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	switch {
-	case a.Type == datasource.CreateNodeAction && a.CreateNode != nil:
-		if err := datasource.ApplyChanges(w, a, &res); err != nil {
-			return nil, err
-		}
-		n, _ := w.LookupNode(res.Created.Nodes[0])
-		return []Step{{Op: RemoveNode, Key: n.Key, Node: &n}}, nil
-	case a.Type == datasource.CreateEdgeAction && a.CreateEdge != nil:
-		if err := datasource.ApplyChanges(w, a, &res); err != nil {
-			return nil, err
-		}
-		e, _ := w.LookupEdge(res.Created.Edges[0])
-		return []Step{{Op: RemoveEdge, Key: e.Key, Edge: &e}}, nil
-	case a.Type == datasource.UpdateNodeAction && a.UpdateNode != nil:
-		key := a.UpdateNode.NodeKey
-		old, ok := w.LookupNode(key)
-		if !ok {
-			return nil, &datasource.NotFoundError{Kind: "node", Key: key}
-		}
-		if err := datasource.ApplyChanges(w, a, &res); err != nil {
-			return nil, err
-		}
-		now, _ := w.LookupNode(key)
-		bm, am := fields(old), fields(now)
-		s := Step{Op: RestoreFields, Key: key, Before: map[string]any{}, After: map[string]any{}}
-		for path := range a.UpdateNode.Changes {
-			top, _, _ := strings.Cut(path, ".")
-			s.Before[top], s.After[top] = bm[top], am[top]
-		}
-		return []Step{s}, nil
-	case a.Type == datasource.MoveNodeAction && a.MoveNode != nil:
-		key := a.MoveNode.NodeKey
-		old, ok := w.LookupNode(key)
-		if !ok {
-			return nil, &datasource.NotFoundError{Kind: "node", Key: key}
-		}
-		if err := datasource.ApplyChanges(w, a, &res); err != nil {
-			return nil, err
-		}
-		now, _ := w.LookupNode(key)
-		return []Step{{Op: RestorePosition, Key: key, From: &Pos{now.PosX, now.PosY}, To: &Pos{old.PosX, old.PosY}}}, nil
-	case a.Type == datasource.DeleteNodeAction && a.DeleteNode != nil:
-		key := a.DeleteNode.NodeKey
-		old, ok := w.LookupNode(key)
-		if !ok {
-			return nil, &datasource.NotFoundError{Kind: "node", Key: key}
-		}
-		edges := w.EdgesOf(key)
-		if err := datasource.ApplyChanges(w, a, &res); err != nil {
-			return nil, err
-		}
-		steps := []Step{{Op: RestoreNode, Key: key, Node: &old}}
-		for i := range edges {
-			steps = append(steps, Step{Op: RestoreEdge, Key: edges[i].Key, Edge: &edges[i]})
-		}
-		return steps, nil
-	case a.Type == datasource.DeleteEdgeAction && a.DeleteEdge != nil:
-		key := a.DeleteEdge.EdgeKey
-		old, ok := w.LookupEdge(key)
-		if !ok {
-			return nil, &datasource.NotFoundError{Kind: "edge", Key: key}
-		}
-		if err := datasource.ApplyChanges(w, a, &res); err != nil {
-			return nil, err
-		}
-		return []Step{{Op: RestoreEdge, Key: key, Edge: &old}}, nil
+	case !r.wrapped:
+		return Reversal{}, ErrNotRecorded
+	case r.err != nil:
+		return Reversal{}, fmt.Errorf("%w: %w", ErrNotRecorded, r.err)
 	}
-	return nil, fmt.Errorf("action %s cannot be undone", a.Type)
+	return Reversal{Steps: append([]Step(nil), r.steps...)}, nil
+}
+
+// add puts the steps reversing one single change before those of earlier changes;
+// a change that failed, or whose before could not be read, spoils the recording.
+func (r *Recorder) add(steps []Step, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err != nil {
+		if r.err == nil {
+			r.err = err
+		}
+		return
+	}
+	r.steps = append(steps, r.steps...)
+}
+
+// recording is the datasource.Changes a Recorder hands the applier.
+type recording struct {
+	w datasource.WorkingCopy
+	r *Recorder
+}
+
+func (c *recording) CreateNode(n datasource.Node) (datasource.Node, error) {
+	out, err := c.w.CreateNode(n)
+	if err != nil {
+		c.r.add(nil, err)
+		return out, err
+	}
+	if now, ok := c.w.LookupNode(out.Key); ok {
+		out = now
+	}
+	c.r.add([]Step{{Op: RemoveNode, Key: out.Key, Node: &out}}, nil)
+	return out, nil
+}
+
+func (c *recording) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
+	out, err := c.w.CreateEdge(e)
+	if err != nil {
+		c.r.add(nil, err)
+		return out, err
+	}
+	if now, ok := c.w.LookupEdge(out.Key); ok {
+		out = now
+	}
+	c.r.add([]Step{{Op: RemoveEdge, Key: out.Key, Edge: &out}}, nil)
+	return out, nil
+}
+
+func (c *recording) UpdateNode(key string, changes map[string]any) (datasource.Node, error) {
+	old, ok := c.w.LookupNode(key)
+	out, err := c.w.UpdateNode(key, changes)
+	if err != nil || !ok {
+		c.r.add(nil, cmp.Or(err, unread("node", key)))
+		return out, err
+	}
+	now, ok := c.w.LookupNode(key)
+	if !ok {
+		now = out
+	}
+	bm, am := fields(old), fields(now)
+	s := Step{Op: RestoreFields, Key: key, Before: map[string]any{}, After: map[string]any{}}
+	for path := range changes {
+		top, _, _ := strings.Cut(path, ".")
+		s.Before[top], s.After[top] = bm[top], am[top]
+	}
+	c.r.add([]Step{s}, nil)
+	return out, nil
+}
+
+func (c *recording) MoveNode(key string, x, y float64) error {
+	old, ok := c.w.LookupNode(key)
+	if err := c.w.MoveNode(key, x, y); err != nil || !ok {
+		c.r.add(nil, cmp.Or(err, unread("node", key)))
+		return err
+	}
+	to := Pos{x, y}
+	if now, ok := c.w.LookupNode(key); ok {
+		to = Pos{now.PosX, now.PosY}
+	}
+	c.r.add([]Step{{Op: RestorePosition, Key: key, From: &to, To: &Pos{old.PosX, old.PosY}}}, nil)
+	return nil
+}
+
+func (c *recording) DeleteNode(key string) ([]datasource.Edge, error) {
+	old, ok := c.w.LookupNode(key)
+	edges := c.w.EdgesOf(key)
+	out, err := c.w.DeleteNode(key)
+	if err != nil || !ok {
+		c.r.add(nil, cmp.Or(err, unread("node", key)))
+		return out, err
+	}
+	// The edges the delete reports taking are the ones it took (a source changed
+	// one call at a time reads them in the same step as the delete); when they are
+	// the ones read just before, that read's order is kept.
+	if out != nil && !sameKeys(edges, out) {
+		edges = out
+	}
+	steps := []Step{{Op: RestoreNode, Key: key, Node: &old}}
+	for i := range edges {
+		steps = append(steps, Step{Op: RestoreEdge, Key: edges[i].Key, Edge: &edges[i]})
+	}
+	c.r.add(steps, nil)
+	return out, nil
+}
+
+func (c *recording) DeleteEdge(key string) error {
+	old, ok := c.w.LookupEdge(key)
+	if err := c.w.DeleteEdge(key); err != nil || !ok {
+		c.r.add(nil, cmp.Or(err, unread("edge", key)))
+		return err
+	}
+	c.r.add([]Step{{Op: RestoreEdge, Key: key, Edge: &old}}, nil)
+	return nil
+}
+
+// sameKeys reports whether two lists hold edges of the same keys.
+func sameKeys(a, b []datasource.Edge) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	keys := map[string]bool{}
+	for _, e := range a {
+		keys[e.Key] = true
+	}
+	for _, e := range b {
+		if !keys[e.Key] {
+			return false
+		}
+	}
+	return true
+}
+
+// unread is the failure to read what a change replaced (it was made all the same).
+func unread(kind, key string) error {
+	return fmt.Errorf("could not read %s %s before changing it", kind, key)
 }
 
 // fields is a node as its top-level JSON fields, each a plain JSON value.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -209,5 +210,92 @@ func TestUndoRefusesDrift(t *testing.T) {
 				t.Fatalf("forced apply: %v, reversed %q want %q", err, rep2.Reversed, rep.Reversed)
 			}
 		})
+	}
+}
+
+// TestRecordedReversalSeesTheGraphItChanged: another process changes the graph file
+// after the undo was planned and before the apply (the file source still holds the
+// graph as it read it). The reversal the apply records under the file's lock puts
+// back the graph as the other process left it, for every kind of action, where the
+// planned one reverts the other process's change or refuses it as drift.
+func TestRecordedReversalSeesTheGraphItChanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, k := range kinds {
+		t.Run(k.name, func(t *testing.T) {
+			t.Parallel()
+			path, src := graphFile(t)
+			a := act(t, k.action)
+			planned, err := undo.Plan(ctx, src, "demo", a)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// Another writer edits the nodes the actions change, in fields they
+			// leave alone, and moves those they move.
+			other, err := file.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.UpdateNode(ctx, "demo", "fetch-api", map[string]any{"data.retries": 7}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.UpdateNode(ctx, "demo", "error-handler", map[string]any{"process": "// edited meanwhile"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := other.MoveNode(ctx, "demo", "root", 55, 66); err != nil {
+				t.Fatal(err)
+			}
+			if err := other.MoveNode(ctx, "demo", "filter-active", 44, 33); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(path)
+
+			rec := undo.NewRecorder()
+			if _, err := datasource.Apply(ctx, src, "demo", a, datasource.Record(rec)); err != nil {
+				t.Fatal(err)
+			}
+			rev, err := rec.Reversal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			changed, _ := os.ReadFile(path)
+			if bytes.Equal(changed, before) {
+				t.Fatal("the action changed nothing")
+			}
+			rep, err := undo.Apply(ctx, src, "demo", rev)
+			if err != nil {
+				t.Fatalf("undo: %v (report %+v)", err, rep)
+			}
+			after, _ := os.ReadFile(path)
+			if canonical(t, after) != canonical(t, before) {
+				t.Fatalf("undo did not restore the file as the other writer left it:\nbefore %s\nafter  %s", canonical(t, before), canonical(t, after))
+			}
+			// What was planned before the other writer came differs wherever the
+			// action touched what it changed.
+			if k.name != "create_node" && k.name != "create_edge" && k.name != "delete_edge" && reflect.DeepEqual(planned, rev) {
+				t.Fatalf("the planned reversal already knew the other writer's change: %+v", planned)
+			}
+		})
+	}
+}
+
+// A recorder that an apply did not run, or whose apply failed, has no reversal.
+func TestRecorderWithoutAnApply(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	if _, err := undo.NewRecorder().Reversal(); !errors.Is(err, undo.ErrNotRecorded) {
+		t.Fatalf("never run: %v", err)
+	}
+	_, src := graphFile(t)
+	rec := undo.NewRecorder()
+	a := act(t, `{"type":"batch","payload":{"actions":[
+		{"type":"move_node","payload":{"nodeKey":"root","posX":9,"posY":9}},
+		{"type":"delete_node","payload":{"nodeKey":"no-such-node"}}]}}`)
+	if _, err := datasource.Apply(ctx, src, "demo", a, datasource.Record(rec)); err == nil {
+		t.Fatal("the batch applied")
+	}
+	if _, err := rec.Reversal(); !errors.Is(err, undo.ErrNotRecorded) || !strings.Contains(err.Error(), "no-such-node") {
+		t.Fatalf("failed apply: %v", err)
 	}
 }
