@@ -1135,7 +1135,7 @@ func (m *Model) View() tea.View {
 	switch d := m.dlg.(type) {
 	case nil:
 		body = strings.Join(m.tr.window(w, th), "\n")
-	case *proposalDialog:
+	case *proposalDialog, *undoDialog:
 		body = m.proposalLayout(d, w, th)
 	default:
 		body = lipgloss.Place(w, th, lipgloss.Center, lipgloss.Center, m.dlg.Render(w, th))
@@ -1164,10 +1164,11 @@ func (m *Model) View() tea.View {
 // conversation rather than over its lower part.
 const sideBySide = 150
 
-// proposalLayout keeps the conversation readable while a proposal is decided: the
-// dialog beside it on a wide terminal, else over its lower part with the end of the
-// conversation (the assistant's explanation) above.
-func (m *Model) proposalLayout(d *proposalDialog, w, h int) string {
+// proposalLayout keeps the conversation readable while a change is decided (a
+// proposal, or the undo of an applied one): the dialog beside it on a wide terminal,
+// else over its lower part with the end of the conversation (the assistant's
+// explanation, the change being undone) above.
+func (m *Model) proposalLayout(d dialog, w, h int) string {
 	if w >= sideBySide {
 		dw := min(100, w/2)
 		tw := w - dw - 1

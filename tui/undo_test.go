@@ -8,7 +8,10 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
 )
 
 // undoRunner is a fakeRunner that can undo: a dry run reports what it would revert;
@@ -94,5 +97,32 @@ func TestUndoKeyRefusalAndForce(t *testing.T) {
 	runCmd(m, press(m, "y"))
 	if len(u.undone) != 1 || !u.undone[0].Force {
 		t.Fatalf("undone %+v, want one forced undo", u.undone)
+	}
+}
+
+// The undo confirmation is laid out like the proposal dialog: the end of the
+// conversation stays visible above it (or beside it when wide), the frame and the
+// keys are whole, at every size.
+func TestUndoDialogLayout(t *testing.T) {
+	t.Parallel()
+	for _, sz := range sizes {
+		w, h := sz[0], sz[1]
+		clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+		m := newTestModel(t, Options{GraphKey: "demo", NoColor: true, Runner: &undoRunner{}, Now: clock.Now})
+		m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		startQuestion(t, m, "add a log node")
+		feed(m, convo.Event{Type: convo.EventThread, ThreadID: "t1"}, tok("I created n1: the EXPLANATION is here."))
+		end(m, agent.Result{ThreadID: "t1"}, nil)
+		runCmd(m, press(m, "ctrl+z"))
+		screen := view(m)
+		checkScreen(t, "undo dialog", screen, w, h)
+		for _, want := range []string{"Undo the last applied change", "y undo", "└", "┘"} {
+			if !strings.Contains(screen, want) {
+				t.Errorf("%dx%d: the dialog lacks %q:\n%s", w, h, want, screen)
+			}
+		}
+		if h >= 24 && !strings.Contains(screen, "EXPLANATION") {
+			t.Errorf("%dx%d: the conversation is hidden behind the undo dialog:\n%s", w, h, screen)
+		}
 	}
 }
