@@ -109,6 +109,7 @@ const (
 	hintDialog
 	hintPicker
 	hintViewer
+	hintUndo
 )
 
 // hintsFor lists the keys that matter in a mode, most useful first (the bar drops
@@ -129,6 +130,8 @@ func hintsFor(m hintMode) [][2]string {
 		return [][2]string{{"enter", "open"}, {"ctrl+n", "new"}, {"esc", "close"}}
 	case hintViewer:
 		return [][2]string{{"↑/↓", "scroll"}, {"esc", "close"}}
+	case hintUndo:
+		return [][2]string{{"esc", "cancel the undo"}}
 	}
 	return [][2]string{{"enter", "send"}, {"ctrl+t", "threads"}, {"ctrl+y", "copy"}, {"?", "help"}}
 }

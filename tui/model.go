@@ -1199,6 +1199,8 @@ func (m *Model) hintMode() hintMode {
 	case nil:
 	case *proposalDialog:
 		return hintDialog
+	case *undoDialog:
+		return hintUndo // its other keys are in it
 	case *picker:
 		return hintPicker
 	default:

@@ -124,5 +124,8 @@ func TestUndoDialogLayout(t *testing.T) {
 		if h >= 24 && !strings.Contains(screen, "EXPLANATION") {
 			t.Errorf("%dx%d: the conversation is hidden behind the undo dialog:\n%s", w, h, screen)
 		}
+		if strings.Contains(screen, "scroll") {
+			t.Errorf("%dx%d: the status bar offers to scroll a dialog that does not:\n%s", w, h, screen)
+		}
 	}
 }
