@@ -405,91 +405,93 @@ func (d *decoder) size(dst *Size) error {
 	})
 }
 
-func (d *decoder) graph(g *Graph) error {
+// record reads an object with field, called with each member name while the
+// decoder stands at its value, then calls keep. A null leaves the value as it
+// was, and so does an error: field reads into a fresh value, which keep stores
+// only when all went well, as encoding/json leaves a struct it could not decode.
+// (Not generic on purpose: through a generic helper the fresh value escaped to
+// the heap, one more allocation per node, edge and handle.)
+func (d *decoder) record(field func(name []byte) error, keep func()) error {
 	if null, err := d.null(); null || err != nil {
-		return err // a null leaves the value as it was
+		return err
 	}
-	var out Graph
-	err := d.object(func(name []byte) error {
-		switch string(name) {
-		case "_key":
-			return d.str(&out.Key)
-		case "name":
-			return d.str(&out.Name)
-		case "description":
-			return d.str(&out.Description)
-		case "workspace":
-			return d.str(&out.Workspace)
-		case "sheets":
-			out.Sheets = nil
-			if null, err := d.null(); null || err != nil {
-				return err
-			}
-			out.Sheets = map[string]string{}
-			return d.object(func(id []byte) error {
-				k := string(id)
-				var name string
-				err := d.str(&name)
-				out.Sheets[k] = name
-				return err
-			})
-		case "metadata":
-			return d.freeMap(&out.Metadata)
-		}
-		return d.extra(&out.Extra, name)
-	})
+	err := d.object(field)
 	if err == nil {
-		*g = out
+		keep()
 	}
 	return err
+}
+
+func (d *decoder) graph(g *Graph) error {
+	var out Graph
+	return d.record(func(name []byte) error { return d.graphField(&out, name) }, func() { *g = out })
+}
+
+func (d *decoder) graphField(out *Graph, name []byte) error {
+	switch string(name) {
+	case "_key":
+		return d.str(&out.Key)
+	case "name":
+		return d.str(&out.Name)
+	case "description":
+		return d.str(&out.Description)
+	case "workspace":
+		return d.str(&out.Workspace)
+	case "sheets":
+		out.Sheets = nil
+		if null, err := d.null(); null || err != nil {
+			return err
+		}
+		out.Sheets = map[string]string{}
+		return d.object(func(id []byte) error {
+			k := string(id)
+			var name string
+			err := d.str(&name)
+			out.Sheets[k] = name
+			return err
+		})
+	case "metadata":
+		return d.freeMap(&out.Metadata)
+	}
+	return d.extra(&out.Extra, name)
 }
 
 func (d *decoder) handlePoint(p *HandlePoint) error {
-	if null, err := d.null(); null || err != nil {
-		return err // a null leaves the value as it was
-	}
 	var out HandlePoint
-	err := d.object(func(name []byte) error {
-		switch string(name) {
-		case "id":
-			return d.text(&out.ID)
-		case "type":
-			return d.short(&out.Type)
-		case "accept":
-			return d.short(&out.Accept)
-		}
-		return d.extra(&out.Extra, name)
-	})
-	if err == nil {
-		*p = out
+	return d.record(func(name []byte) error { return d.handlePointField(&out, name) }, func() { *p = out })
+}
+
+func (d *decoder) handlePointField(out *HandlePoint, name []byte) error {
+	switch string(name) {
+	case "id":
+		return d.text(&out.ID)
+	case "type":
+		return d.short(&out.Type)
+	case "accept":
+		return d.short(&out.Accept)
 	}
-	return err
+	return d.extra(&out.Extra, name)
 }
 
 func (d *decoder) handleGroup(h *HandleGroup) error {
-	if null, err := d.null(); null || err != nil {
-		return err // a null leaves the value as it was
-	}
 	var out HandleGroup
-	err := d.object(func(name []byte) error {
-		switch string(name) {
-		case "position":
-			return d.short(&out.Position)
-		case "point":
-			out.Point = nil
-			return d.array(func(int) error {
-				var p HandlePoint
-				err := d.handlePoint(&p)
-				out.Point = append(out.Point, p)
-				return err
-			})
-		}
-		return d.extra(&out.Extra, name)
-	})
-	if err == nil {
-		*h = out
+	return d.record(func(name []byte) error { return d.handleGroupField(&out, name) }, func() { *h = out })
+}
+
+func (d *decoder) handleGroupField(out *HandleGroup, name []byte) error {
+	switch string(name) {
+	case "position":
+		return d.short(&out.Position)
+	case "point":
+		out.Point = nil
+		return d.array(func(int) error {
+			var p HandlePoint
+			err := d.handlePoint(&p)
+			out.Point = append(out.Point, p)
+			return err
+		})
 	}
-	return err
+	return d.extra(&out.Extra, name)
 }
 
 func (d *decoder) handles(dst *map[string]HandleGroup) error {
@@ -510,101 +512,86 @@ func (d *decoder) handles(dst *map[string]HandleGroup) error {
 }
 
 func (d *decoder) node(n *Node) error {
-	if null, err := d.null(); null || err != nil {
-		return err // a null leaves the value as it was
-	}
 	var out Node
-	err := d.object(func(name []byte) error {
-		switch string(name) {
-		case "_key":
-			return d.str(&out.Key)
-		case "type":
-			return d.short(&out.Type)
-		case "sheet":
-			return d.text(&out.Sheet)
-		case "process":
-			return d.str(&out.Process)
-		case "handles":
-			return d.handles(&out.Handles)
-		case "data":
-			v, err := d.free()
-			out.Data = v
-			return err
-		case "posX":
-			return d.float64(&out.PosX)
-		case "posY":
-			return d.float64(&out.PosY)
-		case "size":
-			return d.size(&out.Size)
-		case "embedding":
-			return d.float32s(&out.Embedding)
-		}
-		return d.extra(&out.Extra, name)
-	})
-	if err == nil {
-		*n = out
+	return d.record(func(name []byte) error { return d.nodeField(&out, name) }, func() { *n = out })
+}
+
+func (d *decoder) nodeField(out *Node, name []byte) error {
+	switch string(name) {
+	case "_key":
+		return d.str(&out.Key)
+	case "type":
+		return d.short(&out.Type)
+	case "sheet":
+		return d.text(&out.Sheet)
+	case "process":
+		return d.str(&out.Process)
+	case "handles":
+		return d.handles(&out.Handles)
+	case "data":
+		v, err := d.free()
+		out.Data = v
+		return err
+	case "posX":
+		return d.float64(&out.PosX)
+	case "posY":
+		return d.float64(&out.PosY)
+	case "size":
+		return d.size(&out.Size)
+	case "embedding":
+		return d.float32s(&out.Embedding)
 	}
-	return err
+	return d.extra(&out.Extra, name)
 }
 
 func (d *decoder) edge(e *Edge) error {
-	if null, err := d.null(); null || err != nil {
-		return err // a null leaves the value as it was
-	}
 	var out Edge
-	err := d.object(func(name []byte) error {
-		switch string(name) {
-		case "_key":
-			return d.str(&out.Key)
-		case "sheet":
-			return d.text(&out.Sheet)
-		case "source":
-			return d.str(&out.Source)
-		case "sourceHandle":
-			return d.text(&out.SourceHandle)
-		case "target":
-			return d.str(&out.Target)
-		case "targetHandle":
-			return d.text(&out.TargetHandle)
-		case "label":
-			return d.short(&out.Label)
-		}
-		return d.extra(&out.Extra, name)
-	})
-	if err == nil {
-		*e = out
+	return d.record(func(name []byte) error { return d.edgeField(&out, name) }, func() { *e = out })
+}
+
+func (d *decoder) edgeField(out *Edge, name []byte) error {
+	switch string(name) {
+	case "_key":
+		return d.str(&out.Key)
+	case "sheet":
+		return d.text(&out.Sheet)
+	case "source":
+		return d.str(&out.Source)
+	case "sourceHandle":
+		return d.text(&out.SourceHandle)
+	case "target":
+		return d.str(&out.Target)
+	case "targetHandle":
+		return d.text(&out.TargetHandle)
+	case "label":
+		return d.short(&out.Label)
 	}
-	return err
+	return d.extra(&out.Extra, name)
 }
 
 func (d *decoder) nodeConfig(c *NodeConfig) error {
-	if null, err := d.null(); null || err != nil {
-		return err // a null leaves the value as it was
-	}
 	var out NodeConfig
-	err := d.object(func(name []byte) error {
-		switch string(name) {
-		case "_key":
-			return d.str(&out.Key)
-		case "displayName":
-			return d.str(&out.DisplayName)
-		case "description":
-			return d.str(&out.Description)
-		case "category":
-			return d.str(&out.Category)
-		case "icon":
-			return d.str(&out.Icon)
-		case "handles":
-			return d.handles(&out.Handles)
-		case "workspace":
-			return d.str(&out.Workspace)
-		}
-		return d.extra(&out.Extra, name)
-	})
-	if err == nil {
-		*c = out
+	return d.record(func(name []byte) error { return d.nodeConfigField(&out, name) }, func() { *c = out })
+}
+
+func (d *decoder) nodeConfigField(out *NodeConfig, name []byte) error {
+	switch string(name) {
+	case "_key":
+		return d.str(&out.Key)
+	case "displayName":
+		return d.str(&out.DisplayName)
+	case "description":
+		return d.str(&out.Description)
+	case "category":
+		return d.str(&out.Category)
+	case "icon":
+		return d.str(&out.Icon)
+	case "handles":
+		return d.handles(&out.Handles)
+	case "workspace":
+		return d.str(&out.Workspace)
 	}
-	return err
+	return d.extra(&out.Extra, name)
 }
 
 // Span is where one value lies in a document: data[Start:End].
