@@ -213,14 +213,14 @@ func (c *shownCheck) updateNode(p *UpdateNodePayload) {
 	if !ok {
 		return // the apply says the node is gone
 	}
-	doc := nodeMap(n)
+	doc := NodeFields(n)
 	paths := make([]string, 0, len(p.Before))
 	for path := range p.Before {
 		paths = append(paths, path)
 	}
 	sort.Strings(paths)
 	for _, path := range paths {
-		if !sameValue(lookupPath(doc, strings.Split(path, ".")), p.Before[path]) {
+		if !SameJSON(lookupPath(doc, strings.Split(path, ".")), p.Before[path]) {
 			c.diffs = append(c.diffs, fmt.Sprintf("field %s of node %s is no longer the value that was shown (someone changed it meanwhile)", path, key))
 		}
 	}

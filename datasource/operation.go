@@ -113,9 +113,9 @@ func Landed(ctx context.Context, src Source, graphKey string, a Action) (bool, e
 			if !ok {
 				return false
 			}
-			doc := nodeMap(n)
+			doc := NodeFields(n)
 			for path, want := range a.UpdateNode.Changes {
-				if !sameValue(lookupPath(doc, strings.Split(path, ".")), want) {
+				if !SameJSON(lookupPath(doc, strings.Split(path, ".")), want) {
 					return false
 				}
 			}
@@ -141,8 +141,11 @@ func Landed(ctx context.Context, src Source, graphKey string, a Action) (bool, e
 	return holds(a), nil
 }
 
-// nodeMap is a node as its JSON object, for field paths such as "data.url".
-func nodeMap(n Node) map[string]any {
+// NodeFields is a node as its JSON object: its top-level fields by JSON name,
+// each a plain JSON value (maps, slices, float64s…). Field paths such as
+// "data.url" are looked up in it, and two versions of a node are compared
+// field by field through it.
+func NodeFields(n Node) map[string]any {
 	b, err := json.Marshal(n)
 	if err != nil {
 		return nil
@@ -170,8 +173,14 @@ func lookupPath(v any, path []string) any {
 	return v
 }
 
-// sameValue compares two JSON values by their JSON form.
-func sameValue(a, b any) bool {
+// SameJSON reports whether a and b have the same JSON form. The comparison goes
+// through JSON because the values come from different places: a Node's field
+// decoded by this package, a value a model or a person wrote, a field read back
+// from a source. The same JSON may be held as an int in one and a float64 in the
+// other, or as a struct in one and a map in the other; what a source stores, and
+// what a person sees, is the JSON. Values that cannot be marshaled are compared
+// with reflect.DeepEqual.
+func SameJSON(a, b any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	if err1 != nil || err2 != nil {

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
 	"sync"
@@ -274,7 +273,7 @@ func (c *recording) UpdateNode(key string, changes map[string]any) (datasource.N
 	if !ok {
 		now = out
 	}
-	bm, am := fields(old), fields(now)
+	bm, am := datasource.NodeFields(old), datasource.NodeFields(now)
 	s := Step{Op: RestoreFields, Key: key, Before: map[string]any{}, After: map[string]any{}}
 	for path := range changes {
 		top, _, _ := strings.Cut(path, ".")
@@ -352,37 +351,13 @@ func unread(kind, key string) error {
 	return fmt.Errorf("could not read %s %s before changing it", kind, key)
 }
 
-// fields is a node as its top-level JSON fields, each a plain JSON value.
-func fields(n datasource.Node) map[string]any {
-	b, err := json.Marshal(n)
-	if err != nil {
-		return nil
-	}
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	return m
-}
-
-// same compares two values by their JSON form.
-func same(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	if err1 != nil || err2 != nil {
-		return reflect.DeepEqual(a, b)
-	}
-	var va, vb any
-	_ = json.Unmarshal(ja, &va)
-	_ = json.Unmarshal(jb, &vb)
-	return reflect.DeepEqual(va, vb)
-}
-
 // nodeFields are the fields compared to tell whether a node was edited: what a
 // person or the model can change (a source may add bookkeeping fields of its own).
 var nodeFields = []string{"type", "sheet", "process", "handles", "data", "posX", "posY", "size"}
 
 // editedFields lists the fields in which two versions of a node differ.
 func editedFields(was, now datasource.Node) []string {
-	a, b := fields(was), fields(now)
+	a, b := datasource.NodeFields(was), datasource.NodeFields(now)
 	var out []string
 	for _, f := range nodeFields {
 		if !sameField(f, a[f], b[f]) {
@@ -396,7 +371,7 @@ func editedFields(was, now datasource.Node) []string {
 // node's default handles implicit and its empty data as null (ArangoDB stores what
 // it was given): an empty value matches an empty one, and empty handles match any.
 func sameField(f string, a, b any) bool {
-	if same(a, b) {
+	if datasource.SameJSON(a, b) {
 		return true
 	}
 	switch f {
@@ -551,13 +526,13 @@ func check(w datasource.WorkingCopy, s Step) (stepState, string) {
 		if !ok {
 			return drifted, fmt.Sprintf("node %s was deleted since", s.Key)
 		}
-		cur := fields(n)
+		cur := datasource.NodeFields(n)
 		if matches(cur, s.Before) {
 			return done, ""
 		}
 		var changed []string
 		for _, f := range sortedKeys(s.After) {
-			if !same(cur[f], s.After[f]) {
+			if !datasource.SameJSON(cur[f], s.After[f]) {
 				changed = append(changed, f)
 			}
 		}
@@ -583,7 +558,7 @@ func check(w datasource.WorkingCopy, s Step) (stepState, string) {
 
 func matches(cur, want map[string]any) bool {
 	for k, v := range want {
-		if !same(cur[k], v) {
+		if !datasource.SameJSON(cur[k], v) {
 			return false
 		}
 	}
