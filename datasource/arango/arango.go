@@ -44,6 +44,12 @@ type Source struct {
 	// searchReady caches whether the search View is there (SearchReady).
 	searchMu    sync.Mutex
 	searchReady *bool
+
+	// checked remembers when each graph last passed the workspace check, so that
+	// the dozen reads of one question (search, nodes, neighbourhoods) make it once
+	// instead of once each (checkRead). Only passes are remembered.
+	checkedMu sync.Mutex
+	checked   map[string]time.Time
 }
 
 // Compile-time checks of the interfaces this source offers.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/search"
@@ -25,12 +26,39 @@ func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, 
 	if len(docs) == 0 {
 		return datasource.Graph{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
 	}
-	return decodeGraph(docs[0])
+	g, err := decodeGraph(docs[0])
+	if err == nil {
+		s.checkedMu.Lock()
+		if s.checked == nil {
+			s.checked = map[string]time.Time{}
+		}
+		s.checked[graphKey] = time.Now()
+		s.checkedMu.Unlock()
+	}
+	return g, err
+}
+
+// checkFresh is how long a passed workspace check is trusted by reads: long enough
+// for the reads of one question, short enough that a graph moved to another
+// workspace is not found again within seconds. Writes always check.
+const checkFresh = 2 * time.Second
+
+// checkRead is the workspace check of a read: the graph query, unless the graph
+// passed it less than checkFresh ago.
+func (s *Source) checkRead(ctx context.Context, graphKey string) error {
+	s.checkedMu.Lock()
+	at, ok := s.checked[graphKey]
+	s.checkedMu.Unlock()
+	if ok && time.Since(at) < checkFresh {
+		return nil
+	}
+	_, err := s.Graph(ctx, graphKey)
+	return err
 }
 
 // Nodes lists a graph's nodes (of one sheet when sheet is not empty).
 func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return nil, err
 	}
 	return s.nodes(ctx, graphKey, sheet)
@@ -59,7 +87,7 @@ func (s *Source) nodes(ctx context.Context, graphKey, sheet string) ([]datasourc
 
 // Edges lists a graph's edges (of one sheet when sheet is not empty).
 func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return nil, err
 	}
 	return s.edges(ctx, graphKey, sheet)
@@ -87,7 +115,7 @@ func (s *Source) edges(ctx context.Context, graphKey, sheet string) ([]datasourc
 
 // Node reads one node by its local key.
 func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return datasource.Node{}, err
 	}
 	return s.node(ctx, graphKey, nodeKey)
@@ -106,7 +134,7 @@ func (s *Source) node(ctx context.Context, graphKey, nodeKey string) (datasource
 
 // Configs lists the custom node types of the graph's workspace.
 func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return nil, err
 	}
 	return s.configs(ctx)
@@ -155,7 +183,7 @@ func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snap
 // when the search View is there (TextSearch), else over all the graph's nodes and
 // types, read into this process.
 func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, queryEmbedding []float32) ([]datasource.ScoredNode, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return nil, err
 	}
 	if len(queryEmbedding) > 0 {

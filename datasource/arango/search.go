@@ -305,7 +305,7 @@ var errNoView = fmt.Errorf("ArangoDB has no search view %s (run nodius-ai arango
 // View it returns an error wrapping datasource.ErrNoTextIndex at once, and the
 // caller ranks in process.
 func (s *Source) TextSearch(ctx context.Context, graphKey, query string, limit int) ([]datasource.ScoredNode, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return nil, err
 	}
 	return s.textSearch(ctx, graphKey, query, limit)

@@ -32,7 +32,7 @@ type vectorSupport struct {
 // MinVectorScore are dropped. Any error (old server, no embeddings, vectors of another
 // size) is returned as is: the retriever falls back to text ranking.
 func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbedding []float32, limit int) ([]datasource.ScoredNode, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return nil, err
 	}
 	return s.vectorSearch(ctx, graphKey, queryEmbedding, limit)

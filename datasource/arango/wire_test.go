@@ -330,3 +330,54 @@ func TestResultLimit(t *testing.T) {
 		t.Fatalf("Nodes with a 300 KB node and a 100 KB limit = %v", err)
 	}
 }
+
+// The reads of one question (search, node, neighbourhoods) make the workspace check
+// once, not once each; a graph that failed it is asked again every time, and a write
+// always checks.
+func TestReadsShareOneWorkspaceCheck(t *testing.T) {
+	t.Parallel()
+	h := fakeOnly(t)
+	ctx := ctxT(t)
+	graphChecks := func(from int) int {
+		n := 0
+		for _, q := range h.fake.Queries()[from:] {
+			if q.Query == arango.QGraph {
+				n++
+			}
+		}
+		return n
+	}
+	before := len(h.fake.Queries())
+	if _, err := h.src.Search(ctx, "g1", "fetch api", 5, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []datasource.Direction{datasource.Inbound, datasource.Outbound, datasource.Any} {
+		if _, err := h.src.Neighborhood(ctx, "g1", "root", 2, dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.src.Nodes(ctx, "g1", ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := graphChecks(before); n != 1 {
+		t.Errorf("%d workspace checks for the reads of one question, want 1", n)
+	}
+
+	before = len(h.fake.Queries())
+	for range 2 {
+		if _, err := h.src.Nodes(ctx, "no-such-graph", ""); err == nil {
+			t.Fatal("a graph that is not there was read")
+		}
+	}
+	if n := graphChecks(before); n != 2 {
+		t.Errorf("%d workspace checks for two reads of a missing graph, want 2 (a failure is not remembered)", n)
+	}
+
+	before = len(h.fake.Queries())
+	if err := h.src.MoveNode(ctx, "g1", "root", 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	if n := graphChecks(before); n != 1 {
+		t.Errorf("%d workspace checks for a write, want 1 (writes always check)", n)
+	}
+}
