@@ -165,6 +165,11 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 		return r.fail(err)
 	}
 
+	// A thread over its limits is refused before retrieval, whose query expansion
+	// (retrieval.expand = "llm") is itself a paid call.
+	if err := r.checkBudget(); err != nil {
+		return r.fail(err)
+	}
 	emit(convo.Event{Type: convo.EventStatus, State: convo.StateRetrieving})
 	rc, err := a.opt.Retriever.RetrieveWith(ctx, th.GraphKey, req.Text, req.Mentions)
 	if err != nil {

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"github.com/nodius/nodius-ai/agent/convo"
-	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/rag"
 )
 
@@ -19,11 +18,8 @@ func (r *run) recordExpansion(info rag.RetrievalInfo) convo.Usage {
 	if u.Total() == 0 {
 		return convo.Usage{}
 	}
-	if r.tracker == nil {
-		r.tracker = llm.NewTracker(r.a.opt.Pricing, r.a.opt.Limits, r.th.Usage)
-	}
 	// Over a limit, the next call's check stops the run with budget_exceeded.
-	priced, _ := r.tracker.Record(u)
+	priced, _ := r.usage().Record(u)
 	r.emit(convo.Event{Type: convo.EventUsage, Usage: priced})
 	r.result.Usage = r.result.Usage.Add(priced)
 	return priced

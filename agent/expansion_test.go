@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent"
@@ -17,10 +18,12 @@ import (
 // expanded is a retrieval whose query expansion went as info says.
 type expanded struct {
 	*rag.Retriever
-	info rag.RetrievalInfo
+	info  rag.RetrievalInfo
+	calls *atomic.Int64 // retrievals, each with its expansion call
 }
 
 func (e expanded) RetrieveWith(ctx context.Context, graphKey, query string, mentions []string) (*rag.Context, error) {
+	e.calls.Add(1)
 	c, err := e.Retriever.RetrieveWith(ctx, graphKey, query, mentions)
 	if err == nil {
 		c.Retrieval.Expansion, c.Retrieval.ExpandUsage, c.Retrieval.ExpandError = e.info.Expansion, e.info.ExpandUsage, e.info.ExpandError
@@ -29,6 +32,12 @@ func (e expanded) RetrieveWith(ctx context.Context, graphKey, query string, ment
 }
 
 func expansionAgent(t *testing.T, info rag.RetrievalInfo, limits config.Limits) (*agent.Agent, *threads.Store) {
+	a, store, _ := countedExpansionAgent(t, info, limits)
+	return a, store
+}
+
+// countedExpansionAgent is expansionAgent with the count of its retrievals.
+func countedExpansionAgent(t *testing.T, info rag.RetrievalInfo, limits config.Limits) (*agent.Agent, *threads.Store, *atomic.Int64) {
 	t.Helper()
 	src, err := demo.New()
 	if err != nil {
@@ -39,11 +48,12 @@ func expansionAgent(t *testing.T, info rag.RetrievalInfo, limits config.Limits) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	calls := &atomic.Int64{}
 	return agent.New(agent.Options{
 		Provider: &scripted{turns: []turn{{text: "done"}}}, Source: src, Store: store, Limits: limits,
-		Retriever: expanded{retrieverNoCache(src), info},
+		Retriever: expanded{retrieverNoCache(src), info, calls},
 		Pricing:   config.Pricing{InputPerMillion: 1, CachedInputPerMillion: 0.1, OutputPerMillion: 2},
-	}), store
+	}), store, calls
 }
 
 // TestExpansionCountsLikeAnyCall: the expansion call retrieval made is a usage event
@@ -87,6 +97,21 @@ func TestExpansionCountsLikeAnyCall(t *testing.T) {
 		_, err := a.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
 		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeBudgetExceeded {
 			t.Fatalf("err = %v, want budget_exceeded: the expansion's 100 tokens are over the 50 allowed", err)
+		}
+	})
+	t.Run("no expansion over the limits", func(t *testing.T) {
+		t.Parallel()
+		a, _, calls := countedExpansionAgent(t, rag.RetrievalInfo{ExpandUsage: convo.Usage{PromptTokens: 80, CompletionTokens: 20}}, config.Limits{MaxTokensPerThread: 50})
+		res, _ := a.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+		if res.ThreadID == "" || calls.Load() != 1 {
+			t.Fatalf("first question: thread %q, %d retrievals", res.ThreadID, calls.Load())
+		}
+		_, err := a.Send(ctx, agent.SendRequest{GraphKey: "demo", ThreadID: res.ThreadID, Text: "again"}, nil)
+		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeBudgetExceeded {
+			t.Fatalf("err = %v, want budget_exceeded", err)
+		}
+		if n := calls.Load(); n != 1 {
+			t.Errorf("%d retrievals: a thread over its limits still paid for a query expansion", n)
 		}
 	})
 	t.Run("failure is a note", func(t *testing.T) {

@@ -115,12 +115,21 @@ func (r *run) loop() (Result, error) {
 	}
 }
 
-// call streams one LLM call and commits the assistant message it produced.
-func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
+// usage is the run's tracker of the thread's tokens and cost, made on first use
+// from what the thread has spent so far.
+func (r *run) usage() *llm.Tracker {
 	if r.tracker == nil {
 		r.tracker = llm.NewTracker(r.a.opt.Pricing, r.a.opt.Limits, r.th.Usage)
 	}
-	if err := r.tracker.Check(); err != nil {
+	return r.tracker
+}
+
+// checkBudget refuses a call once the thread is over one of its limits.
+func (r *run) checkBudget() error { return r.usage().Check() }
+
+// call streams one LLM call and commits the assistant message it produced.
+func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
+	if err := r.checkBudget(); err != nil {
 		return nil, err
 	}
 	msgs := fitHistory(r.history, r.a.opt.ContextWindow, tools)
@@ -191,7 +200,7 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 		return nil, fmt.Errorf("saving the streamed answer: %w", saveErr)
 	}
 
-	usage, overBudget := r.tracker.Record(reply.Usage)
+	usage, overBudget := r.usage().Record(reply.Usage)
 	r.emit(convo.Event{Type: convo.EventUsage, Usage: usage})
 	r.result.Usage = r.result.Usage.Add(usage)
 

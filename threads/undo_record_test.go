@@ -74,18 +74,26 @@ func TestExportImportKeepsUndos(t *testing.T) {
 	}
 }
 
+// exportOneApplied is the export of a thread with one applied change (c1, creating
+// first-node) and its undo record.
+func exportOneApplied(t *testing.T) (convo.Thread, threads.Document) {
+	t.Helper()
+	src := openStore(t)
+	th := newThread(t, src, "demo")
+	threadstest.ApplyWithUndo(t, src, th, "c1", "first-node")
+	doc, err := src.Export(context.Background(), th.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th, doc
+}
+
 // An old export (no version, no undo records) still imports: its applied change is
 // there, with nothing recorded to undo it.
 func TestImportOldDocumentWithoutUndos(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	src := openStore(t)
-	th := newThread(t, src, "demo")
-	threadstest.ApplyWithUndo(t, src, th, "c1", "first-node")
-	doc, err := src.Export(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	th, doc := exportOneApplied(t)
 	doc.Local.Version, doc.Local.Undos = 0, nil
 	raw, _ := json.Marshal(doc)
 	if bytes.Contains(raw, []byte(`"undos"`)) || bytes.Contains(raw, []byte(`"version"`)) {
@@ -110,13 +118,7 @@ func TestImportOldDocumentWithoutUndos(t *testing.T) {
 func TestImportRefusesBadUndos(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	src := openStore(t)
-	th := newThread(t, src, "demo")
-	threadstest.ApplyWithUndo(t, src, th, "c1", "first-node")
-	doc, err := src.Export(ctx, th.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, doc := exportOneApplied(t)
 	good, _ := json.Marshal(doc)
 	tests := []struct{ name, from, to, want string }{
 		{"unknown proposal", `"proposal_id":"c1"`, `"proposal_id":"zz"`, `nodiusAi.undos[0] is for proposal "zz", which the thread does not have`},

@@ -16,32 +16,45 @@ import (
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 )
 
+// createThenMoveTurns is the model's script for two changes in one thread: c1
+// creates a log node, m1 moves root; more follows.
+func createThenMoveTurns(more ...llmtest.Turn) []llmtest.Turn {
+	return append([]llmtest.Turn{
+		{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "propose_create_node",
+			Arguments: `{"typeKey":"log-node","sheet":"0","posX":900,"posY":100,"reason":"log"}`}}},
+		{Text: "Created."},
+		{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "propose_move_node",
+			Arguments: `{"nodeKey":"root","posX":10,"posY":20,"reason":"tidy"}`}}},
+		{Text: "Moved."},
+	}, more...)
+}
+
+// createThenMove asks for c1 and approves it, then asks for m1 in the same thread
+// and approves it. It returns the thread and the graph file as c1 left it.
+func (e *env) createThenMove() (thread string, afterCreate []byte) {
+	e.t.Helper()
+	thread = e.askProposal("--graph", "demo")
+	if r := e.run("", "approve", thread); r.code != 0 {
+		e.t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	afterCreate, _ = os.ReadFile(e.graph)
+	if r := e.run("", "ask", "--thread", thread, "--format", "json", "move root"); r.code != 3 {
+		e.t.Fatalf("ask: %d %s", r.code, r.stderr)
+	}
+	if r := e.run("", "approve", thread); r.code != 0 {
+		e.t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	return thread, afterCreate
+}
+
 // Two applied changes are undone newest first; the file is back byte for byte
 // (node order aside); the model is told on the next turn; threads show has the undo;
 // nothing left exits 2; a graph edited since refuses with exit 1 unless --force.
 func TestUndoWalksBackAndTellsTheModel(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t,
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "propose_create_node",
-			Arguments: `{"typeKey":"log-node","sheet":"0","posX":900,"posY":100,"reason":"log"}`}}},
-		llmtest.Turn{Text: "Created."},
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "propose_move_node",
-			Arguments: `{"nodeKey":"root","posX":10,"posY":20,"reason":"tidy"}`}}},
-		llmtest.Turn{Text: "Moved."},
-		llmtest.Turn{Text: "Understood."},
-	)
+	e := newEnv(t, createThenMoveTurns(llmtest.Turn{Text: "Understood."})...)
 	original, _ := os.ReadFile(e.graph)
-	thread := e.askProposal("--graph", "demo")
-	if r := e.run("", "approve", thread); r.code != 0 {
-		t.Fatalf("approve: %d %s", r.code, r.stderr)
-	}
-	afterCreate, _ := os.ReadFile(e.graph)
-	if r := e.run("", "ask", "--thread", thread, "--format", "json", "move root"); r.code != 3 {
-		t.Fatalf("ask: %d %s", r.code, r.stderr)
-	}
-	if r := e.run("", "approve", thread); r.code != 0 {
-		t.Fatalf("approve: %d %s", r.code, r.stderr)
-	}
+	thread, afterCreate := e.createThenMove()
 	moved, _ := os.ReadFile(e.graph)
 
 	// Dry run: says what, changes nothing.
@@ -268,25 +281,9 @@ func canonicalNodes(t *testing.T, b []byte) string {
 // again, and the other is still undone from the imported thread, on its file.
 func TestExportImportKeepsUndos(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t,
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "propose_create_node",
-			Arguments: `{"typeKey":"log-node","sheet":"0","posX":900,"posY":100,"reason":"log"}`}}},
-		llmtest.Turn{Text: "Created."},
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "m1", Name: "propose_move_node",
-			Arguments: `{"nodeKey":"root","posX":10,"posY":20,"reason":"tidy"}`}}},
-		llmtest.Turn{Text: "Moved."},
-	)
+	e := newEnv(t, createThenMoveTurns()...)
 	original, _ := os.ReadFile(e.graph)
-	thread := e.askProposal("--graph", "demo")
-	if r := e.run("", "approve", thread); r.code != 0 {
-		t.Fatalf("approve: %d %s", r.code, r.stderr)
-	}
-	if r := e.run("", "ask", "--thread", thread, "--format", "json", "move root"); r.code != 3 {
-		t.Fatalf("ask: %d %s", r.code, r.stderr)
-	}
-	if r := e.run("", "approve", thread); r.code != 0 {
-		t.Fatalf("approve: %d %s", r.code, r.stderr)
-	}
+	thread, _ := e.createThenMove()
 	if r := e.run("", "undo", thread); r.code != 0 {
 		t.Fatalf("undo: %d %s", r.code, r.stderr)
 	}

@@ -65,6 +65,26 @@ func canonical(t *testing.T, data []byte) string {
 	return string(b)
 }
 
+// undoRestores checks that the applied action changed the graph file, undoes it
+// with rev, and checks that the file is back to before, node order aside. It
+// returns the file as the undo left it; what names the state expected in a failure.
+func undoRestores(t *testing.T, src *file.Source, path string, before []byte, rev undo.Reversal, what string) []byte {
+	t.Helper()
+	changed, _ := os.ReadFile(path)
+	if bytes.Equal(changed, before) {
+		t.Fatal("the action changed nothing")
+	}
+	rep, err := undo.Apply(context.Background(), src, "demo", rev)
+	if err != nil {
+		t.Fatalf("undo: %v (report %+v)", err, rep)
+	}
+	after, _ := os.ReadFile(path)
+	if canonical(t, after) != canonical(t, before) {
+		t.Fatalf("undo did not restore %s:\nbefore %s\nafter  %s", what, canonical(t, before), canonical(t, after))
+	}
+	return after
+}
+
 var kinds = []struct {
 	name, action string
 	sameOrder    bool // undoing keeps the file byte for byte, order included
@@ -109,23 +129,12 @@ func TestUndoRestoresFile(t *testing.T) {
 			if _, err := datasource.Apply(ctx, src, "demo", a); err != nil {
 				t.Fatal(err)
 			}
-			changed, _ := os.ReadFile(path)
-			if bytes.Equal(changed, before) {
-				t.Fatal("the action changed nothing")
-			}
-			rep, err := undo.Apply(ctx, src, "demo", rev)
-			if err != nil {
-				t.Fatalf("undo: %v (report %+v)", err, rep)
-			}
-			after, _ := os.ReadFile(path)
-			if canonical(t, after) != canonical(t, before) {
-				t.Fatalf("undo did not restore the file:\nbefore %s\nafter  %s", canonical(t, before), canonical(t, after))
-			}
+			after := undoRestores(t, src, path, before, rev, "the file")
 			if k.sameOrder && !bytes.Equal(after, before) {
 				t.Fatalf("undo did not restore the file byte for byte:\n%s\n---\n%s", before, after)
 			}
 			// Undoing again finds everything already reversed and changes nothing.
-			rep, err = undo.Apply(ctx, src, "demo", rev)
+			rep, err := undo.Apply(ctx, src, "demo", rev)
 			if err != nil || len(rep.Reversed) != 0 || len(rep.Already) != len(rev.Steps) {
 				t.Fatalf("second undo: %v %+v", err, rep)
 			}
@@ -259,18 +268,7 @@ func TestRecordedReversalSeesTheGraphItChanged(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			changed, _ := os.ReadFile(path)
-			if bytes.Equal(changed, before) {
-				t.Fatal("the action changed nothing")
-			}
-			rep, err := undo.Apply(ctx, src, "demo", rev)
-			if err != nil {
-				t.Fatalf("undo: %v (report %+v)", err, rep)
-			}
-			after, _ := os.ReadFile(path)
-			if canonical(t, after) != canonical(t, before) {
-				t.Fatalf("undo did not restore the file as the other writer left it:\nbefore %s\nafter  %s", canonical(t, before), canonical(t, after))
-			}
+			undoRestores(t, src, path, before, rev, "the file as the other writer left it")
 			// What was planned before the other writer came differs wherever the
 			// action touched what it changed.
 			if k.name != "create_node" && k.name != "create_edge" && k.name != "delete_edge" && reflect.DeepEqual(planned, rev) {
