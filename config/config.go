@@ -217,16 +217,16 @@ func (c *Config) String() string {
 		return "<nil config>"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "provider=%s model=%s base_url=%s api_key=%s", orNone(c.Provider), orNone(c.Model), orNone(redactURL(c.BaseURL)), keyState(c.APIKey, c.APIKeySource))
+	fmt.Fprintf(&b, "provider=%s model=%s base_url=%s api_key=%s", orNone(c.Provider), orNone(c.Model), orNone(RedactURL(c.BaseURL)), keyState(c.APIKey, c.APIKeySource))
 	if c.EmbeddingBaseURL != "" {
-		fmt.Fprintf(&b, " embedding=%s@%s", orNone(c.EmbeddingModel), redactURL(c.EmbeddingBaseURL))
+		fmt.Fprintf(&b, " embedding=%s@%s", orNone(c.EmbeddingModel), RedactURL(c.EmbeddingBaseURL))
 	}
-	fmt.Fprintf(&b, " source=%s workspace=%s db=%s role=%s max_tool_rounds=%d", redactURL(c.Source), c.Workspace, c.DB, c.Role, c.MaxToolRounds)
+	fmt.Fprintf(&b, " source=%s workspace=%s db=%s role=%s max_tool_rounds=%d", RedactURL(c.Source), c.Workspace, c.DB, c.Role, c.MaxToolRounds)
 	if c.Sync != "" {
-		fmt.Fprintf(&b, " sync=%s", redactURL(c.Sync))
+		fmt.Fprintf(&b, " sync=%s", RedactURL(c.Sync))
 	}
 	if c.Agent != "" && c.Agent != DefaultAgent {
-		fmt.Fprintf(&b, " agent=%s", redactURL(c.Agent))
+		fmt.Fprintf(&b, " agent=%s", RedactURL(c.Agent))
 	}
 	if c.Token != "" {
 		b.WriteString(" token=set")
@@ -247,8 +247,8 @@ func (c *Config) LogValue() slog.Value {
 	}
 	return slog.GroupValue(
 		slog.String("provider", c.Provider), slog.String("model", c.Model),
-		slog.String("base_url", redactURL(c.BaseURL)), slog.String("api_key", keyState(c.APIKey, c.APIKeySource)),
-		slog.String("source", redactURL(c.Source)), slog.String("role", c.Role), slog.String("file", c.File))
+		slog.String("base_url", RedactURL(c.BaseURL)), slog.String("api_key", keyState(c.APIKey, c.APIKeySource)),
+		slog.String("source", RedactURL(c.Source)), slog.String("role", c.Role), slog.String("file", c.File))
 }
 
 func keyState(key, from string) string {
@@ -268,8 +268,5 @@ func orNone(s string) string {
 	return s
 }
 
-// redactURL hides the password of USER:PASS@ URLs (arango://, server:).
-func redactURL(s string) string { return fault.MaskCredentials(s) }
-
-// RedactURL hides the password of a USER:PASS@ URL, for display.
-func RedactURL(s string) string { return redactURL(s) }
+// RedactURL hides the password of a USER:PASS@ URL (arango://, server:), for display.
+func RedactURL(s string) string { return fault.MaskCredentials(s) }

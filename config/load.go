@@ -173,7 +173,7 @@ func Load(opts LoadOptions) (*Config, error) {
 
 	cfg.Agent = strings.TrimSpace(pick("agent", "NODIUS_AI_AGENT", fc.Agent, DefaultAgent))
 	if cfg.Agent != DefaultAgent && (!strings.HasPrefix(cfg.Agent, "server:") || strings.TrimPrefix(cfg.Agent, "server:") == "") {
-		return nil, configError(nil, "agent %q is not local or server:URL — use --agent local, or --agent server:https://your-nodius-server", redactURL(cfg.Agent))
+		return nil, configError(nil, "agent %q is not local or server:URL — use --agent local, or --agent server:https://your-nodius-server", RedactURL(cfg.Agent))
 	}
 	// The server's assistant reads graphs on the server: by default, so does this
 	// client (to preview the changes it proposes).
@@ -369,7 +369,7 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 	}
 	cfg.Origins["api-key"] = cfg.APIKeySource
 	if cfg.BaseURL != "" && !strings.Contains(cfg.BaseURL, "://") {
-		return configError(nil, "base URL %q must start with http:// or https://", redactURL(cfg.BaseURL))
+		return configError(nil, "base URL %q must start with http:// or https://", RedactURL(cfg.BaseURL))
 	}
 	return nil
 }

@@ -83,7 +83,7 @@ func New(opts Options) (*Source, error) {
 	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &fault.Error{Code: fault.Config,
-			Message: fmt.Sprintf("server source needs an http:// or https:// URL (got %q) — use --source server:https://HOST", redact(opts.BaseURL))}
+			Message: fmt.Sprintf("server source needs an http:// or https:// URL (got %q) — use --source server:https://HOST", fault.MaskCredentials(opts.BaseURL))}
 	}
 	u.User = nil
 	timeout := opts.Timeout
@@ -280,9 +280,6 @@ func (s *Source) netError(ctx context.Context, err error) error {
 	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 		Message: fmt.Sprintf("cannot reach the Nodius server at %s — check the network and the server: URL", where)}
 }
-
-// redact drops the password of a URL for messages.
-func redact(raw string) string { return fault.MaskCredentials(raw) }
 
 // fetch gets the graph's live snapshot. errNotInMemory means the server does not
 // hold it.
