@@ -45,6 +45,7 @@ import (
 //   - the sheet id, unanalysed. Sheet names live in the graph document, read for
 //     the workspace check anyway: the question is matched against them here
 //     (search.MatchingSheets) and the sheets found are sent along, to be boosted.
+//
 // Type display names, descriptions and categories live in nodius_node_config: the
 // question is matched against them here too (search.MatchingTypes) and the types
 // found are sent along. One View for both collections: one setup, one check that
