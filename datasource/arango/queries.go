@@ -1,6 +1,7 @@
 package arango
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -100,14 +101,27 @@ var qTextSearch = textSearchQuery()
 // data or, when the graph has fewer, to a field nothing indexes.
 const maxDataPaths = 16
 
-// The weights of the fields, as datasource/search weighs them in process: the key
-// is what people type, the type says what a node is, code supports, data values a
-// little less, and edge labels and the sheet's name least. A word of the lexicon
-// (@alt) scores 0.6 of the question's own word.
-const (
-	wKey, wType, wProcess, wData, wEdge, wSheet = 5.0, 2.0, 1.0, 0.7, 0.5, 0.5
-	wAlt                                        = 0.6
+// The weights of the fields. The in-process index (datasource/search) weighs each
+// field inside BM25F's saturation (w·tf / (k1 + w·tf)): the key 5, the type and its
+// name 2, code 1, data values 0.7, edge labels and the sheet's name 0.5. ArangoDB
+// scores each field with its own BM25 and a BOOST multiplies that score, so the
+// boosts here are those weights once saturated, for one occurrence at the average
+// length, relative to code: what one matching word of each field adds in process.
+// A word of the lexicon (@alt) scores 0.6 of the question's own word, as in process.
+var (
+	wKey, wType, wProcess = boost(5), boost(2), boost(1)
+	wData, wEdge, wSheet  = boost(0.7), boost(0.5), boost(0.5)
 )
+
+const (
+	wAlt = 0.6
+	k1   = 1.2 // BM25's, in process and ArangoDB's default
+)
+
+// boost is the in-process field weight w as a BOOST (see above), to two decimals.
+func boost(w float64) float64 { return round2(w / (k1 + w) * (k1 + 1)) }
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
 // textSearchQuery builds qTextSearch. Nodes match by their key, type, code and
 // data values (every word of the question with both analyzers; the lexicon's words
@@ -118,7 +132,7 @@ const (
 // node; the ends of an edge are read by id and kept only when they belong to the
 // graph. Only collection, View and analyzer names are in the text.
 func textSearchQuery() string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+	f := func(x float64) string { return strconv.FormatFloat(round2(x), 'f', -1, 64) }
 	in := func(field, words, analyzer string, w float64) string {
 		c := field + ` IN TOKENS(` + words + `, "` + analyzer + `")`
 		if w == 1 {
@@ -146,13 +160,15 @@ func textSearchQuery() string {
 		fr = append(fr, in(d, "@q", "nodius_text_fr", wData))
 	}
 	var b strings.Builder
-	b.WriteString(`LET nodeHits = (FOR n IN nodius_nodes_search SEARCH n.graphKey == @gk AND (`)
+	// The graph filter scores nothing (BOOST 0): its BM25 would be the same for
+	// every node of the graph, but not for a node credited by an edge too.
+	b.WriteString(`LET nodeHits = (FOR n IN nodius_nodes_search SEARCH BOOST(n.graphKey == @gk, 0) AND (`)
 	b.WriteString(`ANALYZER(` + strings.Join(en, ` OR `) + `, "nodius_text_en") OR `)
 	b.WriteString(`ANALYZER(` + strings.Join(fr, ` OR `) + `, "nodius_text_fr") OR `)
 	b.WriteString(`BOOST(n.type IN @types, ` + f(wType) + `) OR BOOST(n.sheet IN @sheets, ` + f(wSheet) + `)) `)
 	b.WriteString(`OPTIONS {collections: ["nodius_nodes"]} `)
 	b.WriteString(`LET score = BM25(n) SORT score DESC, n._key LIMIT @limit RETURN {id: n._id, score: score}) `)
-	b.WriteString(`LET edgeHits = (FOR e IN nodius_nodes_search SEARCH e.graphKey == @gk AND (`)
+	b.WriteString(`LET edgeHits = (FOR e IN nodius_nodes_search SEARCH BOOST(e.graphKey == @gk, 0) AND (`)
 	b.WriteString(`ANALYZER(` + in("e.label", "@q", "nodius_text_en", 1) + ` OR ` + in("e.label", "@alt", "nodius_text_en", wAlt) + `, "nodius_text_en") OR `)
 	b.WriteString(`ANALYZER(` + in("e.label", "@q", "nodius_text_fr", 1) + `, "nodius_text_fr")) `)
 	b.WriteString(`OPTIONS {collections: ["nodius_edges"]} `)

@@ -51,6 +51,12 @@ import (
 // found are sent along. One View for both collections: one setup, one check that
 // it is ready, one thing to drop.
 //
+// Where it differs from the in-process ranking: data is searched in its text
+// values at most two levels down and in the graph's maxDataPaths most common
+// fields (the in-process index reads the whole of data, keys and numbers
+// included); the analyzers stem with Snowball as the in-process index does, but
+// tokenize with ICU, and BM25 is ArangoDB's (per field, summed) rather than BM25F.
+//
 // The View is created by `nodius-ai arango setup` (SetupSearch), never silently on
 // first use: it changes a shared database and needs write rights there. When it is
 // absent, TextSearch answers datasource.ErrNoTextIndex and the caller ranks in

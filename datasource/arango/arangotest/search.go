@@ -301,10 +301,11 @@ func (s *Server) checkLinks(v any) string {
 // textSearch answers the text search query of package arango, in its two parts.
 //
 // Nodes of graph gk score for each word of @q found in their key, type and code
-// (weights 5, 2, 1) and in the data fields bound to @d0…@d15 (0.7); a word of @alt
-// scores 0.6 of that; a type in @types scores 2 and a sheet in @sheets 0.5. Edges
-// of gk score 0.5 (0.3 for @alt) per word of their label, and credit both their
-// ends. The two are summed per node, best first, then by _key.
+// (weights 1.77, 1.38, 1) and in the data fields bound to @d0…@d15 (0.81); a word
+// of @alt scores 0.6 of that; a type in @types scores 1.38 and a sheet in @sheets
+// 0.65. Edges of gk score 0.65 per word of their label (0.6 of it for @alt), and
+// credit both their ends. The two are summed per node, best first, then by _key.
+// The weights are the query's own (its signature holds them).
 //
 // Like a View, it finds a field only when the View's link indexes it with the
 // analyzer the query names (a View of an older setup finds nothing in data, sheets
@@ -392,11 +393,11 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 			if !indexedWith(nodeLink, []string{"graphKey"}, "identity") {
 				break
 			}
-			score := words(nodeLink, n, []string{"_key"}, 5) + words(nodeLink, n, []string{"type"}, 2) + words(nodeLink, n, []string{"process"}, 1)
+			score := words(nodeLink, n, []string{"_key"}, 1.77) + words(nodeLink, n, []string{"type"}, 1.38) + words(nodeLink, n, []string{"process"}, 1)
 			for _, p := range paths {
-				score += words(nodeLink, n, p, 0.7)
+				score += words(nodeLink, n, p, 0.81)
 			}
-			score += exact(nodeLink, n, []string{"type"}, types, 2) + exact(nodeLink, n, []string{"sheet"}, sheets, 0.5)
+			score += exact(nodeLink, n, []string{"type"}, types, 1.38) + exact(nodeLink, n, []string{"sheet"}, sheets, 0.65)
 			if score > 0 {
 				nodeHits = append(nodeHits, hit{n["_id"].(string), n["_key"].(string), score})
 			}
@@ -405,7 +406,7 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 	var edgeHits []hit
 	if edgeLink != nil && indexedWith(edgeLink, []string{"graphKey"}, "identity") {
 		for _, e := range s.stored(Edges, func(d map[string]any) bool { return d["graphKey"] == gk }) {
-			if score := words(edgeLink, e, []string{"label"}, 0.5); score > 0 {
+			if score := words(edgeLink, e, []string{"label"}, 0.65); score > 0 {
 				edgeHits = append(edgeHits, hit{e["_key"].(string), e["_key"].(string), score})
 			}
 		}
