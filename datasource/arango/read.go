@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arangodb/go-driver/v2/arangodb"
+
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/search"
 )
@@ -78,12 +80,17 @@ func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasourc
 
 // nodes reads nodes without the workspace check (the caller has made it).
 func (s *Source) nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
+	return s.nodesOn(ctx, s.db, graphKey, sheet)
+}
+
+// nodesOn is nodes read on db (see queryOn).
+func (s *Source) nodesOn(ctx context.Context, db arangodb.DatabaseQuery, graphKey, sheet string) ([]datasource.Node, error) {
 	q, bind := qNodes, map[string]any{"gk": graphKey}
 	if sheet != "" {
 		q, bind["sheet"] = qNodesSheet, sheet
 	}
 	out := []datasource.Node{}
-	err := s.query(ctx, q, bind, func(raw json.RawMessage) error {
+	err := s.queryOn(ctx, db, q, bind, func(raw json.RawMessage) error {
 		n, err := decodeNode(graphKey, raw)
 		if err != nil {
 			return err
@@ -106,12 +113,17 @@ func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasourc
 }
 
 func (s *Source) edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
+	return s.edgesOn(ctx, s.db, graphKey, sheet)
+}
+
+// edgesOn is edges read on db (see queryOn).
+func (s *Source) edgesOn(ctx context.Context, db arangodb.DatabaseQuery, graphKey, sheet string) ([]datasource.Edge, error) {
 	q, bind := qEdges, map[string]any{"gk": graphKey}
 	if sheet != "" {
 		q, bind["sheet"] = qEdgesSheet, sheet
 	}
 	out := []datasource.Edge{}
-	err := s.query(ctx, q, bind, func(raw json.RawMessage) error {
+	err := s.queryOn(ctx, db, q, bind, func(raw json.RawMessage) error {
 		e, err := decodeEdge(graphKey, raw)
 		if err != nil {
 			return err
@@ -134,7 +146,12 @@ func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource
 }
 
 func (s *Source) node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
-	docs, err := queryAll[json.RawMessage](ctx, s, qNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "gk": graphKey})
+	return s.nodeOn(ctx, s.db, graphKey, nodeKey)
+}
+
+// nodeOn is node read on db (see queryOn).
+func (s *Source) nodeOn(ctx context.Context, db arangodb.DatabaseQuery, graphKey, nodeKey string) (datasource.Node, error) {
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "gk": graphKey})
 	if err != nil {
 		return datasource.Node{}, s.classify(err, "read node "+nodeKey)
 	}
