@@ -49,7 +49,12 @@ type Source struct {
 	// the dozen reads of one question (search, nodes, neighbourhoods) make it once
 	// instead of once each (checkRead). Only passes are remembered.
 	checkedMu sync.Mutex
-	checked   map[string]time.Time
+	checked   map[string]checkedGraph
+
+	// dataPaths keeps, per graph, the data fields text search looks in
+	// (qDataPaths), for dataPathsFresh.
+	dataPathsMu sync.Mutex
+	dataPaths   map[string]checkedPaths
 }
 
 // Compile-time checks of the interfaces this source offers.

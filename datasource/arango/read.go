@@ -32,12 +32,18 @@ func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, 
 	if err == nil {
 		s.checkedMu.Lock()
 		if s.checked == nil {
-			s.checked = map[string]time.Time{}
+			s.checked = map[string]checkedGraph{}
 		}
-		s.checked[graphKey] = time.Now()
+		s.checked[graphKey] = checkedGraph{at: time.Now(), graph: g}
 		s.checkedMu.Unlock()
 	}
 	return g, err
+}
+
+// checkedGraph is a graph document that passed the workspace check, and when.
+type checkedGraph struct {
+	at    time.Time
+	graph datasource.Graph
 }
 
 // checkFresh is how long a passed workspace check is trusted by reads: long enough
@@ -48,14 +54,20 @@ const checkFresh = 2 * time.Second
 // checkRead is the workspace check of a read: the graph query, unless the graph
 // passed it less than checkFresh ago.
 func (s *Source) checkRead(ctx context.Context, graphKey string) error {
-	s.checkedMu.Lock()
-	at, ok := s.checked[graphKey]
-	s.checkedMu.Unlock()
-	if ok && time.Since(at) < checkFresh {
-		return nil
-	}
-	_, err := s.Graph(ctx, graphKey)
+	_, err := s.graphFresh(ctx, graphKey)
 	return err
+}
+
+// graphFresh is the graph document as the workspace check read it, read again
+// when that was checkFresh ago or more.
+func (s *Source) graphFresh(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	s.checkedMu.Lock()
+	c, ok := s.checked[graphKey]
+	s.checkedMu.Unlock()
+	if ok && time.Since(c.at) < checkFresh {
+		return c.graph, nil
+	}
+	return s.Graph(ctx, graphKey)
 }
 
 // Nodes lists a graph's nodes (of one sheet when sheet is not empty).

@@ -570,6 +570,8 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 		return s.vector(k, b), 0, 0, ""
 	case kTextSearch:
 		return s.textSearch(b)
+	case kDataPaths:
+		return s.dataPaths(str("gk"), int(b["max"].(float64))), 0, 0, ""
 	case kSetEmbeddings:
 		var out []any
 		for _, u := range b["updates"].([]any) {
