@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // deleteTransform is the deletion of transform as the person was shown it: with
@@ -262,6 +263,31 @@ func TestApplyGivesUpOnCollectionsLockedTooLong(t *testing.T) {
 	}
 	if h.fake.Doc(arangotest.Nodes, "g1-n1") == nil {
 		t.Fatal("the node was not written")
+	}
+	noTransactionLeft(t, h.fake)
+}
+
+// A write-write conflict inside the transaction (another writer got there first)
+// is reported like a lock held too long: ErrLocked, not a classified server error
+// and not a changed graph, and nothing is written.
+func TestApplyReportsAWriteConflictAsLocked(t *testing.T) {
+	t.Parallel()
+	h := fakeOnly(t)
+	ctx := ctxT(t)
+	h.fake.FailQueries(func(q string, _ map[string]any) (int, int, bool) {
+		return 409, arangotest.ErrWriteConflict, strings.HasPrefix(q, "UPDATE")
+	})
+	a := datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: []datasource.Action{
+		{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "js", Sheet: "0"}},
+		{Type: datasource.MoveNodeAction, MoveNode: &datasource.MoveNodePayload{NodeKey: "root", PosX: 5, PosY: 5}},
+	}}}
+	_, err := datasource.Apply(ctx, h.src, "g1", a)
+	if _, classified := fault.As(err); !errors.Is(err, datasource.ErrLocked) || classified || datasource.IsConflict(err) ||
+		!strings.Contains(err.Error(), "write-write conflict") {
+		t.Fatalf("apply: %v", err)
+	}
+	if h.fake.Doc(arangotest.Nodes, "g1-n1") != nil {
+		t.Fatal("n1 was written")
 	}
 	noTransactionLeft(t, h.fake)
 }
