@@ -63,12 +63,31 @@ func TestHeldOut2Quality(t *testing.T) {
 	if len(all) < 60 {
 		t.Fatalf("only %d held-out questions", len(all))
 	}
-	logReport(t, "held-out2", all)
+	if m := logReport(t, "held-out2", all); m.MRR < heldOut2FloorMRR {
+		t.Errorf("held-out2 MRR %.3f under the floor %.2f", m.MRR, heldOut2FloorMRR)
+	}
 }
+
+// heldOut2FloorMRR is under the measured text-only figure (0.70): a floor, not a target.
+const heldOut2FloorMRR = 0.65
 
 // TestHybridOnHeldOut2 measures text alone against text fused with the stand-in
 // embeddings on the second held-out set, by kind only (go test -v -run
-// HybridOnHeldOut2 ./rag).
+// HybridOnHeldOut2 ./rag), and holds the figures measured once, after the hybrid
+// ranking of relational questions was tuned on the dev set:
+//
+//	kind        MRR text → hybrid
+//	paraphrase  0.43 → 0.47   hybrid wins
+//	French      0.62 → 0.60   hybrid LOSES (it lost the same before the change)
+//	code        1.00 → 0.84   hybrid LOSES (same before; text is already perfect)
+//	relational  0.75 → 0.77   hybrid wins (it only tied, 0.75, before the change)
+//	all         0.70 → 0.68   hybrid LOSES
+//
+// Issue 11 asks that hybrid beat text on every kind; on this set it does not, and
+// this test says so rather than hide it: the kinds where hybrid wins must keep
+// winning, and the kinds where it loses must not lose more than measured. When a
+// change makes one of them win, move it to wins. The fusion must not be tuned on
+// this set to get there: that needs more dev data (testdata/dev) or a new set.
 func TestHybridOnHeldOut2(t *testing.T) {
 	t.Parallel()
 	model := loadConceptModel(t)
@@ -82,4 +101,30 @@ func TestHybridOnHeldOut2(t *testing.T) {
 	}
 	logReport(t, "text", text)
 	logReport(t, "hybrid", hybrid)
+	wins := map[string]bool{"paraphrase": true, "relational": true}
+	// Known losses: the hybrid MRR measured on them, a floor.
+	losses := map[string]float64{"french": 0.60, "code": 0.84, "all": 0.68}
+	byCat := func(outs []evaluate.Outcome, cat string) evaluate.Metrics {
+		if cat == "all" {
+			return evaluate.Summarize(outs)
+		}
+		var sel []evaluate.Outcome
+		for _, o := range outs {
+			if o.Cat == cat {
+				sel = append(sel, o)
+			}
+		}
+		return evaluate.Summarize(sel)
+	}
+	for _, cat := range []string{"paraphrase", "french", "code", "relational", "all"} {
+		tm, hm := byCat(text, cat), byCat(hybrid, cat)
+		switch {
+		case wins[cat] && (hm.MRR <= tm.MRR || hm.Hit1 < tm.Hit1):
+			t.Errorf("%s: hybrid (Hit@1 %.3f, MRR %.3f) no longer beats text alone (Hit@1 %.3f, MRR %.3f)", cat, hm.Hit1, hm.MRR, tm.Hit1, tm.MRR)
+		case !wins[cat] && hm.MRR < losses[cat]-0.005:
+			t.Errorf("%s: hybrid MRR %.3f, under the %.2f measured (text %.3f)", cat, hm.MRR, losses[cat], tm.MRR)
+		case !wins[cat] && hm.MRR > tm.MRR:
+			t.Logf("%s: hybrid MRR %.3f now beats text %.3f: move it to wins", cat, hm.MRR, tm.MRR)
+		}
+	}
 }
