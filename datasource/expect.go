@@ -56,8 +56,8 @@ func (o ApplyOptions) Changes(w WorkingCopy) Changes {
 // Expect makes the apply check, in the same step as the change, that the graph is
 // still what shown (the action as the person saw it) says it is: under the graph
 // file's lock after reading the file again, inside the in-memory store's working
-// copy, and right before the first write for sources that change one thing at a
-// time. When it is not, nothing is applied and the error is a *ConflictError whose
+// copy, inside ArangoDB's exclusive stream transaction, and right before the first
+// write for sources that change one thing at a time. When it is not, nothing is applied and the error is a *ConflictError whose
 // text says what changed. Only an approval asks for it: the proposal pictures and
 // undo apply actions to graphs that are not the one the person was shown.
 func Expect(shown Action) ApplyOption {

@@ -31,7 +31,9 @@ func newArangoSetupCmd(f *Factory) *cobra.Command {
 		Long: `Create what text search in ArangoDB needs, or find it already there:
 two analyzers (nodius_text_en and nodius_text_fr: words of identifiers split,
 lowercased, accents folded, stemmed in English or French) and an ArangoSearch
-view, nodius_nodes_search, over the node collection (key, type and code).
+view, nodius_nodes_search, over the nodes (key, type, code and the text values of
+their data) and the edges (labels). A view made by an earlier version is updated
+to index what it lacks, and the output says what was added.
 
 Without the view, every question over an arango:// source reads all the nodes of
 the graph and ranks them in this process. With it, ArangoDB ranks the nodes (BM25)

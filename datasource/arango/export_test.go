@@ -24,12 +24,19 @@ const (
 	QDeleteEdge   = qDeleteEdge
 	QVectorExact  = qVectorExact
 	QVectorApprox = qVectorApprox
-	QTextSearch   = qTextSearch
 	QConfigs      = qConfigs
+	QDataPaths    = qDataPaths
 )
+
+// QTextSearch is built once from constants (textSearchQuery).
+var QTextSearch = qTextSearch
 
 // QueryEach runs a query through the cursor loop every read uses, for the tests of
 // cursor closing.
 func (s *Source) QueryEach(ctx context.Context, q string, bind map[string]any, fn func(raw json.RawMessage) error) error {
 	return s.query(ctx, q, bind, fn)
 }
+
+// SetSearchReadyForTest sets what the Source believes of the View, as if it had
+// read it earlier.
+func (s *Source) SetSearchReadyForTest(ready bool) { s.setSearchReady(ready) }
