@@ -113,6 +113,6 @@ func (f *Factory) searchHint(ctx context.Context, src datasource.Source) {
 	}
 	f.Logger().Info("text search ranks in process: no search view in ArangoDB", "view", arango.SearchView, "source", as.Describe())
 	if f.IO.ErrTTY {
-		fmt.Fprintf(f.IO.ErrOut, "nodius-ai: hint: %s has no search view, so each question reads the whole graph — run `nodius-ai arango setup` once to search in ArangoDB\n", as.Describe())
+		fmt.Fprintf(f.IO.ErrOut, "nodius-ai: hint: %s has no search view (or one from an earlier version), so each question reads the whole graph — run `nodius-ai arango setup` once to search in ArangoDB\n", as.Describe())
 	}
 }

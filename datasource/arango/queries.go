@@ -172,11 +172,12 @@ func textSearchQuery() string {
 	b.WriteString(`ANALYZER(` + in("e.label", "@q", "nodius_text_en", 1) + ` OR ` + in("e.label", "@alt", "nodius_text_en", wAlt) + `, "nodius_text_en") OR `)
 	b.WriteString(`ANALYZER(` + in("e.label", "@q", "nodius_text_fr", 1) + `, "nodius_text_fr")) `)
 	b.WriteString(`OPTIONS {collections: ["nodius_edges"]} `)
-	b.WriteString(`LET score = BM25(e) * ` + f(wEdge) + ` SORT score DESC, e._key LIMIT @limit `)
-	b.WriteString(`FOR id IN UNIQUE([e._from, e._to]) RETURN {id: id, score: score}) `)
-	b.WriteString(`FOR h IN APPEND(nodeHits, edgeHits) COLLECT id = h.id AGGREGATE score = SUM(h.score) `)
-	b.WriteString(`LET n = DOCUMENT(id) FILTER n != null AND IS_SAME_COLLECTION("nodius_nodes", n) AND n.graphKey == @gk `)
-	b.WriteString(`SORT score DESC, n._key LIMIT @limit RETURN {node: n, score: score}`)
+	b.WriteString(`LET escore = BM25(e) * ` + f(wEdge) + ` SORT escore DESC, e._key LIMIT @limit `)
+	b.WriteString(`FOR endID IN UNIQUE([e._from, e._to]) RETURN {id: endID, score: escore}) `)
+	// Each name is declared once in the whole query, subqueries included.
+	b.WriteString(`FOR h IN APPEND(nodeHits, edgeHits) COLLECT hid = h.id AGGREGATE total = SUM(h.score) `)
+	b.WriteString(`LET node = DOCUMENT(hid) FILTER node != null AND IS_SAME_COLLECTION("nodius_nodes", node) AND node.graphKey == @gk `)
+	b.WriteString(`SORT total DESC, node._key LIMIT @limit RETURN {node: node, score: total}`)
 	return b.String()
 }
 
