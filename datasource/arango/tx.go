@@ -161,8 +161,10 @@ func (s *Source) txError(err error, graphKey string, wait time.Duration, what st
 	if errors.Is(err, datasource.ErrLocked) {
 		return err
 	}
-	if isLockError(err) {
-		return &LockedError{Graph: graphKey, Endpoint: s.cfg.Endpoint, Wait: wait, Err: err}
+	if ae, ok := asDriverError(err); ok && isLockError(err) {
+		// The driver's error only, not a classification made on the way: the
+		// approval reports ErrLocked as such (timeout, the proposal stays pending).
+		return &LockedError{Graph: graphKey, Endpoint: s.cfg.Endpoint, Wait: wait, Err: ae}
 	}
 	return s.classify(err, what)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // deleteTransform is the deletion of transform as the person was shown it: with
@@ -207,26 +208,42 @@ func TestApplyBatchIsAllOrNothing(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := fakeOnly(t)
+			var h *harness
+			if tc.fail != nil {
+				h = fakeOnly(t)
+				h.fake.FailQueries(tc.fail)
+			} else {
+				h = newHarness(t, 2) // also against a real ArangoDB
+			}
 			ctx := ctxT(t)
-			h.fake.FailQueries(tc.fail)
-			before := h.fake.Doc(arangotest.Nodes, "g1-transform")
-			_, err := datasource.Apply(ctx, h.src, "g1", tc.action)
+			before, err := h.src.Node(ctx, "g1", "transform")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = datasource.Apply(ctx, h.src, "g1", tc.action)
 			if err == nil || datasource.IsConflict(err) != tc.conflict || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("apply: %v (conflict %v), want %q (conflict %v)", err, datasource.IsConflict(err), tc.want, tc.conflict)
 			}
-			for _, key := range []string{"g1-n1", "g1-n2"} {
-				if h.fake.Doc(arangotest.Nodes, key) != nil {
-					t.Errorf("node %s was kept from a batch that failed", key)
+			for _, key := range []string{"n1", "n2"} {
+				if _, err := h.src.Node(ctx, "g1", key); !errors.Is(err, datasource.ErrNotFound) {
+					t.Errorf("node %s was kept from a batch that failed (%v)", key, err)
 				}
 			}
-			if h.fake.Doc(arangotest.Edges, "g1-new-edge") != nil {
-				t.Error("the edge was kept from a batch that failed")
+			edges, err := h.src.Edges(ctx, "g1", "")
+			if err != nil {
+				t.Fatal(err)
 			}
-			if after := h.fake.Doc(arangotest.Nodes, "g1-transform"); after["process"] != before["process"] {
-				t.Errorf("transform was updated by a batch that failed: %v", after["process"])
+			for _, e := range edges {
+				if e.Key == "new-edge" {
+					t.Error("the edge was kept from a batch that failed")
+				}
 			}
-			noTransactionLeft(t, h.fake)
+			if after, _ := h.src.Node(ctx, "g1", "transform"); after.Process != before.Process {
+				t.Errorf("transform was updated by a batch that failed: %v", after.Process)
+			}
+			if h.fake != nil {
+				noTransactionLeft(t, h.fake)
+			}
 		})
 	}
 }
@@ -262,6 +279,31 @@ func TestApplyGivesUpOnCollectionsLockedTooLong(t *testing.T) {
 	}
 	if h.fake.Doc(arangotest.Nodes, "g1-n1") == nil {
 		t.Fatal("the node was not written")
+	}
+	noTransactionLeft(t, h.fake)
+}
+
+// A write-write conflict inside the transaction (another writer got there first)
+// is reported like a lock held too long: ErrLocked, not a classified server error
+// and not a changed graph, and nothing is written.
+func TestApplyReportsAWriteConflictAsLocked(t *testing.T) {
+	t.Parallel()
+	h := fakeOnly(t)
+	ctx := ctxT(t)
+	h.fake.FailQueries(func(q string, _ map[string]any) (int, int, bool) {
+		return 409, arangotest.ErrWriteConflict, strings.HasPrefix(q, "UPDATE")
+	})
+	a := datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: []datasource.Action{
+		{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "js", Sheet: "0"}},
+		{Type: datasource.MoveNodeAction, MoveNode: &datasource.MoveNodePayload{NodeKey: "root", PosX: 5, PosY: 5}},
+	}}}
+	_, err := datasource.Apply(ctx, h.src, "g1", a)
+	if _, classified := fault.As(err); !errors.Is(err, datasource.ErrLocked) || classified || datasource.IsConflict(err) ||
+		!strings.Contains(err.Error(), "write-write conflict") {
+		t.Fatalf("apply: %v", err)
+	}
+	if h.fake.Doc(arangotest.Nodes, "g1-n1") != nil {
+		t.Fatal("n1 was written")
 	}
 	noTransactionLeft(t, h.fake)
 }

@@ -31,6 +31,9 @@ import (
 //   - a write to a collection not declared write or exclusive is refused (HTTP
 //     400, errorNum 1652), as is a request naming a transaction that is not
 //     running (HTTP 404, errorNum 1655).
+//
+// The Server's own Insert, Update and Delete change the shared data at once,
+// whatever lock is held: a test setting the scene, not a client.
 
 // TrxHeader is the header that makes a request part of a stream transaction.
 const TrxHeader = "x-arango-trx-id"

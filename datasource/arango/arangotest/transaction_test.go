@@ -164,3 +164,23 @@ func TestStreamTransactions(t *testing.T) {
 		}
 	}
 }
+
+// Every query of package arango that writes is known to write what it writes, so
+// that it waits for an exclusive transaction and is refused in a transaction that
+// did not declare the collection: a new write query must be added to writesOf.
+func TestEveryWriteQueryTakesItsLock(t *testing.T) {
+	t.Parallel()
+	kinds, err := classify(arango.Queries())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, k := range kinds {
+		writes := false
+		for _, w := range []string{"INSERT ", "UPDATE ", "REMOVE ", "UPSERT ", "REPLACE "} {
+			writes = writes || strings.Contains(q, w)
+		}
+		if writes != (len(writesOf(k)) > 0) {
+			t.Errorf("query writes %v, but the fake locks %v for it: %s", writes, writesOf(k), q)
+		}
+	}
+}
