@@ -223,15 +223,15 @@ func (s *Server) serveTransaction(w http.ResponseWriter, r *http.Request, rest s
 		s.begin(w, r)
 	case id != "" && id != "begin" && r.Method == http.MethodGet:
 		s.mu.Lock()
-		t, ok := s.trxs[id]
+		status := ""
+		if t, ok := s.trxs[id]; ok {
+			status = t.status
+		}
 		s.mu.Unlock()
-		if !ok {
+		if status == "" {
 			arangoErr(w, 404, ErrTransactionGone, "transaction '"+id+"' not found")
 			return
 		}
-		s.mu.Lock()
-		status := t.status
-		s.mu.Unlock()
 		writeJSON(w, 200, map[string]any{"error": false, "code": 200, "result": map[string]any{"id": id, "status": status}})
 	case id != "" && id != "begin" && (r.Method == http.MethodPut || r.Method == http.MethodDelete):
 		s.end(w, id, r.Method == http.MethodPut)
@@ -312,15 +312,16 @@ func (s *Server) end(w http.ResponseWriter, id string, commit bool) {
 		t.status = "aborted"
 	}
 	t.view, t.base = nil, nil
+	status := t.status
 	s.locks.Broadcast()
 	s.mu.Unlock()
 	if conflict {
 		arangoErr(w, 409, ErrWriteConflict, "write-write conflict")
 	} else {
-		writeJSON(w, 200, map[string]any{"error": false, "code": 200, "result": map[string]any{"id": id, "status": t.status}})
+		writeJSON(w, 200, map[string]any{"error": false, "code": 200, "result": map[string]any{"id": id, "status": status}})
 	}
 	kind := "commit"
-	if t.status == "aborted" {
+	if status == "aborted" {
 		kind = "abort"
 	}
 	s.fire(Event{Kind: kind, Trx: id})
