@@ -152,8 +152,9 @@ type Config struct {
 	Role          string // viewer | editor | admin
 	MaxToolRounds int
 	CacheTTL      time.Duration
-	// GraphLockWait is how long applying a change to a file: graph waits for another
-	// process writing it before it gives up (the proposal stays pending).
+	// GraphLockWait is how long applying a change to a file: graph, or to the
+	// collections of an arango:// graph, waits for another writer before it gives up
+	// (the proposal stays pending).
 	GraphLockWait time.Duration
 	Policy        map[datasource.ActionType]Policy
 	Limits        Limits

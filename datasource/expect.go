@@ -56,8 +56,8 @@ func (o ApplyOptions) Changes(w WorkingCopy) Changes {
 // Expect makes the apply check, in the same step as the change, that the graph is
 // still what shown (the action as the person saw it) says it is: under the graph
 // file's lock after reading the file again, inside the in-memory store's working
-// copy, and right before the first write for sources that change one thing at a
-// time. When it is not, nothing is applied and the error is a *ConflictError whose
+// copy, inside ArangoDB's exclusive stream transaction, and right before the first
+// write for sources that change one thing at a time. When it is not, nothing is applied and the error is a *ConflictError whose
 // text says what changed. Only an approval asks for it: the proposal pictures and
 // undo apply actions to graphs that are not the one the person was shown.
 func Expect(shown Action) ApplyOption {
@@ -149,13 +149,21 @@ func (c *shownCheck) deleteEdge(p *DeleteEdgePayload) {
 	if p.Edge != nil {
 		c.edgesChanged[p.Edge.Source], c.edgesChanged[p.Edge.Target] = true, true
 	}
-	switch {
-	case skip:
-	case !ok:
-		c.diffs = append(c.diffs, fmt.Sprintf("edge %s is gone", p.EdgeKey))
-	case edgeEnds(now) != edgeEnds(*p.Edge):
-		c.diffs = append(c.diffs, fmt.Sprintf("edge %s now joins %s instead of %s", p.EdgeKey, edgeEnds(now), edgeEnds(*p.Edge)))
+	if !skip {
+		c.diffs = append(c.diffs, edgeDiffs(p.EdgeKey, now, ok, *p.Edge)...)
 	}
+}
+
+// edgeDiffs says how the edge key, as it is now (ok: it is there), differs from
+// the edge shown.
+func edgeDiffs(key string, now Edge, ok bool, shown Edge) []string {
+	switch {
+	case !ok:
+		return []string{fmt.Sprintf("edge %s is gone", key)}
+	case edgeEnds(now) != edgeEnds(shown):
+		return []string{fmt.Sprintf("edge %s now joins %s instead of %s", key, edgeEnds(now), edgeEnds(shown))}
+	}
+	return nil
 }
 
 func (c *shownCheck) deleteNode(p *DeleteNodePayload) {
@@ -174,9 +182,15 @@ func (c *shownCheck) deleteNode(p *DeleteNodePayload) {
 	if _, ok := c.g.LookupNode(key); !ok {
 		return // the apply says the node is gone
 	}
-	// What was shown is compared edge by edge: the same keys joining the same points.
+	c.diffs = append(c.diffs, nodeEdgeDiffs(key, now, p.RemovedEdges)...)
+}
+
+// nodeEdgeDiffs says how the edges of node key now differ from the edges shown,
+// compared edge by edge: the same keys joining the same points.
+func nodeEdgeDiffs(key string, now, removed []Edge) []string {
+	var diffs []string
 	shown := map[string]bool{}
-	for _, e := range p.RemovedEdges {
+	for _, e := range removed {
 		shown[edgeID(e)] = true
 	}
 	var added, gone []string
@@ -187,7 +201,7 @@ func (c *shownCheck) deleteNode(p *DeleteNodePayload) {
 			added = append(added, describeEdge(e))
 		}
 	}
-	for _, e := range p.RemovedEdges {
+	for _, e := range removed {
 		if !have[edgeID(e)] {
 			gone = append(gone, describeEdge(e))
 		}
@@ -195,12 +209,13 @@ func (c *shownCheck) deleteNode(p *DeleteNodePayload) {
 	sort.Strings(added)
 	sort.Strings(gone)
 	if len(added) > 0 {
-		c.diffs = append(c.diffs, fmt.Sprintf("node %s has %d edge(s) that were not shown and would be deleted with it (%s)",
+		diffs = append(diffs, fmt.Sprintf("node %s has %d edge(s) that were not shown and would be deleted with it (%s)",
 			key, len(added), strings.Join(added, ", ")))
 	}
 	if len(gone) > 0 {
-		c.diffs = append(c.diffs, fmt.Sprintf("node %s no longer has %d edge(s) that were shown (%s)", key, len(gone), strings.Join(gone, ", ")))
+		diffs = append(diffs, fmt.Sprintf("node %s no longer has %d edge(s) that were shown (%s)", key, len(gone), strings.Join(gone, ", ")))
 	}
+	return diffs
 }
 
 func (c *shownCheck) updateNode(p *UpdateNodePayload) {
@@ -213,17 +228,25 @@ func (c *shownCheck) updateNode(p *UpdateNodePayload) {
 	if !ok {
 		return // the apply says the node is gone
 	}
+	c.diffs = append(c.diffs, fieldDiffs(n, p.Before)...)
+}
+
+// fieldDiffs names the field paths of node n whose values are not the ones shown
+// (before: path → value; nil for a field that was absent).
+func fieldDiffs(n Node, before map[string]any) []string {
+	var diffs []string
 	doc := NodeFields(n)
-	paths := make([]string, 0, len(p.Before))
-	for path := range p.Before {
+	paths := make([]string, 0, len(before))
+	for path := range before {
 		paths = append(paths, path)
 	}
 	sort.Strings(paths)
 	for _, path := range paths {
-		if !SameJSON(lookupPath(doc, strings.Split(path, ".")), p.Before[path]) {
-			c.diffs = append(c.diffs, fmt.Sprintf("field %s of node %s is no longer the value that was shown (someone changed it meanwhile)", path, key))
+		if !SameJSON(lookupPath(doc, strings.Split(path, ".")), before[path]) {
+			diffs = append(diffs, fmt.Sprintf("field %s of node %s is no longer the value that was shown (someone changed it meanwhile)", path, n.Key))
 		}
 	}
+	return diffs
 }
 
 // edgeEnds names the two points an edge joins.

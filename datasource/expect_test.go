@@ -99,14 +99,17 @@ func TestApplyExpectShown(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			for _, via := range []string{"store", "mutable"} {
+			for _, via := range []string{"store", "mutable", "precondition"} {
 				store, err := demo.New()
 				if err != nil {
 					t.Fatal(err)
 				}
 				var src datasource.Source = store
-				if via == "mutable" {
+				switch via {
+				case "mutable":
 					src = mutableOnly{store}
+				case "precondition":
+					src = viaPrecondition{store}
 				}
 				var opts []datasource.ApplyOption
 				if tt.expect {

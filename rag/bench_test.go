@@ -103,3 +103,29 @@ func BenchmarkRetrieve100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRetrieveHybridRelational is one relational question (and, every fourth
+// time, a plain one) on the demo graph with embeddings, the context cache off: the
+// path where the anchor's neighbours are ordered by text and vector fused.
+func BenchmarkRetrieveHybridRelational(b *testing.B) {
+	snap, axes := withEmbeddings(b)
+	emb := &fakeEmbedder{def: axes["filter-active"]}
+	r := New(newFakeSource(snap), Options{}, emb)
+	ctx := context.Background()
+	queries := []string{
+		"what runs after fetch-api",
+		"qu'est-ce qui suit le filtre des joueurs actifs ?",
+		"which node comes before the html display",
+		"sort players by points",
+	}
+	if _, err := r.Retrieve(ctx, "demo", "warm up"); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := r.Retrieve(ctx, "demo", queries[i%len(queries)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

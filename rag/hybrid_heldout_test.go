@@ -240,12 +240,17 @@ func TestHybridOnDevSet(t *testing.T) {
 	model := loadConceptModel(t)
 	srv := llmtest.Start(t)
 	srv.SetEmbed(model.Embed)
-	tr, hr := evalHybrid(t, srv, "dev", "orders")
-	logReport(t, "dev text", tr.Outcomes)
-	logReport(t, "dev hybrid", hr.Outcomes)
-	for i := range hr.Outcomes {
-		if tr.Outcomes[i].Rank != hr.Outcomes[i].Rank {
-			t.Logf("  %-10s rank %d → %d  %s", hr.Outcomes[i].Cat, tr.Outcomes[i].Rank, hr.Outcomes[i].Rank, hr.Outcomes[i].Q)
+	var text, hybrid []evaluate.Outcome
+	for _, g := range devGraphs {
+		tr, hr := evalHybrid(t, srv, "dev", g)
+		text = append(text, tr.Outcomes...)
+		hybrid = append(hybrid, hr.Outcomes...)
+	}
+	logReport(t, "dev text", text)
+	logReport(t, "dev hybrid", hybrid)
+	for i := range hybrid {
+		if text[i].Rank != hybrid[i].Rank || hybrid[i].Rank != 1 {
+			t.Logf("  %-10s rank %d → %d  %s → %v", hybrid[i].Cat, text[i].Rank, hybrid[i].Rank, hybrid[i].Q, hybrid[i].Top)
 		}
 	}
 }

@@ -93,16 +93,17 @@ const (
 )
 
 // relationalRank answers a relational question: the nodes the question names (the
-// anchors, from a text search without the relational words) are looked through, and
+// anchors, from a search without the relational words) are looked through, and
 // their neighbours in the asked direction come first, ordered by how strongly their
-// anchor matched and then by their own text score (an edge label or a word of the
-// question may tell two successors apart). The rest of the ranking follows.
-func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, text []rankedNode) []rankedNode {
+// anchor matched and then by their own score in ownRank (an edge label, a word or
+// the meaning of the question may tell two successors apart). The anchors follow,
+// then the rest of the ranking, in the order of text.
+func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ownRank, text []rankedNode) []rankedNode {
 	if len(anchors) == 0 {
 		return nil
 	}
-	own := make(map[int]float64, len(text))
-	for _, t := range text {
+	own := make(map[int]float64, len(ownRank))
+	for _, t := range ownRank {
 		own[t.idx] = t.score
 	}
 	top := anchors[0].score
@@ -158,10 +159,17 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, text 
 			out = append(out, rankedNode{idx: a.idx, score: 1 + a.score/top})
 		}
 	}
+	maxText := 0.0
+	for _, t := range text {
+		maxText = max(maxText, t.score)
+	}
+	if maxText == 0 {
+		maxText = 1
+	}
 	for _, t := range text {
 		if !seen[t.idx] {
 			seen[t.idx] = true
-			out = append(out, rankedNode{idx: t.idx, score: t.score / maxOwn})
+			out = append(out, rankedNode{idx: t.idx, score: t.score / maxText})
 		}
 	}
 	return out

@@ -110,3 +110,68 @@ func TestPropagationLiftsNeighboursOfStrongMatches(t *testing.T) {
 		t.Fatalf("a share must stay a share: %v", got)
 	}
 }
+
+// chainWithAxes is chainSnapshot with one embedding axis per node, so that a
+// question's vector can be made to mean exactly one node.
+func chainWithAxes() (datasource.Snapshot, map[string][]float32) {
+	snap := chainSnapshot()
+	axes := map[string][]float32{}
+	for i := range snap.Nodes {
+		v := make([]float32, len(snap.Nodes))
+		v[i] = 1
+		snap.Nodes[i].Embedding = v
+		axes[snap.Nodes[i].Key] = v
+	}
+	return snap, axes
+}
+
+// TestRelationalNeighboursToldApartByMeaning: when the anchor has two neighbours in
+// the asked direction and nothing in their words tells them apart, what the rest
+// of the question means (its vector) picks the one it describes.
+func TestRelationalNeighboursToldApartByMeaning(t *testing.T) {
+	t.Parallel()
+	snap, axes := chainWithAxes()
+	// step-2's successors step-3 and step-4 share no word with the question: by
+	// text alone they tie and step-3 (first in the graph) comes first.
+	const q = "what runs after step-2 when the zorglub flag is up"
+	text, err := New(newFakeSource(snap), Options{CacheTTL: -1}, nil).Retrieve(context.Background(), "chain", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := hitKeys(text); len(hits) == 0 || hits[0] != "step-3" {
+		t.Fatalf("text alone: hits %v, want step-3 first (the tie this test breaks)", hits)
+	}
+	emb := &fakeEmbedder{vectors: map[string][]float32{q: axes["step-4"]}}
+	c, err := New(newFakeSource(snap), Options{CacheTTL: -1}, emb).Retrieve(context.Background(), "chain", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := hitKeys(c)
+	if !c.Retrieval.Vector || len(hits) < 2 || hits[0] != "step-4" || hits[1] != "step-3" {
+		t.Errorf("hybrid: hits %v, want step-4 (what the question means) then step-3", hits)
+	}
+}
+
+// TestRelationalAnchorByMeaningWhenNoWordMatches: a question whose anchor shares no
+// word with any node finds it by its vector, and its successor comes first — not
+// the anchor itself, which plain fusion would put first.
+func TestRelationalAnchorByMeaningWhenNoWordMatches(t *testing.T) {
+	t.Parallel()
+	snap, axes := chainWithAxes()
+	const q = "what comes after the zorglub?"
+	text, err := New(newFakeSource(snap), Options{CacheTTL: -1}, nil).Retrieve(context.Background(), "chain", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(text.Hits) != 0 {
+		t.Fatalf("text alone found %v: the question must share no word with the graph", hitKeys(text))
+	}
+	emb := &fakeEmbedder{vectors: map[string][]float32{q: axes["step-1"]}}
+	c, err := New(newFakeSource(snap), Options{CacheTTL: -1}, emb).Retrieve(context.Background(), "chain", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := hitKeys(c); len(hits) == 0 || hits[0] != "step-2" {
+		t.Errorf("hits %v, want step-2 (after step-1, which the question means) first", hits)
+	}
+}

@@ -560,11 +560,25 @@ func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query st
 	// Text scores, fused with vector similarity when there is some, are comparable
 	// across nodes, so a share of them can spread along the edges.
 	if dir, anchorQuery := relation(query); dir != noRelation {
-		// A relational question describes the node it starts from, not the one it
-		// asks for, so its similarity to a node says nothing about the answer: the
-		// anchors, their neighbours and the rest are ranked by text alone.
+		// A relational question describes the node it starts from (the anchor), not
+		// the one it asks for. The anchor is found by its words, and by meaning only
+		// when no node shares a word with it: tried on the dev set, fusing the
+		// similarity into the anchor search moved a wrong anchor up as often as the
+		// right one, since a question's similarity is spread over every node it
+		// vaguely resembles while the words name one. Among the anchor's neighbours
+		// in the asked direction, what the rest of the question says ("after the
+		// fraud gate when the risk is low") is read by text and vector fused; the
+		// nodes after them follow by text alone.
 		anchors := fuse(st.index.Search(anchorQuery, depth), nil)
-		if rel := r.relationalRank(st, dir, anchors, propagate(st, fuse(text, nil))); rel != nil {
+		if len(anchors) == 0 {
+			anchors = fuse(nil, vec)
+		}
+		byText := propagate(st, fuse(text, nil))
+		own := byText
+		if len(vec) > 0 {
+			own = propagate(st, fuse(text, vec))
+		}
+		if rel := r.relationalRank(st, dir, anchors, own, byText); rel != nil {
 			return rel, info, nil
 		}
 	}

@@ -31,7 +31,9 @@ func newArangoSetupCmd(f *Factory) *cobra.Command {
 		Long: `Create what text search in ArangoDB needs, or find it already there:
 two analyzers (nodius_text_en and nodius_text_fr: words of identifiers split,
 lowercased, accents folded, stemmed in English or French) and an ArangoSearch
-view, nodius_nodes_search, over the node collection (key, type and code).
+view, nodius_nodes_search, over the nodes (key, type, code and the text values of
+their data) and the edges (labels). A view made by an earlier version is updated
+to index what it lacks, and the output says what was added.
 
 Without the view, every question over an arango:// source reads all the nodes of
 the graph and ranks them in this process. With it, ArangoDB ranks the nodes (BM25)
@@ -111,6 +113,6 @@ func (f *Factory) searchHint(ctx context.Context, src datasource.Source) {
 	}
 	f.Logger().Info("text search ranks in process: no search view in ArangoDB", "view", arango.SearchView, "source", as.Describe())
 	if f.IO.ErrTTY {
-		fmt.Fprintf(f.IO.ErrOut, "nodius-ai: hint: %s has no search view, so each question reads the whole graph — run `nodius-ai arango setup` once to search in ArangoDB\n", as.Describe())
+		fmt.Fprintf(f.IO.ErrOut, "nodius-ai: hint: %s has no search view (or one from an earlier version), so each question reads the whole graph — run `nodius-ai arango setup` once to search in ArangoDB\n", as.Describe())
 	}
 }

@@ -24,6 +24,7 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 		ac.Workspace = cfg.Workspace
 	}
 	ac.MaxResultBytes = cfg.Limits.MaxArangoResultBytes
+	ac.LockWait = cfg.GraphLockWait
 	src, err := arango.Open(ctx, ac)
 	if err != nil {
 		return nil, err // not a typed nil in the interface: the factory closes what it gets

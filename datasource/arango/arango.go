@@ -49,7 +49,12 @@ type Source struct {
 	// the dozen reads of one question (search, nodes, neighbourhoods) make it once
 	// instead of once each (checkRead). Only passes are remembered.
 	checkedMu sync.Mutex
-	checked   map[string]time.Time
+	checked   map[string]checkedGraph
+
+	// dataPaths keeps, per graph, the data fields text search looks in
+	// (qDataPaths), for dataPathsFresh.
+	dataPathsMu sync.Mutex
+	dataPaths   map[string]checkedPaths
 }
 
 // Compile-time checks of the interfaces this source offers.
@@ -170,8 +175,14 @@ func (s *Source) Client() arangodb.Client { return s.client }
 
 // query runs one of the fixed queries and decodes each result document with fn. The
 // cursor is always closed, even when fn or the context fails halfway through.
-func (s *Source) query(ctx context.Context, q string, bind map[string]any, fn func(raw json.RawMessage) error) (err error) {
-	cur, err := s.db.Query(ctx, q, &arangodb.QueryOptions{BindVars: bind, BatchSize: s.cfg.BatchSize})
+func (s *Source) query(ctx context.Context, q string, bind map[string]any, fn func(raw json.RawMessage) error) error {
+	return s.queryOn(ctx, s.db, q, bind, fn)
+}
+
+// queryOn is query run on db: the database, or one stream transaction (whose
+// requests carry its id).
+func (s *Source) queryOn(ctx context.Context, db arangodb.DatabaseQuery, q string, bind map[string]any, fn func(raw json.RawMessage) error) (err error) {
+	cur, err := db.Query(ctx, q, &arangodb.QueryOptions{BindVars: bind, BatchSize: s.cfg.BatchSize})
 	if err != nil {
 		return err
 	}
@@ -200,8 +211,13 @@ func (s *Source) query(ctx context.Context, q string, bind map[string]any, fn fu
 
 // queryAll runs q and decodes every result into a T.
 func queryAll[T any](ctx context.Context, s *Source, q string, bind map[string]any) ([]T, error) {
+	return queryAllOn[T](ctx, s, s.db, q, bind)
+}
+
+// queryAllOn is queryAll run on db (see queryOn).
+func queryAllOn[T any](ctx context.Context, s *Source, db arangodb.DatabaseQuery, q string, bind map[string]any) ([]T, error) {
 	var out []T
-	err := s.query(ctx, q, bind, func(raw json.RawMessage) error {
+	err := s.queryOn(ctx, db, q, bind, func(raw json.RawMessage) error {
 		var v T
 		if err := json.Unmarshal(raw, &v); err != nil {
 			return fmt.Errorf("decode result: %w", err)

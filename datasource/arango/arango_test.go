@@ -52,7 +52,7 @@ func TestReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Key != "g1" || g.Name != "NBA" || g.Workspace != "ws1" || g.SheetName("1") != "data" {
+	if g.Key != "g1" || g.Name != "NBA" || g.Workspace != "ws1" || g.SheetName("1") != "archive" {
 		t.Errorf("graph = %+v", g)
 	}
 	if _, ok := g.Extra["_id"]; ok {

@@ -9,8 +9,8 @@ import (
 )
 
 // Over ArangoDB, what the person approving was shown is checked with the fixed
-// read queries right before the first write: an edge added to a node since its
-// deletion was shown stops the deletion, and nothing is written.
+// read queries inside the transaction that writes: an edge added to a node since
+// its deletion was shown stops the deletion, and nothing is written.
 func TestApplyExpectOverArango(t *testing.T) {
 	t.Parallel()
 	h := fakeOnly(t)

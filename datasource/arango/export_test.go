@@ -3,6 +3,7 @@ package arango
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 )
 
 // The tests live in package arango_test, because the fake server they drive
@@ -24,12 +25,39 @@ const (
 	QDeleteEdge   = qDeleteEdge
 	QVectorExact  = qVectorExact
 	QVectorApprox = qVectorApprox
-	QTextSearch   = qTextSearch
 	QConfigs      = qConfigs
+	QDataPaths    = qDataPaths
 )
+
+// QTextSearch is built once from constants (textSearchQuery).
+var QTextSearch = qTextSearch
 
 // QueryEach runs a query through the cursor loop every read uses, for the tests of
 // cursor closing.
 func (s *Source) QueryEach(ctx context.Context, q string, bind map[string]any, fn func(raw json.RawMessage) error) error {
 	return s.query(ctx, q, bind, fn)
+}
+
+// SetSearchReadyForTest sets what the Source believes of the View, as if it had
+// read it earlier.
+func (s *Source) SetSearchReadyForTest(ready bool) { s.setSearchReady(ready) }
+
+// SetupFirstViewForTest makes what the first version of SetupSearch made: the two
+// analyzers and a View linked to nodius_nodes only, by key, type and code.
+func (s *Source) SetupFirstViewForTest(ctx context.Context) error {
+	for _, a := range []struct{ name, locale string }{{AnalyzerEN, "en"}, {AnalyzerFR, "fr"}} {
+		if _, err := s.ensureAnalyzer(ctx, a.name, a.locale); err != nil {
+			return err
+		}
+	}
+	text := []string{AnalyzerEN, AnalyzerFR}
+	link := map[string]any{"includeAllFields": false, "storeValues": "none", "fields": map[string]any{
+		"graphKey": map[string]any{"analyzers": []string{"identity"}},
+		"_key":     map[string]any{"analyzers": text},
+		"type":     map[string]any{"analyzers": []string{"identity", AnalyzerEN, AnalyzerFR}},
+		"process":  map[string]any{"analyzers": text},
+	}}
+	body := map[string]any{"name": SearchView, "type": "arangosearch", "links": map[string]any{collNodes: link}}
+	_, _, err := s.call(ctx, http.MethodPost, body, "_api", "view")
+	return err
 }

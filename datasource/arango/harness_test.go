@@ -25,7 +25,9 @@ type harness struct {
 
 const testWS = "ws1"
 
-// fixture: graph g1 (workspace ws1), 5 nodes on two sheets, a chain of edges; graph
+// fixture: graph g1 (workspace ws1), 5 nodes on two sheets, a chain of edges (words
+// found only in a data value, an edge label or a sheet name: leaderboard, picker,
+// kickoff, archive); graph
 // other (workspace ws2) whose node must never be seen from ws1; graph tri
 // (workspace ws1) whose edges a traversal visiting each vertex once would miss:
 // parallel edges, a triangle, a cycle back to the first node and a self-loop.
@@ -46,17 +48,18 @@ func fixture() map[string][]map[string]any {
 		}
 	}
 	handle := func(e map[string]any, source string) map[string]any { e["sourceHandle"] = source; return e }
+	label := func(e map[string]any, l string) map[string]any { e["label"] = l; return e }
 	return map[string][]map[string]any{
 		arangotest.Graphs: {
-			{"_key": "g1", "workspace": "ws1", "name": "NBA", "description": "stats", "sheets": map[string]any{"0": "main", "1": "data"}},
+			{"_key": "g1", "workspace": "ws1", "name": "NBA", "description": "stats", "sheets": map[string]any{"0": "main", "1": "archive"}},
 			{"_key": "other", "workspace": "ws2", "name": "Secret", "sheets": map[string]any{"0": "main"}},
 			{"_key": "tri", "workspace": "ws1", "name": "Triangle", "sheets": map[string]any{"0": "main"}},
 		},
 		arangotest.Nodes: {
-			node("g1", "root", "starter", "0", "", nil),
+			node("g1", "root", "starter", "0", "", map[string]any{"fields": []any{map[string]any{"label": "Season picker", "default": 2024}}}),
 			node("g1", "fetch-api", "api-call", "0", "const r = await fetch(url)", map[string]any{"url": "https://x", "method": "GET"}),
 			node("g1", "transform", "js", "0", "return data.map(x => x)", nil),
-			node("g1", "out", "return", "0", "", nil),
+			node("g1", "out", "return", "0", "", map[string]any{"title": "Weekly leaderboard", "rows": 25, "public": true}),
 			node("g1", "side", "js", "1", "sheet one", nil),
 			node("other", "secret", "js", "0", "classified", nil),
 			node("tri", "start", "starter", "0", "", nil),
@@ -66,7 +69,7 @@ func fixture() map[string][]map[string]any {
 			node("tri", "tail", "js", "0", "", nil),
 		},
 		arangotest.Edges: {
-			edge("g1", "e1", "root", "fetch-api", "0"),
+			label(edge("g1", "e1", "root", "fetch-api", "0"), "kickoff"),
 			edge("g1", "e2", "fetch-api", "transform", "0"),
 			edge("g1", "e3", "transform", "out", "0"),
 			edge("other", "e1", "secret", "secret", "0"),

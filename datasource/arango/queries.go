@@ -1,5 +1,11 @@
 package arango
 
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
 // Collection names are constants (DESIGN.md section 2, seed 001); they are the only
 // names that ever appear inside a query string. Everything that comes from a user, a
 // model or a graph (keys, workspace, sheet, vectors) travels as a bind variable.
@@ -67,21 +73,113 @@ const (
 		`SORT score DESC LIMIT @candidates ` +
 		`FILTER n.graphKey == @gk AND score > @min LIMIT @limit RETURN {node: n, score: score}`
 
-	// Text search over the View of search.go, BM25-ranked. Every word of the
-	// question is looked for in the key, the type and the code, with both
-	// analyzers; @alt holds the lexicon's words for them (weighted below the
-	// question's own), @types the node types whose names the question matches.
-	qTextSearch = `FOR n IN nodius_nodes_search SEARCH n.graphKey == @gk AND (` +
-		`ANALYZER(BOOST(n._key IN TOKENS(@q, "nodius_text_en"), 5) OR BOOST(n.type IN TOKENS(@q, "nodius_text_en"), 2) OR n.process IN TOKENS(@q, "nodius_text_en") OR ` +
-		`BOOST(n._key IN TOKENS(@alt, "nodius_text_en"), 3) OR BOOST(n.type IN TOKENS(@alt, "nodius_text_en"), 1.2) OR BOOST(n.process IN TOKENS(@alt, "nodius_text_en"), 0.6), "nodius_text_en") OR ` +
-		`ANALYZER(BOOST(n._key IN TOKENS(@q, "nodius_text_fr"), 5) OR BOOST(n.type IN TOKENS(@q, "nodius_text_fr"), 2) OR n.process IN TOKENS(@q, "nodius_text_fr"), "nodius_text_fr") OR ` +
-		`BOOST(n.type IN @types, 2)) ` +
-		`LET score = BM25(n) SORT score DESC, n._key LIMIT @limit RETURN {node: n, score: score}`
-
 	// Embeddings of one graph's nodes, stored with the hash of the text they came from.
 	qSetEmbeddings = `FOR u IN @updates UPDATE {_key: u.key} WITH {embedding: u.vector, embeddingHash: u.hash} ` +
 		`IN nodius_nodes OPTIONS {ignoreErrors: true, mergeObjects: false} RETURN {key: NEW._key}`
+
+	// The paths of a graph's node data that hold text, most common first: the
+	// View indexes every field of data, but a search must name the fields it
+	// looks in (ArangoSearch has no "any field under data"). Paths go two levels
+	// down (data.url, data.headers.accept, data.fields[*].label: arrays are
+	// indexed as their elements); a field whose value is a string or holds one
+	// counts. The scan runs on the server and sends back at most @max paths.
+	qDataPaths = `FOR n IN nodius_nodes FILTER n.graphKey == @gk AND IS_OBJECT(n.data) ` +
+		`FOR k IN ATTRIBUTES(n.data) LET v = n.data[k] ` +
+		`LET objs = IS_OBJECT(v) ? [v] : (IS_ARRAY(v) ? v[* FILTER IS_OBJECT(CURRENT)] : []) ` +
+		`LET top = (IS_STRING(v) OR (IS_ARRAY(v) AND LENGTH(v[* FILTER IS_STRING(CURRENT)]) > 0)) ? [[k]] : [] ` +
+		`LET inner = (FOR o IN objs FOR k2 IN ATTRIBUTES(o) LET w = o[k2] ` +
+		`FILTER IS_STRING(w) OR (IS_ARRAY(w) AND LENGTH(w[* FILTER IS_STRING(CURRENT)]) > 0) RETURN [k, k2]) ` +
+		`FOR p IN APPEND(top, inner, true) COLLECT path = p WITH COUNT INTO c SORT c DESC, path LIMIT @max RETURN path`
 )
+
+// qTextSearch is the text search over the View of search.go, BM25-ranked, in one
+// round trip. It is a fixed string, built once from constants (see textSearchQuery).
+var qTextSearch = textSearchQuery()
+
+// maxDataPaths is how many data fields one text search looks in: the query names
+// each one through a bind variable (@d0 … @d15), bound to a path of the graph's
+// data or, when the graph has fewer, to a field nothing indexes.
+const maxDataPaths = 16
+
+// The weights of the fields. The in-process index (datasource/search) weighs each
+// field inside BM25F's saturation (w·tf / (k1 + w·tf)): the key 5, the type and its
+// name 2, code 1, data values 0.7, edge labels and the sheet's name 0.5. ArangoDB
+// scores each field with its own BM25 and a BOOST multiplies that score, so the
+// boosts here are those weights once saturated, for one occurrence at the average
+// length, relative to code: what one matching word of each field adds in process.
+// A word of the lexicon (@alt) scores 0.6 of the question's own word, as in process.
+var (
+	wKey, wType, wProcess = boost(5), boost(2), boost(1)
+	wData, wEdge, wSheet  = boost(0.7), boost(0.5), boost(0.5)
+)
+
+const (
+	wAlt = 0.6
+	k1   = 1.2 // BM25's, in process and ArangoDB's default
+)
+
+// boost is the in-process field weight w as a BOOST (see above), to two decimals.
+func boost(w float64) float64 { return round2(w / (k1 + w) * (k1 + 1)) }
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// textSearchQuery builds qTextSearch. Nodes match by their key, type, code and
+// data values (every word of the question with both analyzers; the lexicon's words
+// in English, weighted below), by a type the question names (@types) or a sheet it
+// names (@sheets, matched in process against the graph's sheet names). Edges of
+// the graph match by their label, and credit both their ends, as the in-process
+// index counts a node's edge labels as its own. The two rankings are summed per
+// node; the ends of an edge are read by id and kept only when they belong to the
+// graph. Only collection, View and analyzer names are in the text.
+func textSearchQuery() string {
+	f := func(x float64) string { return strconv.FormatFloat(round2(x), 'f', -1, 64) }
+	in := func(field, words, analyzer string, w float64) string {
+		c := field + ` IN TOKENS(` + words + `, "` + analyzer + `")`
+		if w == 1 {
+			return c
+		}
+		return `BOOST(` + c + `, ` + f(w) + `)`
+	}
+	var en, fr []string
+	for _, fw := range []struct {
+		field string
+		w     float64
+	}{{"n._key", wKey}, {"n.type", wType}, {"n.process", wProcess}} {
+		en = append(en, in(fw.field, "@q", "nodius_text_en", fw.w))
+		fr = append(fr, in(fw.field, "@q", "nodius_text_fr", fw.w))
+	}
+	for _, fw := range []struct {
+		field string
+		w     float64
+	}{{"n._key", wKey}, {"n.type", wType}, {"n.process", wProcess}} {
+		en = append(en, in(fw.field, "@alt", "nodius_text_en", fw.w*wAlt))
+	}
+	for i := range maxDataPaths {
+		d := "n.@d" + strconv.Itoa(i)
+		en = append(en, in(d, "@q", "nodius_text_en", wData), in(d, "@alt", "nodius_text_en", wData*wAlt))
+		fr = append(fr, in(d, "@q", "nodius_text_fr", wData))
+	}
+	var b strings.Builder
+	// The graph filter scores nothing (BOOST 0): its BM25 would be the same for
+	// every node of the graph, but not for a node credited by an edge too.
+	b.WriteString(`LET nodeHits = (FOR n IN nodius_nodes_search SEARCH BOOST(n.graphKey == @gk, 0) AND (`)
+	b.WriteString(`ANALYZER(` + strings.Join(en, ` OR `) + `, "nodius_text_en") OR `)
+	b.WriteString(`ANALYZER(` + strings.Join(fr, ` OR `) + `, "nodius_text_fr") OR `)
+	b.WriteString(`BOOST(n.type IN @types, ` + f(wType) + `) OR BOOST(n.sheet IN @sheets, ` + f(wSheet) + `)) `)
+	b.WriteString(`OPTIONS {collections: ["nodius_nodes"]} `)
+	b.WriteString(`LET score = BM25(n) SORT score DESC, n._key LIMIT @limit RETURN {id: n._id, score: score}) `)
+	b.WriteString(`LET edgeHits = (FOR e IN nodius_nodes_search SEARCH BOOST(e.graphKey == @gk, 0) AND (`)
+	b.WriteString(`ANALYZER(` + in("e.label", "@q", "nodius_text_en", 1) + ` OR ` + in("e.label", "@alt", "nodius_text_en", wAlt) + `, "nodius_text_en") OR `)
+	b.WriteString(`ANALYZER(` + in("e.label", "@q", "nodius_text_fr", 1) + `, "nodius_text_fr")) `)
+	b.WriteString(`OPTIONS {collections: ["nodius_edges"]} `)
+	b.WriteString(`LET escore = BM25(e) * ` + f(wEdge) + ` SORT escore DESC, e._key LIMIT @limit `)
+	b.WriteString(`FOR endID IN UNIQUE([e._from, e._to]) RETURN {id: endID, score: escore}) `)
+	// Each name is declared once in the whole query, subqueries included.
+	b.WriteString(`FOR h IN APPEND(nodeHits, edgeHits) COLLECT hid = h.id AGGREGATE total = SUM(h.score) `)
+	b.WriteString(`LET node = DOCUMENT(hid) FILTER node != null AND IS_SAME_COLLECTION("nodius_nodes", node) AND node.graphKey == @gk `)
+	b.WriteString(`SORT total DESC, node._key LIMIT @limit RETURN {node: node, score: total}`)
+	return b.String()
+}
 
 // The parts the three neighbourhood queries share.
 const (
@@ -98,6 +196,6 @@ func Queries() []string {
 		qTraverseAny, qTraverseIn, qTraverseOut,
 		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
 		qVectorExact, qVectorApprox, qSetEmbeddings, qTextSearch,
-		qThreadsSince, qThread, qThreadUpsert,
+		qThreadsSince, qThread, qThreadUpsert, qDataPaths,
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/arangodb/go-driver/v2/arangodb"
+
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/search"
 )
@@ -30,12 +32,18 @@ func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, 
 	if err == nil {
 		s.checkedMu.Lock()
 		if s.checked == nil {
-			s.checked = map[string]time.Time{}
+			s.checked = map[string]checkedGraph{}
 		}
-		s.checked[graphKey] = time.Now()
+		s.checked[graphKey] = checkedGraph{at: time.Now(), graph: g}
 		s.checkedMu.Unlock()
 	}
 	return g, err
+}
+
+// checkedGraph is a graph document that passed the workspace check, and when.
+type checkedGraph struct {
+	at    time.Time
+	graph datasource.Graph
 }
 
 // checkFresh is how long a passed workspace check is trusted by reads: long enough
@@ -46,14 +54,20 @@ const checkFresh = 2 * time.Second
 // checkRead is the workspace check of a read: the graph query, unless the graph
 // passed it less than checkFresh ago.
 func (s *Source) checkRead(ctx context.Context, graphKey string) error {
-	s.checkedMu.Lock()
-	at, ok := s.checked[graphKey]
-	s.checkedMu.Unlock()
-	if ok && time.Since(at) < checkFresh {
-		return nil
-	}
-	_, err := s.Graph(ctx, graphKey)
+	_, err := s.graphFresh(ctx, graphKey)
 	return err
+}
+
+// graphFresh is the graph document as the workspace check read it, read again
+// when that was checkFresh ago or more.
+func (s *Source) graphFresh(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	s.checkedMu.Lock()
+	c, ok := s.checked[graphKey]
+	s.checkedMu.Unlock()
+	if ok && time.Since(c.at) < checkFresh {
+		return c.graph, nil
+	}
+	return s.Graph(ctx, graphKey)
 }
 
 // Nodes lists a graph's nodes (of one sheet when sheet is not empty).
@@ -66,12 +80,17 @@ func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasourc
 
 // nodes reads nodes without the workspace check (the caller has made it).
 func (s *Source) nodes(ctx context.Context, graphKey, sheet string) ([]datasource.Node, error) {
+	return s.nodesOn(ctx, s.db, graphKey, sheet)
+}
+
+// nodesOn is nodes read on db (see queryOn).
+func (s *Source) nodesOn(ctx context.Context, db arangodb.DatabaseQuery, graphKey, sheet string) ([]datasource.Node, error) {
 	q, bind := qNodes, map[string]any{"gk": graphKey}
 	if sheet != "" {
 		q, bind["sheet"] = qNodesSheet, sheet
 	}
 	out := []datasource.Node{}
-	err := s.query(ctx, q, bind, func(raw json.RawMessage) error {
+	err := s.queryOn(ctx, db, q, bind, func(raw json.RawMessage) error {
 		n, err := decodeNode(graphKey, raw)
 		if err != nil {
 			return err
@@ -94,12 +113,17 @@ func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasourc
 }
 
 func (s *Source) edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
+	return s.edgesOn(ctx, s.db, graphKey, sheet)
+}
+
+// edgesOn is edges read on db (see queryOn).
+func (s *Source) edgesOn(ctx context.Context, db arangodb.DatabaseQuery, graphKey, sheet string) ([]datasource.Edge, error) {
 	q, bind := qEdges, map[string]any{"gk": graphKey}
 	if sheet != "" {
 		q, bind["sheet"] = qEdgesSheet, sheet
 	}
 	out := []datasource.Edge{}
-	err := s.query(ctx, q, bind, func(raw json.RawMessage) error {
+	err := s.queryOn(ctx, db, q, bind, func(raw json.RawMessage) error {
 		e, err := decodeEdge(graphKey, raw)
 		if err != nil {
 			return err
@@ -122,7 +146,12 @@ func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource
 }
 
 func (s *Source) node(ctx context.Context, graphKey, nodeKey string) (datasource.Node, error) {
-	docs, err := queryAll[json.RawMessage](ctx, s, qNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "gk": graphKey})
+	return s.nodeOn(ctx, s.db, graphKey, nodeKey)
+}
+
+// nodeOn is node read on db (see queryOn).
+func (s *Source) nodeOn(ctx context.Context, db arangodb.DatabaseQuery, graphKey, nodeKey string) (datasource.Node, error) {
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "gk": graphKey})
 	if err != nil {
 		return datasource.Node{}, s.classify(err, "read node "+nodeKey)
 	}

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/arangodb/go-driver/v2/arangodb/shared"
 	"github.com/arangodb/go-driver/v2/connection"
@@ -30,13 +32,30 @@ import (
 // pipeline analyzers (3.8+), where inverted indexes need 3.10. The ranking is the
 // same (both are ArangoSearch, with BM25).
 //
-// What is indexed mirrors the in-process index (datasource/search) where a node
-// document allows it: the key (its words, so fetch-api and fetch_api match "fetch
-// api"), the type, and the process code (its identifiers and string literals). Type
-// display names, descriptions and categories live in nodius_node_config: the
-// question is matched against them here (search.MatchingTypes) and the types found
-// are sent along, to be boosted. Data values, edge labels and sheet names are only
-// searched by the in-process ranking, which stays the fallback.
+// What is indexed mirrors the in-process index (datasource/search), field by field
+// and with its weights:
+//   - on nodius_nodes: the key (its words, so fetch-api and fetch_api match "fetch
+//     api"), the type, the process code (its identifiers and string literals) and
+//     every text value of data (includeAllFields under data; numbers and booleans
+//     are indexed as they are and never match a word). A search must name the
+//     fields it looks in, so the graph's most common data paths are read first
+//     (qDataPaths, on the server, kept a few minutes) and bound to the query;
+//   - on nodius_edges, in the same View: the label. An edge that matches credits
+//     both its ends, as the in-process index counts a node's edge labels as its own;
+//   - the sheet id, unanalysed. Sheet names live in the graph document, read for
+//     the workspace check anyway: the question is matched against them here
+//     (search.MatchingSheets) and the sheets found are sent along, to be boosted.
+//
+// Type display names, descriptions and categories live in nodius_node_config: the
+// question is matched against them here too (search.MatchingTypes) and the types
+// found are sent along. One View for both collections: one setup, one check that
+// it is ready, one thing to drop.
+//
+// Where it differs from the in-process ranking: data is searched in its text
+// values at most two levels down and in the graph's maxDataPaths most common
+// fields (the in-process index reads the whole of data, keys and numbers
+// included); the analyzers stem with Snowball as the in-process index does, but
+// tokenize with ICU, and BM25 is ArangoDB's (per field, summed) rather than BM25F.
 //
 // The View is created by `nodius-ai arango setup` (SetupSearch), never silently on
 // first use: it changes a shared database and needs write rights there. When it is
@@ -52,14 +71,29 @@ const (
 	AnalyzerFR = "nodius_text_fr"
 )
 
-// searchFields are the node fields the View indexes, with their analyzers.
-func searchFields() map[string][]string {
+// field is what the View indexes of one attribute: its analyzers and, for data,
+// every attribute below it.
+type field struct {
+	analyzers []string
+	all       bool // includeAllFields: every sub-attribute, with the same analyzers
+}
+
+// searchFields are the fields the View indexes, by linked collection.
+func searchFields() map[string]map[string]field {
 	text := []string{AnalyzerEN, AnalyzerFR}
-	return map[string][]string{
-		"graphKey": {"identity"}, // the graph filter
-		"_key":     text,
-		"type":     {"identity", AnalyzerEN, AnalyzerFR}, // identity: the types a question names
-		"process":  text,
+	return map[string]map[string]field{
+		collNodes: {
+			"graphKey": {analyzers: []string{"identity"}}, // the graph filter
+			"_key":     {analyzers: text},
+			"type":     {analyzers: []string{"identity", AnalyzerEN, AnalyzerFR}}, // identity: the types a question names
+			"process":  {analyzers: text},
+			"data":     {analyzers: text, all: true},
+			"sheet":    {analyzers: []string{"identity"}}, // the sheets a question names
+		},
+		collEdges: {
+			"graphKey": {analyzers: []string{"identity"}},
+			"label":    {analyzers: text},
+		},
 	}
 }
 
@@ -80,13 +114,21 @@ func analyzerDef(name, locale string) map[string]any {
 	}
 }
 
-// viewLink is the View's link to nodius_nodes.
-func viewLink() map[string]any {
-	fields := map[string]any{}
-	for f, an := range searchFields() {
-		fields[f] = map[string]any{"analyzers": an}
+// viewLinks are the View's links, one per indexed collection.
+func viewLinks() map[string]any {
+	links := map[string]any{}
+	for coll, fs := range searchFields() {
+		fields := map[string]any{}
+		for name, f := range fs {
+			def := map[string]any{"analyzers": f.analyzers}
+			if f.all {
+				def["includeAllFields"] = true
+			}
+			fields[name] = def
+		}
+		links[coll] = map[string]any{"includeAllFields": false, "storeValues": "none", "fields": fields}
 	}
-	return map[string]any{"includeAllFields": false, "storeValues": "none", "fields": fields}
+	return links
 }
 
 // DescribeDatabase names the database and server, without the user or password:
@@ -101,14 +143,24 @@ type SetupStep struct {
 	Kind  string // "analyzer" or "view"
 	Name  string
 	State string // "created", "already there", "updated"
+	// Added lists what an update added to a View of an older setup ("data values
+	// of nodius_nodes", …).
+	Added []string
 }
 
-func (s SetupStep) String() string { return s.Kind + " " + s.Name + ": " + s.State }
+func (s SetupStep) String() string {
+	out := s.Kind + " " + s.Name + ": " + s.State
+	if len(s.Added) > 0 {
+		out += " (now also indexes " + strings.Join(s.Added, ", ") + ")"
+	}
+	return out
+}
 
 // SetupSearch creates what text search in ArangoDB needs, or finds it already
 // there: the two analyzers and the View. Running it again changes nothing; a View
-// of an older setup whose link lacks a field is updated. It needs the right to
-// create analyzers and Views in the database.
+// of an older setup that lacks a link or a field (the first version indexed only
+// the key, type and code of nodes) is updated, and the step says what it added.
+// It needs the right to create analyzers and Views in the database.
 func (s *Source) SetupSearch(ctx context.Context) ([]SetupStep, error) {
 	var steps []SetupStep
 	for _, a := range []struct{ name, locale string }{{AnalyzerEN, "en"}, {AnalyzerFR, "fr"}} {
@@ -151,7 +203,7 @@ func (s *Source) ensureView(ctx context.Context) (SetupStep, error) {
 		return step, s.classify(err, "read the view "+SearchView)
 	}
 	if !found {
-		body := map[string]any{"name": SearchView, "type": "arangosearch", "links": map[string]any{collNodes: viewLink()}}
+		body := map[string]any{"name": SearchView, "type": "arangosearch", "links": viewLinks()}
 		_, _, err := s.call(ctx, http.MethodPost, body, "_api", "view")
 		if err == nil {
 			step.State = "created"
@@ -169,15 +221,17 @@ func (s *Source) ensureView(ctx context.Context) (SetupStep, error) {
 		return step, &fault.Error{Code: fault.InvalidRequest,
 			Message: fmt.Sprintf("database %q has a view named %s of type %s — drop it (it is only used by text search) and run nodius-ai arango setup again", s.cfg.Database, SearchView, props.Type)}
 	}
-	if props.linked() {
+	missing := props.missing()
+	if len(missing) == 0 {
 		step.State = "already there"
 		return step, nil
 	}
-	body := map[string]any{"links": map[string]any{collNodes: viewLink()}}
+	// PATCH replaces the links it names and keeps the View's other links.
+	body := map[string]any{"links": viewLinks()}
 	if _, _, err := s.call(ctx, http.MethodPatch, body, "_api", "view", SearchView, "properties"); err != nil {
 		return step, s.classify(err, "update the view "+SearchView)
 	}
-	step.State = "updated"
+	step.State, step.Added = "updated", missing
 	return step, nil
 }
 
@@ -190,38 +244,67 @@ func cmpErr(err error, otherwise string) error {
 
 // viewProps is what SearchReady and SetupSearch read of the View.
 type viewProps struct {
-	Type  string `json:"type"`
-	Links map[string]struct {
-		Fields map[string]struct {
-			Analyzers []string `json:"analyzers"`
-		} `json:"fields"`
-	} `json:"links"`
+	Type  string               `json:"type"`
+	Links map[string]linkProps `json:"links"`
 }
 
-// linked reports whether the View indexes every field the search query uses, with
-// the analyzers it uses.
-func (p viewProps) linked() bool {
-	link, ok := p.Links[collNodes]
-	if !ok {
-		return false
+// linkProps is a link, or one field of it (the structure is recursive).
+type linkProps struct {
+	Analyzers        []string             `json:"analyzers"`
+	IncludeAllFields bool                 `json:"includeAllFields"`
+	Fields           map[string]linkProps `json:"fields"`
+}
+
+// missing names what the View lacks of what the search query uses (fields, their
+// analyzers, data's sub-attributes), for the setup's report; none means ready.
+func (p viewProps) missing() []string {
+	var out []string
+	what := func(coll, f string) string {
+		switch {
+		case coll == collEdges:
+			return "edge labels"
+		case f == "data":
+			return "data values"
+		case f == "sheet":
+			return "sheets"
+		}
+		return f + " of " + coll
 	}
-	for f, want := range searchFields() {
-		got, ok := link.Fields[f]
-		if !ok {
+	colls := []string{collNodes, collEdges}
+	for _, coll := range colls {
+		fs := searchFields()[coll]
+		names := make([]string, 0, len(fs))
+		for f := range fs {
+			names = append(names, f)
+		}
+		slices.Sort(names)
+		link, linked := p.Links[coll]
+		for _, f := range names {
+			want := fs[f]
+			got, ok := link.Fields[f]
+			if !linked || !ok || want.all && !got.IncludeAllFields || !hasAnalyzers(got.Analyzers, want.analyzers) {
+				if w := what(coll, f); !slices.Contains(out, w) {
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// hasAnalyzers reports whether got names every analyzer of want. Analyzers may
+// come back qualified by their database ("db::name").
+func hasAnalyzers(got, want []string) bool {
+	names := make([]string, len(got))
+	for i, a := range got {
+		if _, short, ok := strings.Cut(a, "::"); ok {
+			a = short
+		}
+		names[i] = a
+	}
+	for _, a := range want {
+		if !slices.Contains(names, a) {
 			return false
-		}
-		names := make([]string, len(got.Analyzers))
-		for i, a := range got.Analyzers {
-			// Analyzers may come back qualified by their database ("db::name").
-			if _, short, ok := strings.Cut(a, "::"); ok {
-				a = short
-			}
-			names[i] = a
-		}
-		for _, a := range want {
-			if !slices.Contains(names, a) {
-				return false
-			}
 		}
 	}
 	return true
@@ -285,7 +368,7 @@ func (s *Source) SearchReady(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, s.classify(err, "look for the search view "+SearchView)
 	}
-	ready := found && p.linked()
+	ready := found && len(p.missing()) == 0
 	s.searchReady = &ready
 	return ready, nil
 }
@@ -328,14 +411,30 @@ func (s *Source) textSearch(ctx context.Context, graphKey, query string, limit i
 	if err != nil {
 		return nil, err
 	}
+	g, err := s.graphFresh(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
 	types := search.MatchingTypes(query, configs)
-	if q.Empty() && len(types) == 0 {
+	sheets := search.MatchingSheets(query, g.Sheets)
+	if q.Empty() && len(types) == 0 && len(sheets) == 0 {
 		return []datasource.ScoredNode{}, nil
 	}
-	if types == nil {
-		types = []string{}
+	var paths [][]string
+	if !q.Empty() {
+		if paths, err = s.dataPathsFresh(ctx, graphKey); err != nil {
+			return nil, s.classify(err, "read the data fields of graph "+graphKey)
+		}
 	}
-	bind := map[string]any{"gk": graphKey, "q": search.Join(q.Words), "alt": search.Join(q.Alt), "types": types, "limit": limit}
+	bind := map[string]any{"gk": graphKey, "q": search.Join(q.Words), "alt": search.Join(q.Alt),
+		"types": orNone(types), "sheets": orNone(sheets), "limit": limit}
+	for i := range maxDataPaths {
+		p := []string{unindexedField} // a slot without a path looks where nothing is
+		if i < len(paths) {
+			p = append([]string{"data"}, paths[i]...)
+		}
+		bind["d"+strconv.Itoa(i)] = p
+	}
 	out := []datasource.ScoredNode{}
 	err = s.query(ctx, qTextSearch, bind, func(raw json.RawMessage) error {
 		var row struct {
@@ -360,4 +459,47 @@ func (s *Source) textSearch(ctx context.Context, graphKey, query string, limit i
 		return nil, s.classify(err, "search the nodes of graph "+graphKey)
 	}
 	return out, nil
+}
+
+// unindexedField is a top-level attribute the View does not index: a data slot of
+// the search query bound to it matches nothing.
+const unindexedField = "nodiusAiUnindexed"
+
+func orNone(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// dataPathsTTL is how long a graph's data paths are kept: a field that appears
+// in the graph's data is searched at most this late. Reading them scans the
+// graph's nodes on the server (only the paths travel), once per question at most.
+const dataPathsTTL = 5 * time.Minute
+
+type checkedPaths struct {
+	at    time.Time
+	paths [][]string
+}
+
+// dataPathsFresh returns the graph's most common data paths holding text (at most
+// maxDataPaths, relative to data), read again after dataPathsTTL.
+func (s *Source) dataPathsFresh(ctx context.Context, graphKey string) ([][]string, error) {
+	s.dataPathsMu.Lock()
+	c, ok := s.dataPaths[graphKey]
+	s.dataPathsMu.Unlock()
+	if ok && time.Since(c.at) < dataPathsTTL {
+		return c.paths, nil
+	}
+	paths, err := queryAll[[]string](ctx, s, qDataPaths, map[string]any{"gk": graphKey, "max": maxDataPaths})
+	if err != nil {
+		return nil, err
+	}
+	s.dataPathsMu.Lock()
+	defer s.dataPathsMu.Unlock()
+	if s.dataPaths == nil {
+		s.dataPaths = map[string]checkedPaths{}
+	}
+	s.dataPaths[graphKey] = checkedPaths{at: time.Now(), paths: paths}
+	return paths, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,8 +139,8 @@ func stepStrings(steps []arango.SetupStep) []string {
 	return out
 }
 
-// A text search sends one fixed query, with the question only in bind variables,
-// and never reads the whole graph.
+// A text search sends fixed queries only, with the question, the data paths, the
+// sheets and the types in bind variables, and never reads the whole graph.
 func TestTextSearchSendsOnlyTheFixedQuery(t *testing.T) {
 	t.Parallel()
 	h := fakeOnly(t)
@@ -147,7 +148,11 @@ func TestTextSearchSendsOnlyTheFixedQuery(t *testing.T) {
 	if _, err := h.src.SetupSearch(ctx); err != nil {
 		t.Fatal(err)
 	}
-	evil := `fetch" OR true OR "' RETURN 1 //`
+	// A data key and a sheet name shaped like AQL reach the server only as values.
+	evilKey := `x" OR true RETURN 1 //`
+	h.fake.Update(arangotest.Nodes, "g1-side", map[string]any{"data": map[string]any{evilKey: "archived sidebar"}})
+	h.fake.Update(arangotest.Graphs, "g1", map[string]any{"sheets": map[string]any{"0": "main", "1": `archive" RETURN 2 //`}})
+	evil := `fetch" OR true OR "' RETURN 1 // archive`
 	before := len(h.fake.Queries())
 	if _, err := h.src.TextSearch(ctx, "g1", evil, 7); err != nil {
 		t.Fatal(err)
@@ -160,20 +165,28 @@ func TestTextSearchSendsOnlyTheFixedQuery(t *testing.T) {
 		t.Errorf("queries outside the fixed set: %q", u)
 	}
 	var search []arangotest.Sent
+	paths := 0
 	for _, q := range sent {
 		switch q.Query {
 		case arango.QTextSearch:
 			search = append(search, q)
+		case arango.QDataPaths:
+			paths++
 		case arango.QGraph, arango.QConfigs:
 		default:
-			t.Errorf("text search sent %.60q…, want only the graph check, the configs and the search", q.Query)
+			t.Errorf("text search sent %.60q…, want only the graph check, the configs, the data paths and the search", q.Query)
 		}
-		if strings.Contains(q.Query, "RETURN 1") || strings.Contains(q.Query, "fetch") {
-			t.Errorf("the question is inside the query text: %s", q.Query)
+		for _, w := range []string{"RETURN 1", "RETURN 2", "fetch", "archive", "sidebar"} {
+			if strings.Contains(q.Query, w) {
+				t.Errorf("%q is inside the query text: %s", w, q.Query)
+			}
 		}
 	}
 	if len(search) != 2 {
 		t.Fatalf("%d search queries, want 2", len(search))
+	}
+	if paths != 1 {
+		t.Errorf("data paths read %d times for two questions, want once (kept)", paths)
 	}
 	b := search[0].BindVars
 	if b["gk"] != "g1" || b["limit"] != float64(7) || !strings.Contains(b["q"].(string), "fetch") {
@@ -181,6 +194,27 @@ func TestTextSearchSendsOnlyTheFixedQuery(t *testing.T) {
 	}
 	if strings.ContainsAny(b["q"].(string), `"'/`) {
 		t.Errorf("q = %q: the question's punctuation reached the server", b["q"])
+	}
+	if s, _ := b["sheets"].([]any); len(s) != 1 || s[0] != "1" {
+		t.Errorf("sheets = %#v, want the id of the sheet the question names", b["sheets"])
+	}
+	// The data paths are bound as attribute paths: the graph's, most common first,
+	// then a field nothing indexes.
+	var bound []string
+	for i := range 16 {
+		p, ok := b["d"+strconv.Itoa(i)].([]any)
+		if !ok || len(p) == 0 {
+			t.Fatalf("d%d = %#v, want an attribute path", i, b["d"+strconv.Itoa(i)])
+		}
+		parts := make([]string, len(p))
+		for j, x := range p {
+			parts[j] = x.(string)
+		}
+		bound = append(bound, strings.Join(parts, "."))
+	}
+	want := []string{"data.fields.label", "data.method", "data.title", "data.url", "data." + evilKey}
+	if !slices.Equal(bound[:len(want)], want) || bound[len(want)] != "nodiusAiUnindexed" || bound[15] != "nodiusAiUnindexed" {
+		t.Errorf("data paths bound = %q, want %q then unindexed slots", bound, want)
 	}
 	if b := search[1].BindVars; b["q"] != "fetch api fetchapi" {
 		t.Errorf("q = %q, want the words and their joined form", b["q"])

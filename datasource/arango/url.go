@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nodius/nodius-ai/internal/fault"
 )
@@ -36,6 +37,9 @@ type Config struct {
 	// MaxResultBytes bounds one answer of the server, a cursor batch or a document
 	// (0: DefaultMaxResultBytes; config key max_arango_result_bytes).
 	MaxResultBytes int
+	// LockWait bounds how long applying an action waits for another writer holding
+	// the graph collections (0: DefaultLockWait; config key graph_lock_wait).
+	LockWait time.Duration
 }
 
 // DefaultMaxResultBytes bounds one ArangoDB answer when the config sets nothing.

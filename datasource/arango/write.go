@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/arangodb/go-driver/v2/arangodb"
+
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -31,6 +33,11 @@ func (s *Source) CreateNode(ctx context.Context, graphKey string, n datasource.N
 	if _, err := s.Graph(ctx, graphKey); err != nil {
 		return datasource.Node{}, err
 	}
+	return s.createNode(ctx, s.db, graphKey, n)
+}
+
+// createNode is CreateNode on db (see queryOn), the workspace checked.
+func (s *Source) createNode(ctx context.Context, db arangodb.DatabaseQuery, graphKey string, n datasource.Node) (datasource.Node, error) {
 	if n.Key == "" {
 		k, err := newKey("node_")
 		if err != nil {
@@ -42,7 +49,7 @@ func (s *Source) CreateNode(ctx context.Context, graphKey string, n datasource.N
 	if err != nil {
 		return datasource.Node{}, err
 	}
-	docs, err := queryAll[json.RawMessage](ctx, s, qInsertNode, map[string]any{"doc": doc})
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qInsertNode, map[string]any{"doc": doc})
 	if err != nil {
 		if isConflict(err) {
 			return datasource.Node{}, &fault.Error{Code: fault.InvalidRequest, Status: 409, Err: err,
@@ -62,7 +69,16 @@ func (s *Source) UpdateNode(ctx context.Context, graphKey, nodeKey string, chang
 	if len(changes) == 0 {
 		return s.Node(ctx, graphKey, nodeKey)
 	}
-	cur, err := s.Node(ctx, graphKey, nodeKey)
+	if err := s.checkRead(ctx, graphKey); err != nil {
+		return datasource.Node{}, err
+	}
+	return s.updateNode(ctx, s.db, graphKey, nodeKey, changes)
+}
+
+// updateNode is UpdateNode on db (see queryOn), the workspace checked: the node is
+// read there, the changes merged into it, and the changed top-level fields written.
+func (s *Source) updateNode(ctx context.Context, db arangodb.DatabaseQuery, graphKey, nodeKey string, changes map[string]any) (datasource.Node, error) {
+	cur, err := s.nodeOn(ctx, db, graphKey, nodeKey)
 	if err != nil {
 		return datasource.Node{}, err
 	}
@@ -92,7 +108,7 @@ func (s *Source) UpdateNode(ctx context.Context, graphKey, nodeKey string, chang
 		}
 		patch[top] = doc[top]
 	}
-	docs, err := queryAll[json.RawMessage](ctx, s, qUpdateNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "patch": patch})
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qUpdateNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "patch": patch})
 	if err != nil {
 		if isDocNotFound(err) {
 			return datasource.Node{}, &datasource.NotFoundError{Kind: "node", Key: nodeKey}
@@ -127,7 +143,12 @@ func (s *Source) MoveNode(ctx context.Context, graphKey, nodeKey string, posX, p
 	if _, err := s.Graph(ctx, graphKey); err != nil {
 		return err
 	}
-	docs, err := queryAll[json.RawMessage](ctx, s, qUpdateNode, map[string]any{
+	return s.moveNode(ctx, s.db, graphKey, nodeKey, posX, posY)
+}
+
+// moveNode is MoveNode on db (see queryOn), the workspace checked.
+func (s *Source) moveNode(ctx context.Context, db arangodb.DatabaseQuery, graphKey, nodeKey string, posX, posY float64) error {
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qUpdateNode, map[string]any{
 		"key": compositeKey(graphKey, nodeKey), "patch": map[string]any{"posX": posX, "posY": posY}})
 	if err != nil {
 		if isDocNotFound(err) {
@@ -143,12 +164,20 @@ func (s *Source) MoveNode(ctx context.Context, graphKey, nodeKey string, posX, p
 
 // DeleteNode removes the node and its edges in one query, and returns the edges.
 func (s *Source) DeleteNode(ctx context.Context, graphKey, nodeKey string) ([]datasource.Edge, error) {
-	if _, err := s.Node(ctx, graphKey, nodeKey); err != nil {
+	if err := s.checkRead(ctx, graphKey); err != nil {
 		return nil, err
 	}
-	rows, err := queryAll[struct {
+	return s.deleteNode(ctx, s.db, graphKey, nodeKey)
+}
+
+// deleteNode is DeleteNode on db (see queryOn), the workspace checked.
+func (s *Source) deleteNode(ctx context.Context, db arangodb.DatabaseQuery, graphKey, nodeKey string) ([]datasource.Edge, error) {
+	if _, err := s.nodeOn(ctx, db, graphKey, nodeKey); err != nil {
+		return nil, err
+	}
+	rows, err := queryAllOn[struct {
 		Removed []json.RawMessage `json:"removed"`
-	}](ctx, s, qDeleteNode, map[string]any{"id": nodeID(graphKey, nodeKey), "key": compositeKey(graphKey, nodeKey)})
+	}](ctx, s, db, qDeleteNode, map[string]any{"id": nodeID(graphKey, nodeKey), "key": compositeKey(graphKey, nodeKey)})
 	if err != nil {
 		if isDocNotFound(err) {
 			return nil, &datasource.NotFoundError{Kind: "node", Key: nodeKey}
@@ -173,8 +202,13 @@ func (s *Source) CreateEdge(ctx context.Context, graphKey string, e datasource.E
 	if _, err := s.Graph(ctx, graphKey); err != nil {
 		return datasource.Edge{}, err
 	}
+	return s.createEdge(ctx, s.db, graphKey, e)
+}
+
+// createEdge is CreateEdge on db (see queryOn), the workspace checked.
+func (s *Source) createEdge(ctx context.Context, db arangodb.DatabaseQuery, graphKey string, e datasource.Edge) (datasource.Edge, error) {
 	for _, end := range []string{e.Source, e.Target} {
-		if _, err := s.node(ctx, graphKey, end); err != nil {
+		if _, err := s.nodeOn(ctx, db, graphKey, end); err != nil {
 			return datasource.Edge{}, err
 		}
 	}
@@ -189,7 +223,7 @@ func (s *Source) CreateEdge(ctx context.Context, graphKey string, e datasource.E
 	if err != nil {
 		return datasource.Edge{}, err
 	}
-	docs, err := queryAll[json.RawMessage](ctx, s, qInsertEdge, map[string]any{"doc": doc})
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qInsertEdge, map[string]any{"doc": doc})
 	if err != nil {
 		if isConflict(err) {
 			return datasource.Edge{}, &fault.Error{Code: fault.InvalidRequest, Status: 409, Err: err,
@@ -208,7 +242,12 @@ func (s *Source) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error
 	if _, err := s.Graph(ctx, graphKey); err != nil {
 		return err
 	}
-	_, err := queryAll[json.RawMessage](ctx, s, qDeleteEdge, map[string]any{"key": compositeKey(graphKey, edgeKey)})
+	return s.deleteEdge(ctx, s.db, graphKey, edgeKey)
+}
+
+// deleteEdge is DeleteEdge on db (see queryOn), the workspace checked.
+func (s *Source) deleteEdge(ctx context.Context, db arangodb.DatabaseQuery, graphKey, edgeKey string) error {
+	_, err := queryAllOn[json.RawMessage](ctx, s, db, qDeleteEdge, map[string]any{"key": compositeKey(graphKey, edgeKey)})
 	if err != nil {
 		if isDocNotFound(err) {
 			return &datasource.NotFoundError{Kind: "edge", Key: edgeKey}

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"sort"
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -81,6 +82,34 @@ func MatchingTypes(query string, configs []datasource.NodeConfig) []string {
 	out := make([]string, 0, len(hits))
 	for _, h := range hits {
 		out = append(out, configs[h.Index].Key)
+	}
+	return out
+}
+
+// maxMatchedSheets bounds the sheets a question is taken to name.
+const maxMatchedSheets = 16
+
+// MatchingSheets returns the ids of the sheets whose name the question matches,
+// best first, analysed as the index analyses a node's sheet name (the same
+// splitting, stemming, lexicon and prefixes): a search engine that indexes nodes
+// sees only their sheet id, and the names live in the graph document.
+func MatchingSheets(query string, sheets map[string]string) []string {
+	if len(sheets) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(sheets))
+	for id := range sheets {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids) // ties keep an order that does not depend on the map
+	nodes := make([]datasource.Node, len(ids))
+	for i, id := range ids {
+		nodes[i] = datasource.Node{Sheet: id}
+	}
+	hits := NewGraph(datasource.Snapshot{Graph: datasource.Graph{Sheets: sheets}, Nodes: nodes}).Search(query, maxMatchedSheets)
+	out := make([]string, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, ids[h.Index])
 	}
 	return out
 }

@@ -8,7 +8,8 @@
 // the server sent an ETag or Last-Modified, the request is conditional and an
 // unchanged graph (304) is answered from the snapshot kept (View pins one snapshot
 // for a caller that reads several times). Approved
-// proposals go to POST /api/ai/memory/{graphKey}/apply.
+// proposals go to POST /api/ai/memory/{graphKey}/apply, with the state the person
+// approving was shown as "expect" (see Source.ApplyAction).
 package server
 
 import (
@@ -224,6 +225,9 @@ func (s *Source) doWith(ctx context.Context, method, target string, body any, hd
 	case resp.StatusCode == http.StatusForbidden:
 		return nil, nil, &fault.Error{Code: fault.Auth, Status: 403,
 			Message: "the Nodius server refused access (403) — the token's user may not read or change this graph"}
+	case resp.StatusCode == http.StatusConflict:
+		return nil, nil, &refusedError{body: data, err: &fault.Error{Code: fault.InvalidRequest, Status: 409,
+			Message: fmt.Sprintf("the Nodius server refused the request (409%s)", serverMessage(data))}}
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return nil, nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
 			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
@@ -468,15 +472,35 @@ func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbeddi
 }
 
 // ApplyAction sends an approved action to the server, which applies it to the live
-// graph and its editors. A graph the server does not hold goes to the fallback. The
-// server's apply endpoint takes no expectation (datasource.Expect) and reports no
-// steps (datasource.Record): both are done on a fresh snapshot right before the
-// action is sent.
+// graph and its editors. A graph the server does not hold goes to the fallback.
+//
+// The server's apply endpoint reports no steps (datasource.Record): the recorder is
+// fed on a fresh snapshot read right before the action is sent. What the person
+// approving was shown (datasource.Expect) is checked on that snapshot too, and also
+// sent with the action as "expect", the datasource.Precondition the graph must
+// meet: a server that honours it checks it in the same step as the change and
+// answers 409 {"applied": false, "conflicts": [...]} when it does not hold, which
+// is a *datasource.ConflictError here. Today's servers ignore the field, so a
+// change made in the server between the snapshot and the apply is not seen: only
+// the server can close that gap.
 func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
-	if err := s.beforeApply(ctx, graphKey, a, datasource.ApplyOptionsOf(opts)); err != nil {
+	o := datasource.ApplyOptionsOf(opts)
+	if err := s.beforeApply(ctx, graphKey, a, o); err != nil {
 		return datasource.ApplyResult{}, err
 	}
-	data, err := s.do(ctx, http.MethodPost, s.endpoint(graphKey, "apply"), map[string]any{"action": a})
+	body := map[string]any{"action": a}
+	if o.Expect != nil {
+		if pre := datasource.PreconditionOf(*o.Expect); !pre.Empty() {
+			body["expect"] = pre
+		}
+	}
+	data, err := s.do(ctx, http.MethodPost, s.endpoint(graphKey, "apply"), body)
+	var refused *refusedError
+	if errors.As(err, &refused) {
+		if conflict := conflictOf(refused.body); conflict != nil {
+			return datasource.ApplyResult{}, conflict
+		}
+	}
 	if errors.Is(err, errNotInMemory) {
 		if s.fallback == nil {
 			return datasource.ApplyResult{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
@@ -498,6 +522,9 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 		res.Created.Edges = []string{}
 	}
 	if !res.Applied {
+		if conflict := conflictOf(data); conflict != nil {
+			return datasource.ApplyResult{}, conflict
+		}
 		return res, &fault.Error{Code: fault.InvalidRequest,
 			Message: fmt.Sprintf("the Nodius server did not apply the change to graph %q%s", graphKey, noteSuffix(res.Note))}
 	}
@@ -531,6 +558,44 @@ func (s *Source) beforeApply(ctx context.Context, graphKey string, a datasource.
 		_, _ = sim.ApplyAction(ctx, graphKey, a, datasource.Record(o.Record))
 	}
 	return nil
+}
+
+// refusedError is a 409 answer: the server refused the request as it stands. Its
+// body is kept for apply, which reads the conflicts a server honouring "expect"
+// lists; anything else sees the classified error it wraps.
+type refusedError struct {
+	body []byte
+	err  *fault.Error
+}
+
+func (e *refusedError) Error() string { return e.err.Error() }
+func (e *refusedError) Unwrap() error { return e.err }
+
+// maxConflicts bounds how many of the server's reasons are kept, and how long each.
+const (
+	maxConflicts     = 10
+	maxConflictBytes = 300
+)
+
+// conflictOf reads {"applied": false, "conflicts": ["..."]}, the answer of a server
+// that found the graph not to be what the person approving was shown, into a
+// *datasource.ConflictError (nil when the answer lists no conflict).
+func conflictOf(body []byte) error {
+	var ans struct {
+		Applied   bool     `json:"applied"`
+		Conflicts []string `json:"conflicts"`
+	}
+	if json.Unmarshal(body, &ans) != nil || ans.Applied || len(ans.Conflicts) == 0 {
+		return nil
+	}
+	reasons := ans.Conflicts[:min(len(ans.Conflicts), maxConflicts)]
+	for i, r := range reasons {
+		if r = strings.TrimSpace(r); len(r) > maxConflictBytes {
+			r = strings.ToValidUTF8(r[:maxConflictBytes], "") + "…"
+		}
+		reasons[i] = r
+	}
+	return &datasource.ConflictError{Err: fmt.Errorf("%w (the Nodius server says): %s", datasource.ErrGraphChanged, strings.Join(reasons, "; "))}
 }
 
 func noteSuffix(note string) string {

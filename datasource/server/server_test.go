@@ -46,10 +46,18 @@ const memoryBody = `{
 type fakeServer struct {
 	mu      sync.Mutex
 	applied []json.RawMessage
+	expects []json.RawMessage // the "expect" of each apply request, as sent
 	gets    int
 	status  int           // forced status for every request, when not 0
 	body    string        // replaces memoryBody, when not ""
 	delay   time.Duration // before answering
+	// honour makes apply check "expect" (a datasource.Precondition) against the
+	// graph it holds, in the same step as the apply, as a server honouring it would:
+	// 409 {"applied": false, "conflicts": [...]} when it does not hold.
+	honour bool
+	// beforeApply, when set, runs as an apply request arrives, before anything is
+	// checked: an editor changing the live graph at that moment.
+	beforeApply func(f *fakeServer)
 }
 
 func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -85,18 +93,51 @@ func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/api/ai/memory/live/apply":
 		var req struct {
 			Action json.RawMessage `json:"action"`
+			Expect json.RawMessage `json:"expect"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Action) == 0 {
 			http.Error(w, `{"error":"no action"}`, http.StatusBadRequest)
 			return
 		}
+		if f.beforeApply != nil {
+			f.beforeApply(f)
+		}
 		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.expects = append(f.expects, req.Expect)
+		if f.honour && len(req.Expect) > 0 {
+			if conflicts := f.unmet(req.Expect); len(conflicts) > 0 {
+				w.WriteHeader(http.StatusConflict)
+				_ = json.NewEncoder(w).Encode(map[string]any{"applied": false, "conflicts": conflicts})
+				return
+			}
+		}
 		f.applied = append(f.applied, req.Action)
-		f.mu.Unlock()
 		_, _ = w.Write([]byte(`{"applied": true, "created": {"nodes": ["n1"], "edges": []}}`))
 	default:
 		http.Error(w, `{"error":"graph not in memory"}`, http.StatusNotFound)
 	}
+}
+
+// unmet checks a precondition against the graph the fake holds and lists what
+// differs. f.mu is held.
+func (f *fakeServer) unmet(expect json.RawMessage) []string {
+	var pre datasource.Precondition
+	if err := json.Unmarshal(expect, &pre); err != nil {
+		return []string{"malformed expect: " + err.Error()}
+	}
+	body := f.body
+	if body == "" {
+		body = memoryBody
+	}
+	var ans memoryAnswer
+	if err := json.Unmarshal([]byte(body), &ans); err != nil {
+		return []string{"malformed graph: " + err.Error()}
+	}
+	if err := pre.Check(datasource.SnapshotLookup(assemble("live", ans))); err != nil {
+		return strings.Split(strings.TrimPrefix(err.Error(), datasource.ErrGraphChanged.Error()+": "), "; ")
+	}
+	return nil
 }
 
 func newTestSource(t *testing.T, f *fakeServer, fallback datasource.Source, tok string, timeout time.Duration) *Source {
@@ -459,5 +500,104 @@ func TestApplyRecord(t *testing.T) {
 		if st.Op != undo.RestoreEdge || !want[st.Key] {
 			t.Fatalf("recorded step %+v, want the edges of fetch %v", st, want)
 		}
+	}
+}
+
+// What the person approving was shown travels with the action as "expect": a
+// server that honours it refuses an apply whose graph changed after the client's
+// last look (an editor adding an edge to fetch between the fresh snapshot and the
+// apply), the client says the graph changed, and nothing is applied. Today's
+// servers ignore the field and apply: that gap only the server can close.
+func TestApplySendsWhatWasShown(t *testing.T) {
+	t.Parallel()
+	withEdge := strings.Replace(memoryBody, `"edges": [`, `"edges": [{"_key": "e9", "sheet": "0", "source": "root", "sourceHandle": "0", "target": "fetch", "targetHandle": "0"},`, 1)
+	editorAddsAnEdge := func(f *fakeServer) {
+		f.mu.Lock()
+		f.body = withEdge
+		f.mu.Unlock()
+	}
+	for _, honour := range []bool{true, false} {
+		f := &fakeServer{honour: honour, beforeApply: editorAddsAnEdge}
+		s := newTestSource(t, f, nil, token, 0)
+		ctx := ctxT(t)
+		edges, err := s.Edges(ctx, "live", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shown []datasource.Edge
+		for _, e := range edges {
+			if e.Source == "fetch" || e.Target == "fetch" {
+				shown = append(shown, e)
+			}
+		}
+		del := datasource.Action{Type: datasource.DeleteNodeAction,
+			DeleteNode: &datasource.DeleteNodePayload{NodeKey: "fetch", RemovedEdges: shown}}
+		_, err = datasource.Apply(ctx, s, "live", del, datasource.Expect(del))
+		f.mu.Lock()
+		applied, expects := len(f.applied), f.expects
+		f.mu.Unlock()
+		if len(expects) != 1 {
+			t.Fatalf("%d apply requests", len(expects))
+		}
+		var sent datasource.Precondition
+		if err := json.Unmarshal(expects[0], &sent); err != nil {
+			t.Fatalf("expect %s: %v", expects[0], err)
+		}
+		if got := keys(sent.NodeEdges["fetch"], func(e datasource.Edge) string { return e.Key }); !slices.Equal(got, []string{"e1", "e2"}) {
+			t.Errorf("expect sent %s, want fetch's edges e1 and e2", expects[0])
+		}
+		if !honour {
+			// Today's server: applied, the edge added meanwhile unseen.
+			if err != nil || applied != 1 {
+				t.Errorf("a server ignoring expect: %v, %d applied", err, applied)
+			}
+			continue
+		}
+		if !datasource.IsConflict(err) || !errors.Is(err, datasource.ErrGraphChanged) ||
+			!strings.Contains(err.Error(), "the Nodius server says") || !strings.Contains(err.Error(), "e9: root:0 → fetch:0") {
+			t.Fatalf("apply on a server honouring expect: %v", err)
+		}
+		if applied != 0 {
+			t.Fatalf("%d actions applied although the graph differs from what was shown", applied)
+		}
+	}
+}
+
+// "expect" is sent only when there is something to expect: not without
+// datasource.Expect (pictures, undo), not for a creation.
+func TestApplySendsNoEmptyExpect(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{honour: true}
+	s := newTestSource(t, f, nil, token, 0)
+	ctx := ctxT(t)
+	create := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "js", Sheet: "0"}}
+	del := datasource.Action{Type: datasource.DeleteNodeAction, DeleteNode: &datasource.DeleteNodePayload{NodeKey: "shape"}}
+	for _, tc := range []struct {
+		a    datasource.Action
+		opts []datasource.ApplyOption
+	}{{create, []datasource.ApplyOption{datasource.Expect(create)}}, {del, nil}} {
+		if _, err := datasource.Apply(ctx, s, "live", tc.a, tc.opts...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, e := range f.expects {
+		if len(e) != 0 {
+			t.Errorf("request %d sent expect %s", i+1, e)
+		}
+	}
+}
+
+// A 409 without conflicts (another refusal) stays the server's refusal, not a
+// changed graph.
+func TestApplyRefusedWithoutConflicts(t *testing.T) {
+	t.Parallel()
+	f := &fakeServer{status: http.StatusConflict}
+	s := newTestSource(t, f, nil, token, 0)
+	create := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "js", Sheet: "0"}}
+	_, err := datasource.Apply(ctxT(t), s, "live", create)
+	if datasource.IsConflict(err) || !fault.Is(err, fault.InvalidRequest) || !strings.Contains(err.Error(), "409") {
+		t.Fatalf("apply answered 409 without conflicts: %v", err)
 	}
 }

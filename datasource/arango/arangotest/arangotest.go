@@ -1,6 +1,7 @@
 // Package arangotest is a fake ArangoDB for tests: an httptest server that answers
-// the go-driver's HTTP requests (database, version, indexes, cursors) the way
-// ArangoDB does, for the fixed queries of package arango only. ArangoDB cannot run
+// the go-driver's HTTP requests (database, version, indexes, cursors, stream
+// transactions: see transaction.go) the way ArangoDB does, for the fixed queries of
+// package arango only. ArangoDB cannot run
 // on the machines the tests run on (DESIGN.md section 8), so the real driver talks
 // to this server over loopback, and the tests of datasource/arango and of the CLI
 // share one fake instead of each keeping its own.
@@ -81,6 +82,11 @@ type Server struct {
 	analyzers map[string]map[string]any // custom analyzers by name (search.go)
 	views     map[string]map[string]any // Views by name: name, type, links
 	calls     []string                  // analyzer and View API requests
+
+	trxs    map[string]*transaction // stream transactions by id (transaction.go)
+	locks   *sync.Cond              // on mu: signalled when a transaction ends
+	waiters int                     // requests waiting for a lock
+	hook    HookFunc
 }
 
 type cursor struct {
@@ -106,7 +112,10 @@ func New(tb testing.TB) *Server {
 
 		analyzers: map[string]map[string]any{},
 		views:     map[string]map[string]any{},
+
+		trxs: map[string]*transaction{},
 	}
+	s.locks = sync.NewCond(&s.mu)
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.srv.Close)
 	return s
@@ -315,6 +324,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveAnalyzer(w, r, rest)
 	case rest == "_api/view" || strings.HasPrefix(rest, "_api/view/"):
 		s.serveView(w, r, rest)
+	case rest == "_api/transaction" || strings.HasPrefix(rest, "_api/transaction/"):
+		s.serveTransaction(w, r, rest)
 	case rest == "_api/cursor" && r.Method == http.MethodPost:
 		s.createCursor(w, r)
 	case strings.HasPrefix(rest, "_api/cursor/"):
@@ -386,8 +397,10 @@ func (s *Server) createCursor(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	res, status, num, msg := s.exec(k, req.BindVars)
+	trx := r.Header.Get(TrxHeader)
+	res, status, num, msg := s.run(trx, k, req.BindVars)
 	s.mu.Unlock()
+	s.fire(Event{Kind: "query", Trx: trx, Query: Sent{req.Query, req.BindVars}})
 	if status != 0 {
 		arangoErr(w, status, num, msg)
 		return
@@ -557,6 +570,8 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 		return s.vector(k, b), 0, 0, ""
 	case kTextSearch:
 		return s.textSearch(b)
+	case kDataPaths:
+		return s.dataPaths(str("gk"), int(b["max"].(float64))), 0, 0, ""
 	case kSetEmbeddings:
 		var out []any
 		for _, u := range b["updates"].([]any) {

@@ -32,6 +32,7 @@ const (
 	kThreadUpsert
 	kGraphKeys
 	kTextSearch
+	kDataPaths
 )
 
 // signatures tells the queries of package arango apart by fragments of their fixed
@@ -62,7 +63,24 @@ func signatures() map[kind][]string {
 		kThreadsSince:  {"FOR t IN nodius_ai_threads", "t.workspace == @ws", "t.lastUpdatedTime > @since"},
 		kThread:        {"FOR t IN nodius_ai_threads", "t._key == @key", "t.workspace == @ws"},
 		kThreadUpsert:  {"UPSERT {_key: @key}", "IN nodius_ai_threads"},
-		kTextSearch:    {"FOR n IN nodius_nodes_search SEARCH n.graphKey == @gk", "TOKENS(@q, ", "TOKENS(@alt, ", "n.type IN @types", "BM25(n)", "LIMIT @limit"},
+		// The text search's weights are part of its signature: the fake ranks with
+		// the same ones (search.go), and a change on either side fails New.
+		kTextSearch: {
+			"LET nodeHits = (FOR n IN nodius_nodes_search SEARCH BOOST(n.graphKey == @gk, 0) AND (ANALYZER(",
+			`BOOST(n._key IN TOKENS(@q, "nodius_text_en"), 1.77)`, `BOOST(n.type IN TOKENS(@q, "nodius_text_en"), 1.38)`, `n.process IN TOKENS(@q, "nodius_text_en")`,
+			`BOOST(n._key IN TOKENS(@alt, "nodius_text_en"), 1.06)`, `BOOST(n.type IN TOKENS(@alt, "nodius_text_en"), 0.83)`, `BOOST(n.process IN TOKENS(@alt, "nodius_text_en"), 0.6)`,
+			`BOOST(n._key IN TOKENS(@q, "nodius_text_fr"), 1.77)`, `n.process IN TOKENS(@q, "nodius_text_fr")`,
+			`BOOST(n.@d0 IN TOKENS(@q, "nodius_text_en"), 0.81)`, `BOOST(n.@d0 IN TOKENS(@alt, "nodius_text_en"), 0.49)`, `BOOST(n.@d15 IN TOKENS(@q, "nodius_text_fr"), 0.81)`,
+			`BOOST(n.type IN @types, 1.38) OR BOOST(n.sheet IN @sheets, 0.65))`, `OPTIONS {collections: ["nodius_nodes"]}`,
+			"LET score = BM25(n) SORT score DESC, n._key LIMIT @limit RETURN {id: n._id, score: score})",
+			"LET edgeHits = (FOR e IN nodius_nodes_search SEARCH BOOST(e.graphKey == @gk, 0) AND (",
+			`e.label IN TOKENS(@q, "nodius_text_en") OR BOOST(e.label IN TOKENS(@alt, "nodius_text_en"), 0.6)`, `e.label IN TOKENS(@q, "nodius_text_fr")`,
+			`OPTIONS {collections: ["nodius_edges"]}`, "LET escore = BM25(e) * 0.65 SORT escore DESC, e._key LIMIT @limit FOR endID IN UNIQUE([e._from, e._to])",
+			"FOR h IN APPEND(nodeHits, edgeHits) COLLECT hid = h.id AGGREGATE total = SUM(h.score)",
+			`FILTER node != null AND IS_SAME_COLLECTION("nodius_nodes", node) AND node.graphKey == @gk SORT total DESC, node._key LIMIT @limit`,
+		},
+		kDataPaths: {"FOR n IN nodius_nodes FILTER n.graphKey == @gk AND IS_OBJECT(n.data)", "FOR k IN ATTRIBUTES(n.data)",
+			"FOR o IN objs FOR k2 IN ATTRIBUTES(o)", "RETURN [k, k2]", "COLLECT path = p WITH COUNT INTO c SORT c DESC, path LIMIT @max RETURN path"},
 	}
 }
 

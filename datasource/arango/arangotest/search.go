@@ -2,6 +2,7 @@ package arangotest
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"regexp"
@@ -297,68 +298,314 @@ func (s *Server) checkLinks(v any) string {
 	return ""
 }
 
-// textSearch answers the text search query: nodes of graph gk whose key, type or
-// code share a word with @q (weights 5, 2, 1) or @alt (3, 1.2, 0.6), or whose
-// type is in @types (2), best first, then by _key. It fails as ArangoDB does when
-// the View or its analyzers are missing. The caller holds s.mu.
+// textSearch answers the text search query of package arango, in its two parts.
+//
+// Nodes of graph gk score for each word of @q found in their key, type and code
+// (weights 1.77, 1.38, 1) and in the data fields bound to @d0…@d15 (0.81); a word
+// of @alt scores 0.6 of that; a type in @types scores 1.38 and a sheet in @sheets
+// 0.65. Edges of gk score 0.65 per word of their label (0.6 of it for @alt), and
+// credit both their ends. The two are summed per node, best first, then by _key.
+// The weights are the query's own (its signature holds them).
+//
+// Like a View, it finds a field only when the View's link indexes it with the
+// analyzer the query names (a View of an older setup finds nothing in data, sheets
+// or edge labels), it fails when the View or its analyzers are missing, and it
+// refuses bind variables of the wrong type. The caller holds s.mu.
 func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 	view, ok := s.views["nodius_nodes_search"]
 	if !ok {
 		return nil, 404, 1203, "collection or view not found: nodius_nodes_search"
-	}
-	if _, linked := orEmpty(view["links"])[Nodes]; !linked {
-		return []any{}, 0, 0, "" // a View without the link finds nothing
 	}
 	for _, a := range []string{"nodius_text_en", "nodius_text_fr"} {
 		if _, ok := s.analyzers[a]; !ok {
 			return nil, 400, 1541, "analyzer '" + a + "' not found"
 		}
 	}
-	gk, _ := b["gk"].(string)
-	q, _ := b["q"].(string)
-	alt, _ := b["alt"].(string)
-	limit := int(b["limit"].(float64))
-	var types []string
-	for _, t := range b["types"].([]any) {
-		types = append(types, t.(string))
+	gk, ok1 := b["gk"].(string)
+	q, ok2 := b["q"].(string)
+	alt, ok3 := b["alt"].(string)
+	lim, ok4 := b["limit"].(float64)
+	types, ok5 := strings_(b["types"])
+	sheets, ok6 := strings_(b["sheets"])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 {
+		return nil, 400, 1553, "bind parameter of the wrong type"
 	}
+	limit := int(lim)
+	var paths [][]string
+	for i := range 16 {
+		p, ok := strings_(b[fmt.Sprintf("d%d", i)])
+		if !ok || len(p) == 0 {
+			return nil, 400, 1553, "attribute name bind parameter d" + fmt.Sprint(i) + " must be a string or an array of strings"
+		}
+		paths = append(paths, p)
+	}
+	links := orEmpty(view["links"])
+	nodeLink, _ := links[Nodes].(map[string]any)
+	edgeLink, _ := links[Edges].(map[string]any)
 	qw, aw := fakeWords(q), fakeWords(alt)
-	type hit struct {
-		n     map[string]any
-		score float64
-	}
-	var hits []hit
-	for _, n := range s.stored(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk }) {
-		key, _ := n["_key"].(string)
-		typ, _ := n["type"].(string)
-		proc, _ := n["process"].(string)
-		fields := []struct {
-			words  []string
-			w, alt float64
-		}{{fakeWords(key), 5, 3}, {fakeWords(typ), 2, 1.2}, {fakeWords(proc), 1, 0.6}}
+
+	// words scores the words of the values at path in doc, when the link indexes
+	// that path with a text analyzer: w per word of @q, w*0.6 per word of @alt.
+	words := func(link, doc map[string]any, path []string, w float64) float64 {
+		if !indexedWith(link, path, "nodius_text_en") {
+			return 0
+		}
 		score := 0.0
-		for _, f := range fields {
-			for _, w := range f.words {
-				if slices.Contains(qw, w) {
-					score += f.w
-				} else if slices.Contains(aw, w) {
-					score += f.alt
+		for _, v := range valuesAt(doc, path) {
+			for _, x := range fakeWords(v) {
+				if slices.Contains(qw, x) {
+					score += w
+				} else if slices.Contains(aw, x) {
+					score += w * 0.6
 				}
 			}
 		}
-		if slices.Contains(types, typ) {
-			score += 2
+		return score
+	}
+	// exact scores w when the value at path is one of vals, indexed unanalysed.
+	exact := func(link, doc map[string]any, path []string, vals []string, w float64) float64 {
+		if !indexedWith(link, path, "identity") {
+			return 0
 		}
-		if score > 0 {
-			hits = append(hits, hit{n, math.Round(score*1000) / 1000})
+		for _, v := range valuesAt(doc, path) {
+			if slices.Contains(vals, v) {
+				return w
+			}
+		}
+		return 0
+	}
+	type hit struct {
+		id, key string
+		score   float64
+	}
+	best := func(hits []hit) []hit {
+		sort.SliceStable(hits, func(i, j int) bool {
+			if hits[i].score != hits[j].score {
+				return hits[i].score > hits[j].score
+			}
+			return hits[i].key < hits[j].key
+		})
+		return hits[:min(len(hits), limit)]
+	}
+	var nodeHits []hit
+	if nodeLink != nil {
+		for _, n := range s.stored(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk }) {
+			if !indexedWith(nodeLink, []string{"graphKey"}, "identity") {
+				break
+			}
+			score := words(nodeLink, n, []string{"_key"}, 1.77) + words(nodeLink, n, []string{"type"}, 1.38) + words(nodeLink, n, []string{"process"}, 1)
+			for _, p := range paths {
+				score += words(nodeLink, n, p, 0.81)
+			}
+			score += exact(nodeLink, n, []string{"type"}, types, 1.38) + exact(nodeLink, n, []string{"sheet"}, sheets, 0.65)
+			if score > 0 {
+				nodeHits = append(nodeHits, hit{n["_id"].(string), n["_key"].(string), score})
+			}
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	var edgeHits []hit
+	if edgeLink != nil && indexedWith(edgeLink, []string{"graphKey"}, "identity") {
+		for _, e := range s.stored(Edges, func(d map[string]any) bool { return d["graphKey"] == gk }) {
+			if score := words(edgeLink, e, []string{"label"}, 0.65); score > 0 {
+				edgeHits = append(edgeHits, hit{e["_key"].(string), e["_key"].(string), score})
+			}
+		}
+	}
+	sum := map[string]float64{}
+	for _, h := range best(nodeHits) {
+		sum[h.id] += h.score
+	}
+	for _, h := range best(edgeHits) {
+		e := s.colls[Edges][h.id]
+		from, _ := e["_from"].(string)
+		to, _ := e["_to"].(string)
+		sum[from] += h.score
+		if to != from {
+			sum[to] += h.score
+		}
+	}
+	var found []hit
+	for id, score := range sum {
+		key, isNode := strings.CutPrefix(id, Nodes+"/")
+		n, ok := s.colls[Nodes][key]
+		if isNode && ok && n["graphKey"] == gk { // DOCUMENT(id), same collection, same graph
+			found = append(found, hit{id, key, score})
+		}
+	}
 	out := []any{}
-	for _, h := range hits[:min(len(hits), limit)] {
-		out = append(out, map[string]any{"node": clone(h.n), "score": h.score})
+	for _, h := range best(found) {
+		out = append(out, map[string]any{"node": clone(s.colls[Nodes][h.key]), "score": math.Round(h.score*1000) / 1000})
 	}
 	return out, 0, 0, ""
+}
+
+// strings_ reads a bind variable that must be an array of strings (or one string,
+// as an attribute path may be).
+func strings_(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case string:
+		return []string{x}, true
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// indexedWith reports whether a View link indexes the attribute at path with the
+// analyzer, following ArangoSearch's rules: a field listed under "fields" takes
+// its own analyzers or inherits its parent's, and so does includeAllFields (also
+// inherited); the link itself defaults to ["identity"].
+func indexedWith(link map[string]any, path []string, analyzer string) bool {
+	analyzers := []any{"identity"}
+	if a, ok := link["analyzers"].([]any); ok {
+		analyzers = a
+	}
+	all, _ := link["includeAllFields"].(bool)
+	level := link
+	for _, p := range path {
+		fields, _ := level["fields"].(map[string]any)
+		f, listed := fields[p].(map[string]any)
+		switch {
+		case listed:
+			if a, ok := f["analyzers"].([]any); ok {
+				analyzers = a
+			}
+			if v, ok := f["includeAllFields"].(bool); ok {
+				all = v
+			}
+			level = f
+		case all:
+			level = map[string]any{}
+		default:
+			return false
+		}
+	}
+	return slices.Contains(analyzers, any(analyzer))
+}
+
+// valuesAt returns the strings an index finds at path in doc: arrays are taken as
+// their elements at every level (trackListPositions false), and numbers, booleans
+// and objects are not text.
+func valuesAt(doc map[string]any, path []string) []string {
+	cur := []any{doc}
+	for _, p := range path {
+		var next []any
+		for _, c := range cur {
+			for _, o := range flatten(c) {
+				if m, ok := o.(map[string]any); ok {
+					if v, ok := m[p]; ok {
+						next = append(next, v)
+					}
+				}
+			}
+		}
+		cur = next
+	}
+	var out []string
+	for _, c := range cur {
+		for _, v := range flatten(c) {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func flatten(v any) []any {
+	a, ok := v.([]any)
+	if !ok {
+		return []any{v}
+	}
+	var out []any
+	for _, e := range a {
+		out = append(out, flatten(e)...)
+	}
+	return out
+}
+
+// dataPaths answers the query for a graph's data paths: for each node of gk whose
+// data is an object, each key whose value is a string or an array holding one, and
+// each key one level down (in an object, or in the objects of an array) whose
+// value is; counted once per node, most common first, then in AQL's order of
+// arrays. The caller holds s.mu.
+func (s *Server) dataPaths(gk string, max int) []any {
+	hasText := func(v any) bool {
+		if _, ok := v.(string); ok {
+			return true
+		}
+		a, _ := v.([]any)
+		for _, e := range a {
+			if _, ok := e.(string); ok {
+				return true
+			}
+		}
+		return false
+	}
+	count := map[string]int{}
+	paths := map[string][]string{}
+	for _, n := range s.stored(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk }) {
+		data, ok := n["data"].(map[string]any)
+		if !ok {
+			continue
+		}
+		for k, v := range data {
+			var ps [][]string
+			if hasText(v) {
+				ps = append(ps, []string{k})
+			}
+			var objs []map[string]any
+			switch x := v.(type) {
+			case map[string]any:
+				objs = append(objs, x)
+			case []any:
+				for _, e := range x {
+					if o, ok := e.(map[string]any); ok {
+						objs = append(objs, o)
+					}
+				}
+			}
+			for _, o := range objs {
+				for k2, w := range o {
+					if hasText(w) {
+						ps = append(ps, []string{k, k2})
+					}
+				}
+			}
+			seen := map[string]bool{} // APPEND(…, true): each path once per key
+			for _, p := range ps {
+				id := strings.Join(p, "\x00")
+				if !seen[id] {
+					seen[id] = true
+					count[id]++
+					paths[id] = p
+				}
+			}
+		}
+	}
+	ids := make([]string, 0, len(count))
+	for id := range count {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if count[ids[i]] != count[ids[j]] {
+			return count[ids[i]] > count[ids[j]]
+		}
+		return slices.Compare(paths[ids[i]], paths[ids[j]]) < 0
+	})
+	out := []any{}
+	for _, id := range ids[:min(len(ids), max)] {
+		out = append(out, anys(paths[id]))
+	}
+	return out
 }
 
 // fakeWords is the fake's analyzer: lowercase words of letters and digits, a

@@ -1,0 +1,130 @@
+package rag_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/rag/evaluate"
+)
+
+// The second held-out set (testdata/heldout2): three graphs generated for it in
+// domains the first set and the dev set do not touch — a CI/CD pipeline, a
+// customer-support ticket router and a supplier-invoice ETL, about 30 nodes each, a
+// third of them with generic keys (step-4, tmp-handler, proc-b…) whose meaning is only
+// in their code, data, type or neighbours — and 78 questions in the four kinds, 29
+// of them relational ("what feeds the integration tests", "qu'est-ce qui suit la
+// conversion de devises ?"), in English and French and in both directions, the node
+// they are about named by paraphrase rather than by key.
+//
+// It was written and frozen before the hybrid ranking of relational questions was
+// changed, because the first held-out set had already been looked at for that: a
+// rule (relational questions ranked by text alone) was chosen after seeing a loss on
+// it. Nothing is tuned against this set; the dev set is for that. The hashes make
+// any edit visible.
+var heldOut2Files = map[string]string{
+	"ci-release.json":               "5e47fa697bba7b4776ced94e32e0ac12243b337a5f81a531cbd756d762c95d43",
+	"ci-release.questions.json":     "0f995dfb2d9d1b8447feb215c2758f0baa1f5ebddf2ec29b0b79dd5fdb3d8b76",
+	"support-router.json":           "17fbc4e2c38a46d663fb58c76bb5b7c70094a7e6f14ee117479a5582cba02281",
+	"support-router.questions.json": "7d17522fabc164456fa6df7822e46b95893b6ea152eb1f6e37253fe1d08d9f48",
+	"invoice-etl.json":              "2d5dda095c3ba15ea04c4f0480a248381a0bf738c380e6f79f429a64f737bafc",
+	"invoice-etl.questions.json":    "1d72877743b2aca0485c945174db040017eedb611d5217416bd2dd8cdf9c380f",
+}
+
+var heldOut2Graphs = []string{"ci-release", "support-router", "invoice-etl"}
+
+func TestHeldOut2SetIsFrozen(t *testing.T) {
+	t.Parallel()
+	for name, want := range heldOut2Files {
+		b, err := os.ReadFile(filepath.Join("testdata", "heldout2", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if got := hex.EncodeToString(sum[:]); got != want {
+			t.Errorf("%s changed (sha256 %s): the held-out set is frozen", name, got)
+		}
+	}
+}
+
+// TestHeldOut2Quality measures the second held-out set with text search alone and
+// logs the figures by kind (go test -v -run HeldOut2Quality ./rag). Only the
+// figures by kind are logged, never the questions one by one, so that running it
+// does not show which questions a change should be aimed at.
+func TestHeldOut2Quality(t *testing.T) {
+	t.Parallel()
+	var all []evaluate.Outcome
+	for _, g := range heldOut2Graphs {
+		all = append(all, evalSet(t, "heldout2", g).Outcomes...)
+	}
+	if len(all) < 60 {
+		t.Fatalf("only %d held-out questions", len(all))
+	}
+	if m := logReport(t, "held-out2", all); m.MRR < heldOut2FloorMRR {
+		t.Errorf("held-out2 MRR %.3f under the floor %.2f", m.MRR, heldOut2FloorMRR)
+	}
+}
+
+// heldOut2FloorMRR is under the measured text-only figure (0.70): a floor, not a target.
+const heldOut2FloorMRR = 0.65
+
+// TestHybridOnHeldOut2 measures text alone against text fused with the stand-in
+// embeddings on the second held-out set, by kind only (go test -v -run
+// HybridOnHeldOut2 ./rag), and holds the figures measured once, after the hybrid
+// ranking of relational questions was tuned on the dev set:
+//
+//	kind        MRR text → hybrid
+//	paraphrase  0.43 → 0.47   hybrid wins
+//	French      0.62 → 0.60   hybrid LOSES (it lost the same before the change)
+//	code        1.00 → 0.84   hybrid LOSES (same before; text is already perfect)
+//	relational  0.75 → 0.77   hybrid wins (it only tied, 0.75, before the change)
+//	all         0.70 → 0.68   hybrid LOSES
+//
+// Issue 11 asks that hybrid beat text on every kind; on this set it does not, and
+// this test says so rather than hide it: the kinds where hybrid wins must keep
+// winning, and the kinds where it loses must not lose more than measured. When a
+// change makes one of them win, move it to wins. The fusion must not be tuned on
+// this set to get there: that needs more dev data (testdata/dev) or a new set.
+func TestHybridOnHeldOut2(t *testing.T) {
+	t.Parallel()
+	model := loadConceptModel(t)
+	srv := llmtest.Start(t)
+	srv.SetEmbed(model.Embed)
+	var text, hybrid []evaluate.Outcome
+	for _, g := range heldOut2Graphs {
+		tr, hr := evalHybrid(t, srv, "heldout2", g)
+		text = append(text, tr.Outcomes...)
+		hybrid = append(hybrid, hr.Outcomes...)
+	}
+	logReport(t, "text", text)
+	logReport(t, "hybrid", hybrid)
+	wins := map[string]bool{"paraphrase": true, "relational": true}
+	// Known losses: the hybrid MRR measured on them, a floor.
+	losses := map[string]float64{"french": 0.60, "code": 0.84, "all": 0.68}
+	byCat := func(outs []evaluate.Outcome, cat string) evaluate.Metrics {
+		if cat == "all" {
+			return evaluate.Summarize(outs)
+		}
+		var sel []evaluate.Outcome
+		for _, o := range outs {
+			if o.Cat == cat {
+				sel = append(sel, o)
+			}
+		}
+		return evaluate.Summarize(sel)
+	}
+	for _, cat := range []string{"paraphrase", "french", "code", "relational", "all"} {
+		tm, hm := byCat(text, cat), byCat(hybrid, cat)
+		switch {
+		case wins[cat] && (hm.MRR <= tm.MRR || hm.Hit1 < tm.Hit1):
+			t.Errorf("%s: hybrid (Hit@1 %.3f, MRR %.3f) no longer beats text alone (Hit@1 %.3f, MRR %.3f)", cat, hm.Hit1, hm.MRR, tm.Hit1, tm.MRR)
+		case !wins[cat] && hm.MRR < losses[cat]-0.005:
+			t.Errorf("%s: hybrid MRR %.3f, under the %.2f measured (text %.3f)", cat, hm.MRR, losses[cat], tm.MRR)
+		case !wins[cat] && hm.MRR > tm.MRR:
+			t.Logf("%s: hybrid MRR %.3f now beats text %.3f: move it to wins", cat, hm.MRR, tm.MRR)
+		}
+	}
+}
