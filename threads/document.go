@@ -8,136 +8,42 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/nodius/nodius-ai/agent/convo"
-	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/threads/threaddoc"
 )
 
-// Document is the server's thread document (AIThreadDocument of seed 001, the
-// nodius_ai_threads collection), so a thread can move between the web client and the
-// terminal. Times are Unix milliseconds. Title is an addition the server ignores.
-type Document struct {
-	Key                 string        `json:"_key"`
-	GraphKey            string        `json:"graphKey"`
-	Workspace           string        `json:"workspace"`
-	UserID              string        `json:"userId"`
-	Title               string        `json:"title,omitempty"`
-	ConversationHistory []DocMessage  `json:"conversationHistory"`
-	PendingInterrupt    *DocInterrupt `json:"pendingInterrupt"`
-	CreatedTime         int64         `json:"createdTime"`
-	LastUpdatedTime     int64         `json:"lastUpdatedTime"`
-	// Local is what only nodius-ai keeps of the thread (the model, tokens and costs of
-	// each message, statuses, every proposal with its decision and outcome, the tool
-	// runs, provenance, the recorded source), so that an export imported again loses
-	// nothing. The server ignores it; an import uses it only when it agrees with
-	// conversationHistory (a thread continued elsewhere falls back to the history).
-	Local *LocalRecord `json:"nodiusAi,omitempty"`
-}
+// The thread document's format and checks live in package threaddoc, apart from the
+// database; these are its names here.
+type (
+	// Document is the server's thread document, with nodius-ai's local record.
+	Document = threaddoc.Document
+	// LocalRecord is the whole stored thread, as threads show --format json prints it.
+	LocalRecord = threaddoc.LocalRecord
+	// DocMessage is one message in the OpenAI chat format the server keeps and sends.
+	DocMessage = threaddoc.DocMessage
+	// DocToolCall is an OpenAI tool call.
+	DocToolCall = threaddoc.DocToolCall
+	// DocFunction is the function part of a tool call.
+	DocFunction = threaddoc.DocFunction
+	// DocInterrupt is the pending proposal of a thread.
+	DocInterrupt = threaddoc.DocInterrupt
+	// UndoRecord is what a thread keeps to undo one applied change.
+	UndoRecord = threaddoc.UndoRecord
+	// CreatedKey is one node or edge an approved proposal of a thread created.
+	CreatedKey = threaddoc.CreatedKey
+)
 
-// LocalRecord is the whole stored thread, as threads show --format json prints it.
-// Version says which parts it has: 1 (or absent) before undo records, 2 with them.
-// A record newer than this build knows is refused rather than imported with parts
-// missing.
-type LocalRecord struct {
-	Version   int              `json:"version,omitempty"`
-	Thread    convo.Thread     `json:"thread"`
-	Messages  []convo.Message  `json:"messages"`
-	ToolRuns  []convo.ToolRun  `json:"toolRuns"`
-	Proposals []convo.Proposal `json:"proposals"`
-	Created   []CreatedKey     `json:"created"`
-	Undos     []UndoRecord     `json:"undos,omitempty"`
-}
+const (
+	// LocalVersion is the version of the local record this build writes and the
+	// newest it reads.
+	LocalVersion = threaddoc.LocalVersion
+	// MaxDocumentSize bounds what ParseDocument reads.
+	MaxDocumentSize = threaddoc.MaxDocumentSize
+)
 
-// LocalVersion is the version of the local record this build writes and the newest
-// it reads.
-const LocalVersion = 2
-
-// DocMessage is one message in the OpenAI chat format the server keeps and sends.
-// Content is null on an assistant message that only calls tools.
-type DocMessage struct {
-	Role       string        `json:"role"`
-	Content    *string       `json:"content"`
-	ToolCalls  []DocToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string        `json:"tool_call_id,omitempty"`
-}
-
-// UnmarshalJSON also accepts content as an array of text parts and the camelCase
-// names (toolCalls, toolCallId) of the server's AIChatMessage.
-func (m *DocMessage) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Role        string          `json:"role"`
-		Content     json.RawMessage `json:"content"`
-		ToolCalls   []DocToolCall   `json:"tool_calls"`
-		ToolCallsC  []DocToolCall   `json:"toolCalls"`
-		ToolCallID  string          `json:"tool_call_id"`
-		ToolCallIDC string          `json:"toolCallId"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	*m = DocMessage{Role: raw.Role, ToolCalls: raw.ToolCalls, ToolCallID: raw.ToolCallID}
-	if m.ToolCalls == nil {
-		m.ToolCalls = raw.ToolCallsC
-	}
-	if m.ToolCallID == "" {
-		m.ToolCallID = raw.ToolCallIDC
-	}
-	c := bytes.TrimSpace(raw.Content)
-	switch {
-	case len(c) == 0 || string(c) == "null":
-	case c[0] == '"':
-		var s string
-		if err := json.Unmarshal(c, &s); err != nil {
-			return err
-		}
-		m.Content = &s
-	case c[0] == '[':
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(c, &parts); err != nil {
-			return fmt.Errorf("content parts: %w", err)
-		}
-		var sb strings.Builder
-		for _, p := range parts {
-			sb.WriteString(p.Text)
-		}
-		s := sb.String()
-		m.Content = &s
-	default:
-		return fmt.Errorf("content must be a string, null or an array of parts, not %s", c)
-	}
-	return nil
-}
-
-// DocToolCall is an OpenAI tool call.
-type DocToolCall struct {
-	ID       string      `json:"id"`
-	Type     string      `json:"type"`
-	Function DocFunction `json:"function"`
-}
-
-// DocFunction is the function part of a tool call; Arguments is JSON text.
-type DocFunction struct {
-	Name      string `json:"name"`
-	Arguments string `json:"arguments"`
-}
-
-// DocInterrupt is the pending proposal of a thread: the propose_* call that stopped
-// the tool loop (ToolCallID and ToolCall, whose arguments hold the model's
-// proposal), the validated ProposedAction awaiting a decision, the model's reason,
-// and the calls of the same batch still to run after the decision (seed 001:
-// "toolCallId, args, context, remaining tool calls").
-type DocInterrupt struct {
-	ToolCallID         string            `json:"toolCallId"`
-	ToolCall           DocToolCall       `json:"toolCall"`
-	ProposedAction     datasource.Action `json:"proposedAction"`
-	Reason             string            `json:"reason,omitempty"`
-	RemainingToolCalls []DocToolCall     `json:"remainingToolCalls"`
-	CreatedTime        int64             `json:"createdTime,omitempty"`
-}
+// ParseDocument reads and checks one server document (see threaddoc.Parse).
+func ParseDocument(r io.Reader) (Document, error) { return threaddoc.Parse(r) }
 
 func docCall(c convo.ToolCall) DocToolCall {
 	return DocToolCall{ID: c.ID, Type: "function", Function: DocFunction{Name: c.Name, Arguments: c.Arguments}}
@@ -229,84 +135,6 @@ func serverDocument(tr Transcript) Document {
 		doc.PendingInterrupt = in
 	}
 	return doc
-}
-
-// MaxDocumentSize bounds what ParseDocument reads (a thread is text; 64 MiB is far
-// beyond any real one).
-const MaxDocumentSize = 64 << 20
-
-// ParseDocument reads and checks one server document.
-func ParseDocument(r io.Reader) (Document, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxDocumentSize+1))
-	if err != nil {
-		return Document{}, fmt.Errorf("read the thread document: %w", err)
-	}
-	if len(b) > MaxDocumentSize {
-		return Document{}, invalid("the thread document is larger than %d MiB", MaxDocumentSize>>20)
-	}
-	var doc Document
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return Document{}, invalidBecause(err, "the thread document is not valid JSON")
-	}
-	return doc, doc.Validate()
-}
-
-// Validate checks that the document can become a thread whose history every
-// provider accepts.
-func (d Document) Validate() error {
-	if err := checkID(d.Key); err != nil {
-		return fmt.Errorf("_key: %w", err)
-	}
-	if strings.TrimSpace(d.GraphKey) == "" {
-		return invalid("the thread document has no graphKey")
-	}
-	calls := map[string]string{} // id -> name
-	for i, m := range d.ConversationHistory {
-		where := fmt.Sprintf("conversationHistory[%d]", i)
-		switch convo.Role(m.Role) {
-		case convo.System, convo.User:
-		case convo.Assistant:
-			for j, c := range m.ToolCalls {
-				if c.ID == "" || c.Function.Name == "" {
-					return invalid("%s.tool_calls[%d] needs an id and a function name", where, j)
-				}
-				if _, dup := calls[c.ID]; dup {
-					return invalid("%s.tool_calls[%d]: tool call id %q is used twice", where, j, c.ID)
-				}
-				calls[c.ID] = c.Function.Name
-			}
-		case convo.Tool:
-			if m.ToolCallID == "" {
-				return invalid("%s is a tool message without tool_call_id", where)
-			}
-		default:
-			return invalid("%s has role %q (not system, user, assistant or tool)", where, m.Role)
-		}
-	}
-	if in := d.PendingInterrupt; in != nil {
-		id := in.ToolCallID
-		if id == "" {
-			id = in.ToolCall.ID
-		}
-		if id == "" {
-			return invalid("pendingInterrupt has no toolCallId")
-		}
-		if _, ok := calls[id]; !ok {
-			return invalid("pendingInterrupt.toolCallId %q matches no tool call in conversationHistory", id)
-		}
-		if in.ProposedAction.Type == "" {
-			return invalid("pendingInterrupt has no proposedAction")
-		}
-	}
-	if l := d.Local; l != nil {
-		if l.Version > LocalVersion {
-			return invalid("nodiusAi.version is %d, newer than this nodius-ai reads (%d): update nodius-ai to import it", l.Version, LocalVersion)
-		}
-		if err := validateUndos(l); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // ImportOptions tune Import.

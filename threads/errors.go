@@ -9,6 +9,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/threads/threaddoc"
 )
 
 // Kinds of failure, for errors.Is. Every error the Store returns about the database
@@ -23,8 +24,9 @@ var (
 	ErrExists = errors.New("thread already exists")
 	// ErrDecided: the proposal was already decided (or is being applied) by someone else.
 	ErrDecided = convo.ErrDecided
-	// ErrInvalid: the caller passed something the store cannot keep.
-	ErrInvalid = errors.New("invalid input")
+	// ErrInvalid: the caller passed something the store cannot keep (the same error
+	// as threaddoc.ErrInvalid, which a document that cannot become a thread wraps).
+	ErrInvalid = threaddoc.ErrInvalid
 	// ErrNewerSchema: the database was written by a newer nodius-ai.
 	ErrNewerSchema = errors.New("database schema is newer than this program")
 	// ErrNotDatabase: the file is not a SQLite database, or is corrupted.

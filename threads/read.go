@@ -452,15 +452,6 @@ func proposals(ctx context.Context, q querier, threadID string) ([]convo.Proposa
 	return out, rows.Err()
 }
 
-// CreatedKey is one node or edge an approved proposal of a thread created.
-type CreatedKey struct {
-	Kind       string `json:"kind"` // "node" or "edge"
-	Key        string `json:"key"`
-	Graph      string `json:"graph"`
-	ToolCallID string `json:"tool_call_id"`
-	CreatedAt  int64  `json:"created_ms"`
-}
-
 // Created returns what the thread's approved proposals created (provenance).
 func (s *Store) Created(ctx context.Context, threadID string) ([]CreatedKey, error) {
 	cs, err := created(ctx, s.r, threadID)

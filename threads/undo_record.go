@@ -12,29 +12,6 @@ import (
 	"github.com/nodius/nodius-ai/datasource/undo"
 )
 
-// UndoRecord is what a thread keeps to undo one applied change, and where that undo
-// stands: threads show --format json prints it and an export carries it, so that an
-// imported thread can still walk its changes back (and does not offer again what
-// was undone).
-type UndoRecord struct {
-	ProposalID string `json:"proposal_id"`
-	// OpID is the apply's operation the reversal belongs to (a proposal applied
-	// again after a released claim gets a new one).
-	OpID string `json:"op_id"`
-	// Applied is the action as it was applied, keys assigned (absent when it was
-	// not kept).
-	Applied *datasource.Action `json:"applied_action,omitempty"`
-	// Reversal is the recorded steps (package datasource/undo).
-	Reversal  json.RawMessage `json:"reversal"`
-	State     convo.UndoState `json:"state,omitempty"`
-	UndoOp    string          `json:"undo_op,omitempty"`
-	ClaimedBy string          `json:"claimed_by,omitempty"`
-	ClaimedAt time.Time       `json:"claimed_at,omitzero"`
-	Plan      json.RawMessage `json:"plan,omitempty"` // the steps a claimed undo reverses
-	UndoneAt  time.Time       `json:"undone_at,omitzero"`
-	Left      []string        `json:"left,omitempty"` // what a forced undo left as it was
-}
-
 // undoRecords returns the thread's undo records, in the order their changes were
 // applied.
 func undoRecords(ctx context.Context, q querier, threadID string) ([]UndoRecord, error) {
@@ -76,52 +53,6 @@ func undoRecords(ctx context.Context, q querier, threadID string) ([]UndoRecord,
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// validateUndos checks the undo records of a local record: each belongs to one of
-// its proposals, once, with an operation, a reversal whose every step can be run
-// and a known state (an undone one says when).
-func validateUndos(l *LocalRecord) error {
-	props := map[string]bool{}
-	for _, p := range l.Proposals {
-		props[p.ID] = true
-	}
-	seen := map[string]bool{}
-	for i, r := range l.Undos {
-		where := fmt.Sprintf("nodiusAi.undos[%d]", i)
-		switch {
-		case r.ProposalID == "":
-			return invalid("%s names no proposal_id", where)
-		case !props[r.ProposalID]:
-			return invalid("%s is for proposal %q, which the thread does not have", where, r.ProposalID)
-		case seen[r.ProposalID]:
-			return invalid("%s: proposal %q has two undo records", where, r.ProposalID)
-		case r.OpID == "":
-			return invalid("%s names no op_id (the apply it reverses)", where)
-		}
-		seen[r.ProposalID] = true
-		if _, err := undo.Parse(r.Reversal); err != nil {
-			return invalidBecause(err, "%s.reversal cannot be used", where)
-		}
-		if len(r.Plan) > 0 {
-			if _, err := undo.Parse(r.Plan); err != nil {
-				return invalidBecause(err, "%s.plan cannot be used", where)
-			}
-		}
-		switch r.State {
-		case convo.NotUndone, convo.UndoClaimed:
-		case convo.Undone:
-			if r.UndoneAt.IsZero() {
-				return invalid("%s is undone but has no undone_at", where)
-			}
-		default:
-			return invalid("%s has state %q (not \"\", \"claimed\" or \"undone\")", where, r.State)
-		}
-		if r.Applied != nil && r.Applied.Type == "" {
-			return invalid("%s.applied_action has no type", where)
-		}
-	}
-	return nil
 }
 
 // importUndos writes the undo records of an imported thread (checked by

@@ -9,11 +9,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/threads/threaddoc"
 )
 
 // MaxTitle is the longest title kept, in runes.
@@ -88,18 +88,8 @@ func (s *Store) CreateThread(ctx context.Context, t convo.Thread) (convo.Thread,
 }
 
 // checkID rejects ids that could not round-trip through a terminal, a file name or
-// an ArangoDB _key.
-func checkID(id string) error {
-	if id == "" || len(id) > 254 {
-		return invalid("thread id %q must be 1 to 254 bytes", id)
-	}
-	for _, r := range id {
-		if r > unicode.MaxASCII || unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' {
-			return invalid("thread id %q may only hold printable ASCII without spaces or '/'", id)
-		}
-	}
-	return nil
-}
+// an ArangoDB _key (see threaddoc.CheckID).
+func checkID(id string) error { return threaddoc.CheckID(id) }
 
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/llm/chatstream"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -51,7 +52,7 @@ func NewAnthropic(o AnthropicOptions) Provider {
 		option.WithMaxRetries(0),
 		option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 			resp, err := next(r)
-			limitLines(resp, o.Limits)
+			chatstream.LimitLines(resp, o.Limits)
 			return resp, err
 		}),
 	)
@@ -99,7 +100,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	}
 	blocks := map[int64]*block{}
 	var order []*block
-	b := newBounds(p.opts.Limits)
+	b := chatstream.NewBounds(p.opts.Limits)
 	var limitErr error
 	for limitErr == nil && stream.Next() {
 		stall.Reset(p.opts.StallTimeout)
@@ -116,7 +117,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 			reply.Usage.CompletionTokens = int(u.OutputTokens)
 		case "content_block_start":
 			if ev.ContentBlock.Type == "tool_use" {
-				if limitErr = b.addCall(); limitErr != nil {
+				if limitErr = b.AddCall(); limitErr != nil {
 					break
 				}
 				b := &block{call: &convo.ToolCall{ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}}
@@ -128,7 +129,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 			switch ev.Delta.Type {
 			case "text_delta":
 				if ev.Delta.Text != "" {
-					if limitErr = b.addAnswer(len(ev.Delta.Text)); limitErr != nil {
+					if limitErr = b.AddAnswer(len(ev.Delta.Text)); limitErr != nil {
 						break
 					}
 					text.WriteString(ev.Delta.Text)
@@ -136,7 +137,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 				}
 			case "thinking_delta":
 				if ev.Delta.Thinking != "" {
-					if limitErr = b.addReasoning(len(ev.Delta.Thinking)); limitErr != nil {
+					if limitErr = b.AddReasoning(len(ev.Delta.Thinking)); limitErr != nil {
 						break
 					}
 					reasoning.WriteString(ev.Delta.Thinking)
@@ -144,7 +145,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 				}
 			case "input_json_delta":
 				if blk := blocks[ev.Index]; blk != nil {
-					if limitErr = b.checkArgs(blk.args.Len() + len(ev.Delta.PartialJSON)); limitErr != nil {
+					if limitErr = b.CheckArgs(blk.args.Len() + len(ev.Delta.PartialJSON)); limitErr != nil {
 						break
 					}
 					blk.args.WriteString(ev.Delta.PartialJSON)

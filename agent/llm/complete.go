@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/llm/chatstream"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -42,9 +43,9 @@ func (p *openaiProvider) Complete(ctx context.Context, req Request) (Reply, erro
 		return Reply{Model: p.opts.Model}, p.classifyRequestError(ctx, callCtx, resp, err)
 	}
 	defer resp.Body.Close()
-	acc := newAccumulator(p.opts.Model, p.opts.Limits)
-	err = acc.whole(resp.Body, func(Delta) {})
-	reply := acc.finish(func(Delta) {})
+	acc := chatstream.NewAccumulator(p.opts.Model, p.opts.Limits)
+	err = acc.Whole(resp.Body, func(Delta) {})
+	reply := acc.Finish(func(Delta) {})
 	p.opts.price(&reply.Usage)
 	if err != nil {
 		if fe, ok := fault.As(err); ok && fe.Code == fault.BudgetExceeded {

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/llm/chatstream"
 )
 
 // Request is one LLM call.
@@ -19,32 +20,22 @@ type Request struct {
 	MaxTokens int
 }
 
-// DeltaKind tells what a Delta carries.
-type DeltaKind int
-
-const (
-	DeltaText      DeltaKind = iota + 1 // Text holds answer text
-	DeltaReasoning                      // Text holds reasoning text
-	DeltaToolStart                      // ToolCall holds the id and name of a call that began
+// The vocabulary of a streamed reply lives in package chatstream, which parses
+// what providers send apart from their SDKs; these are its names here.
+type (
+	// DeltaKind tells what a Delta carries.
+	DeltaKind = chatstream.DeltaKind
+	// Delta is a piece of the reply as it streams.
+	Delta = chatstream.Delta
+	// Reply is the whole reply of one call, accumulated from the stream.
+	Reply = chatstream.Reply
 )
 
-// Delta is a piece of the reply as it streams.
-type Delta struct {
-	Kind     DeltaKind
-	Text     string
-	ToolCall convo.ToolCall
-}
-
-// Reply is the whole reply of one call, accumulated from the stream. Tool calls are
-// complete here (arguments whole), in the order the model gave them.
-type Reply struct {
-	Content      string
-	Reasoning    string
-	ToolCalls    []convo.ToolCall
-	FinishReason string
-	Usage        convo.Usage // tokens of this call (cost filled by the caller's pricing)
-	Model        string
-}
+const (
+	DeltaText      = chatstream.DeltaText      // Text holds answer text
+	DeltaReasoning = chatstream.DeltaReasoning // Text holds reasoning text
+	DeltaToolStart = chatstream.DeltaToolStart // ToolCall holds the id and name of a call that began
+)
 
 // Provider streams one chat completion. onDelta is called on the caller's goroutine
 // for each delta, in order; Stream returns when the stream ends. Errors are

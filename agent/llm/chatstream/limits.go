@@ -1,4 +1,4 @@
-package llm
+package chatstream
 
 import (
 	"bytes"
@@ -9,17 +9,19 @@ import (
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
-// bounds counts what one response has sent against the configured limits, so that a
+// Bounds counts what one response has sent against the configured limits, so that a
 // model that never stops (a 65 MB answer, 5,000 tool calls, 50 MB of arguments) is cut
 // as soon as it goes over, with memory bounded by the limits rather than by the stream.
-type bounds struct {
+type Bounds struct {
 	lim                      config.Limits
 	answer, reasoning, calls int
 }
 
-func newBounds(l config.Limits) *bounds { return &bounds{lim: l.WithDefaults()} }
+// NewBounds counts against the limits l (zero fields take their defaults).
+func NewBounds(l config.Limits) *Bounds { return &Bounds{lim: l.WithDefaults()} }
 
-func (b *bounds) addAnswer(n int) error {
+// AddAnswer counts n more bytes of answer text.
+func (b *Bounds) AddAnswer(n int) error {
 	b.answer += n
 	if b.answer > b.lim.MaxAnswerBytes {
 		return fault.Limit("the model's answer", "max_answer_bytes", b.lim.MaxAnswerBytes)
@@ -27,7 +29,8 @@ func (b *bounds) addAnswer(n int) error {
 	return nil
 }
 
-func (b *bounds) addReasoning(n int) error {
+// AddReasoning counts n more bytes of reasoning.
+func (b *Bounds) AddReasoning(n int) error {
 	b.reasoning += n
 	if b.reasoning > b.lim.MaxReasoningBytes {
 		return fault.Limit("the model's reasoning", "max_reasoning_bytes", b.lim.MaxReasoningBytes)
@@ -35,8 +38,8 @@ func (b *bounds) addReasoning(n int) error {
 	return nil
 }
 
-// addCall counts one more tool call in the response.
-func (b *bounds) addCall() error {
+// AddCall counts one more tool call in the response.
+func (b *Bounds) AddCall() error {
 	b.calls++
 	if b.calls > b.lim.MaxToolCalls {
 		return fault.Limit("the number of tool calls in one response", "max_tool_calls", b.lim.MaxToolCalls)
@@ -44,8 +47,8 @@ func (b *bounds) addCall() error {
 	return nil
 }
 
-// checkArgs checks the arguments of one call, n bytes so far.
-func (b *bounds) checkArgs(n int) error {
+// CheckArgs checks the arguments of one call, n bytes so far.
+func (b *Bounds) CheckArgs(n int) error {
 	if n > b.lim.MaxToolArgsBytes {
 		return fault.Limit("the arguments of one tool call", "max_tool_args_bytes", b.lim.MaxToolArgsBytes)
 	}
@@ -55,11 +58,11 @@ func (b *bounds) checkArgs(n int) error {
 // lineSlack is what one stream line may hold beyond its payload: the JSON around it.
 const lineSlack = 64 << 10
 
-// limitLines bounds every line of resp's body (an SSE event, or a line of a JSON
+// LimitLines bounds every line of resp's body (an SSE event, or a line of a JSON
 // body): one event may carry a whole answer, reasoning or call's arguments (servers
 // that do not stream them), plus its JSON, and no more. A 20 MB line is refused after
-// that many bytes instead of being buffered whole by the SDK's decoder.
-func limitLines(resp *http.Response, l config.Limits) {
+// that many bytes instead of being buffered whole by an SSE decoder.
+func LimitLines(resp *http.Response, l config.Limits) {
 	if resp == nil || resp.Body == nil {
 		return
 	}

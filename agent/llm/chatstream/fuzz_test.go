@@ -1,4 +1,4 @@
-package llm
+package chatstream_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/nodius/nodius-ai/agent/llm/chatstream"
 	"github.com/nodius/nodius-ai/config"
 )
 
@@ -29,15 +30,15 @@ func (c *chunked) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// parseStream runs the stream parser over body as the provider does, with small
+// parseStream runs the stream parser over body as package llm's OpenAI provider does, with small
 // limits so that the fuzzer reaches them.
-func parseStream(body io.Reader) (Reply, error) {
+func parseStream(body io.Reader) (chatstream.Reply, error) {
 	resp := &http.Response{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(body)}
 	lim := config.Limits{MaxAnswerBytes: 4096, MaxReasoningBytes: 4096, MaxToolCalls: 8, MaxToolArgsBytes: 2048}
-	limitLines(resp, lim)
-	acc := newAccumulator("m", lim)
-	err := acc.stream(ssestream.NewDecoder(resp), func() {}, func(Delta) {})
-	return acc.finish(func(Delta) {}), err
+	chatstream.LimitLines(resp, lim)
+	acc := chatstream.NewAccumulator("m", lim)
+	err := acc.Stream(ssestream.NewDecoder(resp), func() {}, func(chatstream.Delta) {})
+	return acc.Finish(func(chatstream.Delta) {}), err
 }
 
 // FuzzStream: no stream makes the parser panic or keep more than the limits allow,

@@ -1,0 +1,333 @@
+// Package threaddoc is the thread document: the server's AIThreadDocument (seed
+// 001, the nodius_ai_threads collection) that `threads export` writes and `threads
+// import` reads, with nodius-ai's own record of the thread inside it, and the checks
+// a document passes before it may become a thread.
+//
+// It knows nothing of the database: package threads turns a stored thread into a
+// document and a checked document into a stored thread. Kept apart, the format can be
+// read, tested and fuzzed on its own.
+package threaddoc
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/undo"
+)
+
+// ErrInvalid: the document cannot become a thread (package threads returns the same
+// error for any input it cannot keep).
+var ErrInvalid = errors.New("invalid input")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrInvalid)
+}
+
+// invalidBecause is invalid with the failure that made the input unusable, kept
+// reachable (errors.As finds a *json.SyntaxError, say) without changing the text.
+func invalidBecause(cause error, format string, args ...any) error {
+	return fmt.Errorf("%s: %w: %w", fmt.Sprintf(format, args...), cause, ErrInvalid)
+}
+
+// Document is the server's thread document (AIThreadDocument of seed 001, the
+// nodius_ai_threads collection), so a thread can move between the web client and the
+// terminal. Times are Unix milliseconds. Title is an addition the server ignores.
+type Document struct {
+	Key                 string        `json:"_key"`
+	GraphKey            string        `json:"graphKey"`
+	Workspace           string        `json:"workspace"`
+	UserID              string        `json:"userId"`
+	Title               string        `json:"title,omitempty"`
+	ConversationHistory []DocMessage  `json:"conversationHistory"`
+	PendingInterrupt    *DocInterrupt `json:"pendingInterrupt"`
+	CreatedTime         int64         `json:"createdTime"`
+	LastUpdatedTime     int64         `json:"lastUpdatedTime"`
+	// Local is what only nodius-ai keeps of the thread (the model, tokens and costs of
+	// each message, statuses, every proposal with its decision and outcome, the tool
+	// runs, provenance, the recorded source), so that an export imported again loses
+	// nothing. The server ignores it; an import uses it only when it agrees with
+	// conversationHistory (a thread continued elsewhere falls back to the history).
+	Local *LocalRecord `json:"nodiusAi,omitempty"`
+}
+
+// LocalRecord is the whole stored thread, as threads show --format json prints it.
+// Version says which parts it has: 1 (or absent) before undo records, 2 with them.
+// A record newer than this build knows is refused rather than imported with parts
+// missing.
+type LocalRecord struct {
+	Version   int              `json:"version,omitempty"`
+	Thread    convo.Thread     `json:"thread"`
+	Messages  []convo.Message  `json:"messages"`
+	ToolRuns  []convo.ToolRun  `json:"toolRuns"`
+	Proposals []convo.Proposal `json:"proposals"`
+	Created   []CreatedKey     `json:"created"`
+	Undos     []UndoRecord     `json:"undos,omitempty"`
+}
+
+// LocalVersion is the version of the local record this build writes and the newest
+// it reads.
+const LocalVersion = 2
+
+// DocMessage is one message in the OpenAI chat format the server keeps and sends.
+// Content is null on an assistant message that only calls tools.
+type DocMessage struct {
+	Role       string        `json:"role"`
+	Content    *string       `json:"content"`
+	ToolCalls  []DocToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string        `json:"tool_call_id,omitempty"`
+}
+
+// UnmarshalJSON also accepts content as an array of text parts and the camelCase
+// names (toolCalls, toolCallId) of the server's AIChatMessage.
+func (m *DocMessage) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Role        string          `json:"role"`
+		Content     json.RawMessage `json:"content"`
+		ToolCalls   []DocToolCall   `json:"tool_calls"`
+		ToolCallsC  []DocToolCall   `json:"toolCalls"`
+		ToolCallID  string          `json:"tool_call_id"`
+		ToolCallIDC string          `json:"toolCallId"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*m = DocMessage{Role: raw.Role, ToolCalls: raw.ToolCalls, ToolCallID: raw.ToolCallID}
+	if m.ToolCalls == nil {
+		m.ToolCalls = raw.ToolCallsC
+	}
+	if m.ToolCallID == "" {
+		m.ToolCallID = raw.ToolCallIDC
+	}
+	c := bytes.TrimSpace(raw.Content)
+	switch {
+	case len(c) == 0 || string(c) == "null":
+	case c[0] == '"':
+		var s string
+		if err := json.Unmarshal(c, &s); err != nil {
+			return err
+		}
+		m.Content = &s
+	case c[0] == '[':
+		var parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(c, &parts); err != nil {
+			return fmt.Errorf("content parts: %w", err)
+		}
+		var sb strings.Builder
+		for _, p := range parts {
+			sb.WriteString(p.Text)
+		}
+		s := sb.String()
+		m.Content = &s
+	default:
+		return fmt.Errorf("content must be a string, null or an array of parts, not %s", c)
+	}
+	return nil
+}
+
+// DocToolCall is an OpenAI tool call.
+type DocToolCall struct {
+	ID       string      `json:"id"`
+	Type     string      `json:"type"`
+	Function DocFunction `json:"function"`
+}
+
+// DocFunction is the function part of a tool call; Arguments is JSON text.
+type DocFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// DocInterrupt is the pending proposal of a thread: the propose_* call that stopped
+// the tool loop (ToolCallID and ToolCall, whose arguments hold the model's
+// proposal), the validated ProposedAction awaiting a decision, the model's reason,
+// and the calls of the same batch still to run after the decision (seed 001:
+// "toolCallId, args, context, remaining tool calls").
+type DocInterrupt struct {
+	ToolCallID         string            `json:"toolCallId"`
+	ToolCall           DocToolCall       `json:"toolCall"`
+	ProposedAction     datasource.Action `json:"proposedAction"`
+	Reason             string            `json:"reason,omitempty"`
+	RemainingToolCalls []DocToolCall     `json:"remainingToolCalls"`
+	CreatedTime        int64             `json:"createdTime,omitempty"`
+}
+
+// UndoRecord is what a thread keeps to undo one applied change, and where that undo
+// stands: threads show --format json prints it and an export carries it, so that an
+// imported thread can still walk its changes back (and does not offer again what
+// was undone).
+type UndoRecord struct {
+	ProposalID string `json:"proposal_id"`
+	// OpID is the apply's operation the reversal belongs to (a proposal applied
+	// again after a released claim gets a new one).
+	OpID string `json:"op_id"`
+	// Applied is the action as it was applied, keys assigned (absent when it was
+	// not kept).
+	Applied *datasource.Action `json:"applied_action,omitempty"`
+	// Reversal is the recorded steps (package datasource/undo).
+	Reversal  json.RawMessage `json:"reversal"`
+	State     convo.UndoState `json:"state,omitempty"`
+	UndoOp    string          `json:"undo_op,omitempty"`
+	ClaimedBy string          `json:"claimed_by,omitempty"`
+	ClaimedAt time.Time       `json:"claimed_at,omitzero"`
+	Plan      json.RawMessage `json:"plan,omitempty"` // the steps a claimed undo reverses
+	UndoneAt  time.Time       `json:"undone_at,omitzero"`
+	Left      []string        `json:"left,omitempty"` // what a forced undo left as it was
+}
+
+// CreatedKey is one node or edge an approved proposal of a thread created.
+type CreatedKey struct {
+	Kind       string `json:"kind"` // "node" or "edge"
+	Key        string `json:"key"`
+	Graph      string `json:"graph"`
+	ToolCallID string `json:"tool_call_id"`
+	CreatedAt  int64  `json:"created_ms"`
+}
+
+// MaxDocumentSize bounds what Parse reads (a thread is text; 64 MiB is far
+// beyond any real one).
+const MaxDocumentSize = 64 << 20
+
+// Parse reads and checks one thread document. Every failure wraps ErrInvalid.
+func Parse(r io.Reader) (Document, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxDocumentSize+1))
+	if err != nil {
+		return Document{}, fmt.Errorf("read the thread document: %w", err)
+	}
+	if len(b) > MaxDocumentSize {
+		return Document{}, invalid("the thread document is larger than %d MiB", MaxDocumentSize>>20)
+	}
+	var doc Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return Document{}, invalidBecause(err, "the thread document is not valid JSON")
+	}
+	return doc, doc.Validate()
+}
+
+// Validate checks that the document can become a thread whose history every
+// provider accepts.
+func (d Document) Validate() error {
+	if err := CheckID(d.Key); err != nil {
+		return fmt.Errorf("_key: %w", err)
+	}
+	if strings.TrimSpace(d.GraphKey) == "" {
+		return invalid("the thread document has no graphKey")
+	}
+	calls := map[string]string{} // id -> name
+	for i, m := range d.ConversationHistory {
+		where := fmt.Sprintf("conversationHistory[%d]", i)
+		switch convo.Role(m.Role) {
+		case convo.System, convo.User:
+		case convo.Assistant:
+			for j, c := range m.ToolCalls {
+				if c.ID == "" || c.Function.Name == "" {
+					return invalid("%s.tool_calls[%d] needs an id and a function name", where, j)
+				}
+				if _, dup := calls[c.ID]; dup {
+					return invalid("%s.tool_calls[%d]: tool call id %q is used twice", where, j, c.ID)
+				}
+				calls[c.ID] = c.Function.Name
+			}
+		case convo.Tool:
+			if m.ToolCallID == "" {
+				return invalid("%s is a tool message without tool_call_id", where)
+			}
+		default:
+			return invalid("%s has role %q (not system, user, assistant or tool)", where, m.Role)
+		}
+	}
+	if in := d.PendingInterrupt; in != nil {
+		id := in.ToolCallID
+		if id == "" {
+			id = in.ToolCall.ID
+		}
+		if id == "" {
+			return invalid("pendingInterrupt has no toolCallId")
+		}
+		if _, ok := calls[id]; !ok {
+			return invalid("pendingInterrupt.toolCallId %q matches no tool call in conversationHistory", id)
+		}
+		if in.ProposedAction.Type == "" {
+			return invalid("pendingInterrupt has no proposedAction")
+		}
+	}
+	if l := d.Local; l != nil {
+		if l.Version > LocalVersion {
+			return invalid("nodiusAi.version is %d, newer than this nodius-ai reads (%d): update nodius-ai to import it", l.Version, LocalVersion)
+		}
+		if err := validateUndos(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateUndos checks the undo records of a local record: each belongs to one of
+// its proposals, once, with an operation, a reversal whose every step can be run
+// and a known state (an undone one says when).
+func validateUndos(l *LocalRecord) error {
+	props := map[string]bool{}
+	for _, p := range l.Proposals {
+		props[p.ID] = true
+	}
+	seen := map[string]bool{}
+	for i, r := range l.Undos {
+		where := fmt.Sprintf("nodiusAi.undos[%d]", i)
+		switch {
+		case r.ProposalID == "":
+			return invalid("%s names no proposal_id", where)
+		case !props[r.ProposalID]:
+			return invalid("%s is for proposal %q, which the thread does not have", where, r.ProposalID)
+		case seen[r.ProposalID]:
+			return invalid("%s: proposal %q has two undo records", where, r.ProposalID)
+		case r.OpID == "":
+			return invalid("%s names no op_id (the apply it reverses)", where)
+		}
+		seen[r.ProposalID] = true
+		if _, err := undo.Parse(r.Reversal); err != nil {
+			return invalidBecause(err, "%s.reversal cannot be used", where)
+		}
+		if len(r.Plan) > 0 {
+			if _, err := undo.Parse(r.Plan); err != nil {
+				return invalidBecause(err, "%s.plan cannot be used", where)
+			}
+		}
+		switch r.State {
+		case convo.NotUndone, convo.UndoClaimed:
+		case convo.Undone:
+			if r.UndoneAt.IsZero() {
+				return invalid("%s is undone but has no undone_at", where)
+			}
+		default:
+			return invalid("%s has state %q (not \"\", \"claimed\" or \"undone\")", where, r.State)
+		}
+		if r.Applied != nil && r.Applied.Type == "" {
+			return invalid("%s.applied_action has no type", where)
+		}
+	}
+	return nil
+}
+
+// CheckID rejects thread ids that could not round-trip through a terminal, a file name or
+// an ArangoDB _key.
+func CheckID(id string) error {
+	if id == "" || len(id) > 254 {
+		return invalid("thread id %q must be 1 to 254 bytes", id)
+	}
+	for _, r := range id {
+		if r > unicode.MaxASCII || unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' {
+			return invalid("thread id %q may only hold printable ASCII without spaces or '/'", id)
+		}
+	}
+	return nil
+}
