@@ -11,15 +11,17 @@ import (
 const textWeight = 0.5
 
 // fuse merges the text and vector rankings by a convex combination of normalised
-// scores: score = textWeight·text/best text + (1−textWeight)·(cos−minCosine)/(1−minCosine).
+// scores: score = textWeight·text/best text + (1−textWeight)·cos/best cos.
 // Scores rather than ranks (reciprocal rank fusion): a rank throws away how sure a
 // ranking is, so a node text search puts far ahead — because the question names its
-// words — would lose to one both rankings only half like. Text scores are scaled by
-// the question's best (BM25 has no fixed range); similarities by their theoretical
-// range above the floor, so a question nothing is similar to gives small vector
-// shares instead of blowing its noise up to 1. A node whose key the question names
-// outright stays ahead of everything (+1), since no similarity beats being named.
-// Without vectors, the text ranking is returned as it is.
+// words — would lose to one both rankings only half like. Both are scaled by the
+// question's best (BM25 has no fixed range, and a model's similarities sit in a band
+// of their own). The best similarity gets the whole vector share even when it is
+// weak or barely above the rest: with a flat similarity ranking, that share mostly
+// reshuffles (seen on the dev set, where it chose wrong anchors for relational
+// questions, which is why those are found by words). A node whose key the question
+// names outright stays ahead of everything (+1), since no similarity beats being
+// named. Without vectors, the text ranking is returned as it is.
 func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
 	if len(vec) == 0 {
 		out := make([]rankedNode, len(text))
