@@ -209,6 +209,7 @@ func fileNodes(t *testing.T, path string) map[string]map[string]any {
 var (
 	buildOnce sync.Once
 	binPath   string
+	binClean  = func() {}
 	buildErr  error
 )
 
@@ -216,7 +217,7 @@ var (
 // testbin) and returns its path.
 func binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() { binPath, _, buildErr = testbin.Build() })
+	buildOnce.Do(func() { binPath, binClean, buildErr = testbin.Build() })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
@@ -240,9 +241,7 @@ func isolatedEnv(t testing.TB) []string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
+	binClean() // removes a binary of this test process's own, never the shared one
 	os.Exit(code)
 }
 

@@ -18,24 +18,25 @@ import (
 const Env = "NODIUS_AI_TEST_BINARY"
 
 // Build returns the path of the nodius-ai binary and a function that removes what
-// Build made: the binary named by NODIUS_AI_TEST_BINARY when it is set (and then
-// removes nothing), otherwise one built now in a new temporary directory.
+// Build made (never nil): the binary named by NODIUS_AI_TEST_BINARY when it is set
+// (and then removes nothing: other packages' tests use it too), otherwise one built
+// now in a new temporary directory.
 func Build() (path string, cleanup func(), err error) {
 	if p := os.Getenv(Env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", nil, fmt.Errorf("%s: %w", Env, err)
+			return "", func() {}, fmt.Errorf("%s: %w", Env, err)
 		}
 		return p, func() {}, nil
 	}
 	dir, err := os.MkdirTemp("", "nodius-ai-test")
 	if err != nil {
-		return "", nil, err
+		return "", func() {}, err
 	}
 	path = filepath.Join(dir, "nodius-ai")
 	out, err := exec.Command("go", "build", "-o", path, "github.com/nodius/nodius-ai/cmd/nodius-ai").CombinedOutput()
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return "", nil, fmt.Errorf("go build: %w\n%s", err, out)
+		return "", func() {}, fmt.Errorf("go build: %w\n%s", err, out)
 	}
 	return path, func() { _ = os.RemoveAll(dir) }, nil
 }
