@@ -52,7 +52,21 @@ func TestHeldOut3SetIsFrozen(t *testing.T) {
 
 // TestHybridOnHeldOut3 measures text alone against text fused with the stand-in
 // embeddings on the third held-out set, by kind only (go test -v -run
-// HybridOnHeldOut3 ./rag).
+// HybridOnHeldOut3 ./rag), and holds the figures measured once, after the fusion
+// was tuned on the dev set (MRR; before = the fusion divided by the best score):
+//
+//	kind        text    hybrid before   hybrid after
+//	paraphrase  0.445   0.44            0.441   hybrid LOSES, by 0.004
+//	French      0.531   0.57            0.553   win
+//	code        0.969   1.00            1.000   win
+//	relational  0.691   0.69            0.691   tie
+//	all         0.651   0.67            0.662   win
+//
+// Issue 11 asks that hybrid beat text on every kind; on this set it does not on
+// paraphrase (a small loss) and relational (a tie) questions, and this test says
+// so rather than hide it: the wins must stay wins, the tie must not become a
+// loss, and the loss must not deepen. When a change makes one of them win, move it
+// to wins — tuned on the dev set, never on this one.
 func TestHybridOnHeldOut3(t *testing.T) {
 	t.Parallel()
 	model := loadConceptModel(t)
@@ -69,4 +83,35 @@ func TestHybridOnHeldOut3(t *testing.T) {
 	}
 	logReport(t, "text", text)
 	logReport(t, "hybrid", hybrid)
+	wins := map[string]bool{"french": true, "code": true, "all": true}
+	// Known losses: the hybrid MRR measured on them, a floor.
+	losses := map[string]float64{"paraphrase": 0.441}
+	for _, cat := range []string{"paraphrase", "french", "code", "relational", "all"} {
+		tm, hm := metricsOf(text, cat), metricsOf(hybrid, cat)
+		floor, lost := losses[cat]
+		switch {
+		case wins[cat] && (hm.MRR <= tm.MRR || hm.Hit1 < tm.Hit1):
+			t.Errorf("%s: hybrid (Hit@1 %.3f, MRR %.3f) no longer beats text alone (Hit@1 %.3f, MRR %.3f)", cat, hm.Hit1, hm.MRR, tm.Hit1, tm.MRR)
+		case lost && hm.MRR < floor-0.0005:
+			t.Errorf("%s: hybrid MRR %.3f, under the %.3f measured (text %.3f)", cat, hm.MRR, floor, tm.MRR)
+		case !lost && hm.MRR < tm.MRR && tm.MRR < 1:
+			t.Errorf("%s: hybrid MRR %.3f loses to text alone %.3f", cat, hm.MRR, tm.MRR)
+		case !wins[cat] && hm.MRR > tm.MRR:
+			t.Logf("%s: hybrid MRR %.3f now beats text %.3f: move it to wins", cat, hm.MRR, tm.MRR)
+		}
+	}
+}
+
+// metricsOf summarises the outcomes of one kind of question, or of all of them.
+func metricsOf(outs []evaluate.Outcome, cat string) evaluate.Metrics {
+	if cat == "all" {
+		return evaluate.Summarize(outs)
+	}
+	var sel []evaluate.Outcome
+	for _, o := range outs {
+		if o.Cat == cat {
+			sel = append(sel, o)
+		}
+	}
+	return evaluate.Summarize(sel)
 }
