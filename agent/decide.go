@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/undo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // An approval is taken in three steps so that it is applied exactly once and never
@@ -341,37 +340,12 @@ func applyFailure(err error) error {
 		return &convo.Error{Code: convo.CodeTimeout, Err: err, Message: fmt.Sprintf(
 			"%v, so nothing was applied and the proposal is still pending; approve again when the other writer is done", err)}
 	}
-	if full, fix := diskFull(err); full != "" {
-		return &convo.Error{Code: convo.CodeInternal, Err: err, Message: full +
+	if what, fix, ok := fault.StorageRefusal(err); ok {
+		return &convo.Error{Code: fault.Storage, Err: err, Message: what +
 			", so nothing was applied and the proposal is still pending; " + fix + " and approve again"}
 	}
 	return &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
 		"applying the proposal failed, nothing was applied and it is still pending: %v — fix that and approve again", err)}
-}
-
-// diskFull says where and why a write found no room ("the disk is full under /srv
-// (no space left on device)") and what to do about it, or "" when err is not that.
-// (The runtime ignores SIGXFSZ, so a file size limit is an error like the others.)
-func diskFull(err error) (what, fix string) {
-	var errno syscall.Errno
-	if !errors.As(err, &errno) {
-		return "", ""
-	}
-	switch errno {
-	case syscall.ENOSPC:
-		what, fix = "the disk is full", "free some space"
-	case syscall.EDQUOT:
-		what, fix = "the disk quota is used up", "free some space"
-	case syscall.EFBIG:
-		what, fix = "the file size limit is reached", "raise the limit (ulimit -f)"
-	default:
-		return "", ""
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		what += " under " + filepath.Dir(pe.Path)
-	}
-	return what + " (" + errno.Error() + ")", fix
 }
 
 func isDecided(err error) bool { return errors.Is(err, convo.ErrDecided) }

@@ -11,6 +11,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/undo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // An undo is taken like an approval, so that it is applied exactly once and a kill
@@ -212,6 +213,10 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 		if d, ok := undo.IsDrift(err); ok {
 			return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
 				"cannot undo %s: the graph changed while undoing: %s; nothing was changed", res.Change, strings.Join(d.Drift, "; "))}
+		}
+		if what, fix, ok := fault.StorageRefusal(err); ok {
+			return res, &convo.Error{Code: fault.Storage, Err: err, Message: fmt.Sprintf(
+				"%s, so %s was not undone and is still recorded as applied; %s and run undo again", what, res.Change, fix)}
 		}
 		return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
 			"undoing %s failed: %v — the change is still recorded as applied; fix that and run undo again", res.Change, err)}

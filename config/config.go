@@ -72,7 +72,16 @@ type Limits struct {
 	MaxRequestBytes      int `toml:"max_request_bytes"`       // one request to the model, all messages and tools
 	MaxSnapshotBytes     int `toml:"max_snapshot_bytes"`      // a server: source's graph snapshot
 	MaxArangoResultBytes int `toml:"max_arango_result_bytes"` // one ArangoDB response
+	// MaxStreamLineBytes bounds one line (one SSE event) of a provider's stream, which
+	// may carry a whole answer, reasoning or call's arguments from a server that does not
+	// stream them; unset, it is the largest of those three limits plus 64 KiB for the
+	// JSON around the payload.
+	MaxStreamLineBytes int `toml:"max_stream_line_bytes"`
 }
+
+// StreamLineSlack is what one stream line may hold beyond its payload when
+// max_stream_line_bytes is unset: the JSON around it.
+const StreamLineSlack = 64 << 10
 
 // DefaultLimits are the size bounds used when the config leaves them unset: far above
 // what an honest model or graph sends (an answer of a few pages is ~20 KB), low
@@ -103,6 +112,9 @@ func (l Limits) WithDefaults() Limits {
 		if *f.v <= 0 {
 			*f.v = f.def
 		}
+	}
+	if l.MaxStreamLineBytes <= 0 {
+		l.MaxStreamLineBytes = max(l.MaxAnswerBytes, l.MaxReasoningBytes, l.MaxToolArgsBytes) + StreamLineSlack
 	}
 	return l
 }

@@ -518,6 +518,7 @@ func checkLimits(l Limits, file string) error {
 		{"max_tool_calls", l.MaxToolCalls}, {"max_tool_args_bytes", l.MaxToolArgsBytes},
 		{"max_tool_result_bytes", l.MaxToolResultBytes}, {"max_request_bytes", l.MaxRequestBytes},
 		{"max_snapshot_bytes", l.MaxSnapshotBytes}, {"max_arango_result_bytes", l.MaxArangoResultBytes},
+		{"max_stream_line_bytes", l.MaxStreamLineBytes},
 	} {
 		if f.v < 0 {
 			return configError(nil, "%s: [limits] %s = %d is not allowed: give a number ≥ 0 (0 means the default)", file, f.key, f.v)

@@ -9,6 +9,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/threads/threaddoc"
 )
 
@@ -52,12 +53,19 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
-// Unwrap exposes both the kind (for errors.Is) and the cause.
+// Unwrap exposes the kind (for errors.Is), the cause and, for a disk that refused
+// the write (full, quota, file size limit, read-only), a fault.Storage error with
+// the same sentence, so that the edge classifies it as something the person must
+// fix rather than as internal.
 func (e *Error) Unwrap() []error {
-	if e.Err == nil {
-		return []error{e.Kind}
+	errs := []error{e.Kind}
+	if e.Kind == ErrDiskFull || e.Kind == ErrReadOnly {
+		errs = append(errs, &fault.Error{Code: fault.Storage, Message: e.Msg})
 	}
-	return []error{e.Kind, e.Err}
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	return errs
 }
 
 // AmbiguousError lists the threads an id prefix matches, so the person can pick one.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // TestDiskFull fills the database (SQLite's max_page_count gives the same SQLITE_FULL
@@ -38,6 +39,9 @@ func TestDiskFull(t *testing.T) {
 	err = s.SaveMessage(ctx, m)
 	if !errors.Is(err, ErrDiskFull) {
 		t.Fatalf("SaveMessage on a full disk: err = %v, want ErrDiskFull", err)
+	}
+	if fe, ok := fault.As(err); !ok || fe.Code != fault.Storage || fe.Message != err.Error() {
+		t.Fatalf("a full disk is classified %+v, want %s with the store's sentence", fe, fault.Storage)
 	}
 	if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "free some space") {
 		t.Errorf("message %q should name the file and say what to do", err)

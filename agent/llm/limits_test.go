@@ -35,7 +35,7 @@ func TestLimits(t *testing.T) {
 		{name: "tool calls in one chunk", turn: llmtest.Turn{ToolCalls: many, CallsInOneChunk: true}, key: "max_tool_calls"},
 		{name: "arguments", turn: llmtest.Turn{ToolCalls: []llmtest.ToolCall{{Name: "search_nodes", Arguments: `{"query":"` + strings.Repeat("q", 5000) + `"}`}}}, key: "max_tool_args_bytes"},
 		{name: "arguments whole", turn: llmtest.Turn{ToolCalls: []llmtest.ToolCall{{Name: "search_nodes", Arguments: `{"query":"` + strings.Repeat("q", 5000) + `"}`}}, ArgsChunk: 100000}, key: "max_tool_args_bytes"},
-		{name: "one huge line", turn: llmtest.Turn{Raw: bigLine}, key: "max_answer_bytes"},
+		{name: "one huge line", turn: llmtest.Turn{Raw: bigLine}, key: "max_stream_line_bytes"},
 		{name: "whole body", turn: llmtest.Turn{Text: strings.Repeat("word ", 1000), Whole: true}, key: "max_answer_bytes"},
 		{name: "anthropic answer", turn: llmtest.Turn{Text: strings.Repeat("word ", 1000)}, key: "max_answer_bytes", wantText: true, anthropic: true},
 		{name: "anthropic reasoning", turn: llmtest.Turn{Reasoning: strings.Repeat("think ", 1000)}, key: "max_reasoning_bytes", anthropic: true},
@@ -71,6 +71,33 @@ func TestLimits(t *testing.T) {
 				t.Error("the text that arrived before the limit was not kept")
 			}
 		})
+	}
+}
+
+// TestStreamLineLimit: a stream line over max_stream_line_bytes stops the run with one
+// sentence naming that limit, its value and its key, whichever payload limit is the
+// largest; unset, the line limit follows the largest payload limit.
+func TestStreamLineLimit(t *testing.T) {
+	t.Parallel()
+	bigLine := `data: {"choices":[{"index":0,"delta":{"content":"` + strings.Repeat("a", 200_000) + `"}}]}` + "\n\n"
+	for _, tt := range []struct {
+		lim  config.Limits
+		want string
+	}{
+		{config.Limits{MaxStreamLineBytes: 5000}, "one line of the provider's stream went over the limit of 5000 (max_stream_line_bytes): the run stopped"},
+		{config.Limits{MaxAnswerBytes: 1000, MaxReasoningBytes: 3000, MaxToolArgsBytes: 2000}, "went over the limit of 68536 (max_stream_line_bytes)"},
+	} {
+		srv := llmtest.Start(t, llmtest.Turn{Raw: bigLine})
+		p := newProvider(srv, func(o *llm.OpenAIOptions) { o.Limits = tt.lim })
+		var c collect
+		_, err := p.Stream(context.Background(), userAsk, c.on)
+		fe, ok := fault.As(err)
+		if !ok || fe.Code != fault.BudgetExceeded || !strings.Contains(fe.Message, tt.want) {
+			t.Fatalf("limits %+v: err = %v, want %q", tt.lim, err, tt.want)
+		}
+		if strings.Contains(fe.Message, "max_answer_bytes") || strings.Contains(fe.Message, "max_reasoning_bytes") {
+			t.Errorf("the message names a payload limit: %q", fe.Message)
+		}
 	}
 }
 

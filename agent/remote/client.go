@@ -221,7 +221,7 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 		case <-stall.C:
 			conn.Close(websocket.StatusNormalClosure, "stalled")
 			return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Message: fmt.Sprintf(
-				"the server's assistant sent nothing for %s: what arrived is kept — ask again", c.opt.StallTimeout.Round(time.Second))}
+				"the server's assistant sent nothing for %s: what arrived is kept — ask again", roundForPeople(c.opt.StallTimeout))}
 		case f, open := <-frames:
 			if ctx.Err() != nil {
 				// Cancelled while a message was arriving: stop the run all the same.
@@ -267,6 +267,15 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 			}
 		}
 	}
+}
+
+// roundForPeople rounds d to the second, or to the millisecond under a second, so
+// that a short timeout never reads "0s".
+func roundForPeople(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
 }
 
 // frame is one read from the connection.

@@ -477,21 +477,40 @@ func TestDroppedConnectionKeepsWhatArrived(t *testing.T) {
 	}
 }
 
+// TestSlowStreamOutlivesStallTimeout checks that every message restarts the stall
+// timer: a stream lasting 2.5 stall timeouts, one token every 100 ms, is never cut.
+// A loaded machine can hold the process still for longer than the timeout between
+// two tokens, which ends the run rightly; so a timeout is retried with the stall
+// timeout doubled, never the gap. Code that does not restart the timer fails every
+// attempt, since every stream outlasts its own timeout.
 func TestSlowStreamOutlivesStallTimeout(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(o *remote.Options) { o.StallTimeout = 300 * time.Millisecond })
-	e.srv.SetChat(func(s *remotetest.Session) {
-		for i := 0; i < 8; i++ {
-			if !s.Sleep(100 * time.Millisecond) {
-				return
+	const gap = 100 * time.Millisecond
+	stall := 300 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		tokens := int(5 * stall / (2 * gap))
+		want := strings.Repeat("x", tokens)
+		e := newEnv(t, func(o *remote.Options) { o.StallTimeout = stall })
+		e.srv.SetChat(func(s *remotetest.Session) {
+			for i := 0; i < tokens; i++ {
+				if !s.Sleep(gap) {
+					return
+				}
+				s.Token("x")
 			}
-			s.Token("x")
+			s.Complete(want)
+		})
+		start := time.Now()
+		res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+		if err == nil && res.Text == want {
+			return
 		}
-		s.Complete("xxxxxxxx")
-	})
-	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-	if err != nil || res.Text != "xxxxxxxx" {
-		t.Fatalf("%+v %v", res, err)
+		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || attempt == 4 {
+			t.Fatalf("attempt %d, stall timeout %s, %d tokens: %+v %v", attempt, stall, tokens, res, err)
+		}
+		t.Logf("attempt %d: stalled after %s with a stall timeout of %s (a loaded machine?); again with %s",
+			attempt, time.Since(start).Round(time.Millisecond), stall, 2*stall)
+		stall *= 2
 	}
 }
 
@@ -503,7 +522,7 @@ func TestStallEndsRunAsTimeout(t *testing.T) {
 		<-s.Done() // then nothing, while pongs still come back
 	})
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable {
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable || !strings.Contains(ce.Message, "nothing for 200ms") {
 		t.Fatalf("error %v", err)
 	}
 	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)

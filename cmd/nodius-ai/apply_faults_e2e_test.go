@@ -257,13 +257,19 @@ func TestApproveOnAFullDisk(t *testing.T) {
 	_ = f.Close()
 
 	r := e.run("", "approve", thread)
-	if r.code != 1 && r.code != 2 {
+	if r.code != 1 {
 		t.Fatalf("approve on a full disk: exit %d\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{"the disk is full", "no space left on device", "the proposal is still pending", "approve again"} {
+	for _, want := range []string{"storage_error: the disk holding " + disk + " is full (no space left on device)", "the proposal is still pending", "free some space and approve again"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Fatalf("approve on a full disk does not say %q:\n%s", want, r.stderr)
 		}
+	}
+	e.pendingAndUntouched(thread, requests)
+	// Scripts see the same class in the error event: something the person fixes.
+	r = e.run("", "approve", thread, "--format", "json")
+	if r.code != 1 || !strings.Contains(r.stdout, `"type":"error","code":"storage_error"`) {
+		t.Fatalf("approve --format json on a full disk: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	e.pendingAndUntouched(thread, requests)
 	if left, _ := filepath.Glob(filepath.Join(disk, ".graph.json.tmp-*")); len(left) > 0 {
@@ -306,7 +312,7 @@ func TestApproveOverTheFileSizeLimit(t *testing.T) {
 	if code != 1 && code != 2 {
 		t.Fatalf("approve under ulimit -f: %v (exit %d)\n%s", err, code, errb.String())
 	}
-	for _, want := range []string{"the file size limit is reached", "file too large", "the proposal is still pending", "approve again"} {
+	for _, want := range []string{"storage_error: a file on the disk holding " + filepath.Dir(e.graph) + " went over the file size limit (file too large)", "the proposal is still pending", "raise the limit (ulimit -f) and approve again"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Fatalf("approve under ulimit -f does not say %q:\n%s", want, errb.String())
 		}

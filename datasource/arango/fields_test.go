@@ -147,3 +147,19 @@ func TestFakeViewFindsOnlyIndexedFields(t *testing.T) {
 		}
 	}
 }
+
+// Without the View, Search (the read tools' entry) ranks in process the way a
+// file: graph is ranked: edge labels and sheet names count too. Runs on a real
+// ArangoDB too.
+func TestSearchWithoutViewFindsEdgeLabelsAndSheets(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, 2)
+	ctx := ctxT(t)
+	for q, first := range map[string][]string{"kickoff": {"fetch-api", "root"}, "archive": {"side"}, "leaderboard": {"out"}} {
+		hits, err := h.src.Search(ctx, "g1", q, 5, nil)
+		got := hitKeys(hits)
+		if err != nil || len(got) < len(first) || !slices.Equal(slices.Sorted(slices.Values(got[:len(first)])), first) {
+			t.Errorf("%q without the view = %q, %v; want %q first", q, got, err, first)
+		}
+	}
+}

@@ -31,6 +31,11 @@ const (
 	// The workspace's graph keys, for completion and for the message of a wrong --graph.
 	qGraphKeys = `FOR g IN nodius_graphs FILTER g.workspace == @ws SORT g._key LIMIT 200 RETURN g._key`
 
+	// One edge, and the edges of one node (the edge index): what an apply reads in
+	// its transaction, which holds the collections exclusive and so must be short.
+	qEdge      = `FOR e IN nodius_edges FILTER e._key == @key AND e.graphKey == @gk LIMIT 1 RETURN e`
+	qNodeEdges = `FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id) RETURN e`
+
 	// Neighborhood, one query per direction (a direction cannot be a bind variable).
 	// The traversal finds each vertex once, with its distance from the start (BFS,
 	// global uniqueness gives the shortest); vertices of another graph are neither
@@ -197,5 +202,6 @@ func Queries() []string {
 		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
 		qVectorExact, qVectorApprox, qSetEmbeddings, qTextSearch,
 		qThreadsSince, qThread, qThreadUpsert, qDataPaths,
+		qEdge, qNodeEdges,
 	}
 }

@@ -226,7 +226,17 @@ func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, 
 		}
 		return hits, err
 	}
+	// In process, the whole graph is read and ranked as a file: graph is, edge
+	// labels and sheet names included, as the View ranks them.
+	g, err := s.graphFresh(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
 	nodes, err := s.nodes(ctx, graphKey, "")
+	if err != nil {
+		return nil, err
+	}
+	edges, err := s.edges(ctx, graphKey, "")
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +244,7 @@ func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, 
 	if err != nil {
 		return nil, err
 	}
-	hits := search.New(nodes, configs).Search(query, limit)
+	hits := search.NewGraph(datasource.Snapshot{Graph: g, Nodes: nodes, Edges: edges, Configs: configs}).Search(query, limit)
 	out := make([]datasource.ScoredNode, 0, len(hits))
 	for _, h := range hits {
 		out = append(out, datasource.ScoredNode{Node: nodes[h.Index], Score: h.Score})

@@ -143,8 +143,8 @@ type SetupStep struct {
 	Kind  string // "analyzer" or "view"
 	Name  string
 	State string // "created", "already there", "updated"
-	// Added lists what an update added to a View of an older setup ("data values
-	// of nodius_nodes", …).
+	// Added lists what an update added to a View of an older setup ("data
+	// values", "sheets", "edge labels", or a field of nodius_nodes).
 	Added []string
 }
 

@@ -2,6 +2,7 @@ package arango
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -47,11 +48,11 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	err := s.inTransaction(ctx, graphKey, func(w *txCopy) error {
 		res = datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: []string{}, Edges: []string{}}}
 		if o.Expect != nil {
-			g, err := w.lookup()
-			if err != nil {
-				return err
+			err := datasource.CheckShown(w, *o.Expect)
+			if w.err != nil {
+				return w.err // a read failed: the check says nothing
 			}
-			if err := datasource.CheckShown(g, *o.Expect); err != nil {
+			if err != nil {
 				return &datasource.ConflictError{Err: err}
 			}
 		}
@@ -200,20 +201,6 @@ type txCopy struct {
 	err      error // the first read that failed (the lookups report only found or not)
 }
 
-// lookup reads the whole graph once, inside the transaction, for the check of
-// what was shown.
-func (w *txCopy) lookup() (datasource.GraphLookup, error) {
-	nodes, err := w.s.nodesOn(w.ctx, w.tx, w.graphKey, "")
-	if err != nil {
-		return nil, err
-	}
-	edges, err := w.s.edgesOn(w.ctx, w.tx, w.graphKey, "")
-	if err != nil {
-		return nil, err
-	}
-	return datasource.SnapshotLookup(datasource.Snapshot{Nodes: nodes, Edges: edges}), nil
-}
-
 func (w *txCopy) fail(err error) {
 	if w.err == nil && !errors.Is(err, datasource.ErrNotFound) {
 		w.err = err
@@ -256,31 +243,37 @@ func (w *txCopy) LookupNode(key string) (datasource.Node, bool) {
 	return n, true
 }
 
+// The lookups read only what they are asked for (the transaction holds the
+// collections exclusive: it must be short, even on a large graph), and remember a
+// read that failed in w.err.
+
 func (w *txCopy) LookupEdge(key string) (datasource.Edge, bool) {
-	edges, err := w.s.edgesOn(w.ctx, w.tx, w.graphKey, "")
-	if err != nil {
-		w.fail(err)
+	edges, err := w.readEdges(qEdge, map[string]any{"key": compositeKey(w.graphKey, key), "gk": w.graphKey}, "read edge "+key)
+	if err != nil || len(edges) == 0 {
 		return datasource.Edge{}, false
 	}
-	for _, e := range edges {
-		if e.Key == key {
-			return e, true
-		}
-	}
-	return datasource.Edge{}, false
+	return edges[0], true
 }
 
 func (w *txCopy) EdgesOf(nodeKey string) []datasource.Edge {
-	edges, err := w.s.edgesOn(w.ctx, w.tx, w.graphKey, "")
-	if err != nil {
-		w.fail(err)
-		return nil
-	}
+	edges, _ := w.readEdges(qNodeEdges, map[string]any{"id": nodeID(w.graphKey, nodeKey), "gk": w.graphKey}, "read the edges of node "+nodeKey)
+	return edges
+}
+
+func (w *txCopy) readEdges(q string, bind map[string]any, what string) ([]datasource.Edge, error) {
 	var out []datasource.Edge
-	for _, e := range edges {
-		if e.Source == nodeKey || e.Target == nodeKey {
-			out = append(out, e)
+	err := w.s.queryOn(w.ctx, w.tx, q, bind, func(raw json.RawMessage) error {
+		e, err := decodeEdge(w.graphKey, raw)
+		if err != nil {
+			return err
 		}
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		err = w.s.classify(err, what)
+		w.fail(err)
+		return nil, err
 	}
-	return out
+	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
+	"github.com/nodius/nodius-ai/datasource/undo"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -306,4 +307,31 @@ func TestApplyReportsAWriteConflictAsLocked(t *testing.T) {
 		t.Fatal("n1 was written")
 	}
 	noTransactionLeft(t, h.fake)
+}
+
+// The transaction holds the collections of every graph exclusive, so it reads only
+// what the check and the recorder need (a node, one node's edges, an edge), never a
+// whole graph: on a large graph the lock stays short.
+func TestApplyReadsOnlyWhatItChecks(t *testing.T) {
+	t.Parallel()
+	h := fakeOnly(t)
+	ctx := ctxT(t)
+	del := deleteTransform(ctx, t, h.src)
+	e1, err := h.src.Edges(ctx, "g1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: []datasource.Action{del,
+		{Type: datasource.DeleteEdgeAction, DeleteEdge: &datasource.DeleteEdgePayload{EdgeKey: "e1", Edge: &e1[0]}},
+		{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{NodeKey: "root",
+			Changes: map[string]any{"process": "x"}, Before: map[string]any{"process": ""}}}}}}
+	before := len(h.fake.Queries())
+	if _, err := datasource.Apply(ctx, h.src, "g1", a, datasource.Expect(a), datasource.Record(undo.NewRecorder())); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range h.fake.Queries()[before:] {
+		if strings.HasSuffix(q.Query, "FILTER n.graphKey == @gk RETURN n") || strings.HasSuffix(q.Query, "FILTER e.graphKey == @gk RETURN e") {
+			t.Errorf("the apply read a whole graph: %s", q.Query)
+		}
+	}
 }

@@ -8,7 +8,10 @@ package fault
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -30,6 +33,11 @@ const (
 	Interrupted Code = "interrupted"
 	// Config is a missing or bad configuration (exit code 2).
 	Config Code = "config_error"
+	// Storage is a write the disk refused for a reason the person must fix, not a bug:
+	// the disk is full, the quota is used up, the file system is mounted read-only, or
+	// a file went over the size limit (ulimit -f). Exit code 1, like every storage
+	// failure; not retryable until the person has made room.
+	Storage Code = "storage_error"
 )
 
 // Error is a classified failure: Message is one clear sentence that says what to do.
@@ -54,6 +62,36 @@ func Limit(what, key string, limit int) *Error {
 	return &Error{Code: BudgetExceeded, Message: fmt.Sprintf(
 		"%s went over the limit of %d (%s): the run stopped, what arrived so far is kept as interrupted and nothing was applied; raise %s in the [limits] table of the config file if this was expected",
 		what, limit, key, key)}
+}
+
+// StorageRefusal tells, as the start of a sentence, why the disk refused a write
+// ("the disk holding /srv/graphs is full (no space left on device)") and what the
+// person can do about it ("free some space"); ok is false when err is no such
+// refusal. The directory comes from the *fs.PathError in err's chain, when there is
+// one. (The Go runtime ignores SIGXFSZ, so a file size limit is an EFBIG error.)
+func StorageRefusal(err error) (what, fix string, ok bool) {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return "", "", false
+	}
+	at := "" // " holding DIR", when the path is known
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != "" {
+		at = " holding " + filepath.Dir(pe.Path)
+	}
+	switch errno {
+	case syscall.ENOSPC:
+		what, fix = "the disk"+at+" is full", "free some space"
+	case syscall.EDQUOT:
+		what, fix = "your quota on the disk"+at+" is used up", "free some space or raise the quota"
+	case syscall.EROFS:
+		what, fix = "the file system"+at+" is mounted read-only", "remount it read-write or use a file on another disk"
+	case syscall.EFBIG:
+		what, fix = "a file on the disk"+at+" went over the file size limit", "raise the limit (ulimit -f)"
+	default:
+		return "", "", false
+	}
+	return what + " (" + errno.Error() + ")", fix, true
 }
 
 // As finds a *Error in err's chain.

@@ -3,8 +3,10 @@ package fault_test
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -65,6 +67,34 @@ func TestMaskCredentials(t *testing.T) {
 		}
 		if strings.Contains(got, "PW") || strings.Contains(got, "p/w") || strings.Contains(got, "TOKEN") {
 			t.Errorf("MaskCredentials(%q) leaks: %q", tt.in, got)
+		}
+	}
+}
+
+func TestStorageRefusal(t *testing.T) {
+	t.Parallel()
+	at := func(errno syscall.Errno) error {
+		return fmt.Errorf("writing graph: %w", &fs.PathError{Op: "write", Path: "/srv/graphs/.g.json.tmp-1", Err: errno})
+	}
+	tests := []struct {
+		err       error
+		what, fix string
+	}{
+		{at(syscall.ENOSPC), "the disk holding /srv/graphs is full (no space left on device)", "free some space"},
+		{at(syscall.EDQUOT), "your quota on the disk holding /srv/graphs is used up (disk quota exceeded)", "free some space or raise the quota"},
+		{at(syscall.EROFS), "the file system holding /srv/graphs is mounted read-only (read-only file system)", "remount it read-write or use a file on another disk"},
+		{at(syscall.EFBIG), "a file on the disk holding /srv/graphs went over the file size limit (file too large)", "raise the limit (ulimit -f)"},
+		{syscall.ENOSPC, "the disk is full (no space left on device)", "free some space"},
+	}
+	for _, tt := range tests {
+		what, fix, ok := fault.StorageRefusal(tt.err)
+		if !ok || what != tt.what || fix != tt.fix {
+			t.Errorf("StorageRefusal(%v) = %q, %q, %v; want %q, %q", tt.err, what, fix, ok, tt.what, tt.fix)
+		}
+	}
+	for _, err := range []error{errors.New("no space left on device"), at(syscall.EACCES), nil} {
+		if _, _, ok := fault.StorageRefusal(err); ok {
+			t.Errorf("StorageRefusal(%v) recognised a refusal", err)
 		}
 	}
 }

@@ -56,35 +56,26 @@ func (b *Bounds) CheckArgs(n int) error {
 }
 
 // lineSlack is what one stream line may hold beyond its payload: the JSON around it.
-const lineSlack = 64 << 10
+const lineSlack = config.StreamLineSlack
 
 // LimitLines bounds every line of resp's body (an SSE event, or a line of a JSON
-// body): one event may carry a whole answer, reasoning or call's arguments (servers
-// that do not stream them), plus its JSON, and no more. A 20 MB line is refused after
-// that many bytes instead of being buffered whole by an SSE decoder.
+// body) at max_stream_line_bytes: by default one event may carry a whole answer,
+// reasoning or call's arguments (servers that do not stream them), plus its JSON, and
+// no more. A 20 MB line is refused after that many bytes instead of being buffered
+// whole by an SSE decoder.
 func LimitLines(resp *http.Response, l config.Limits) {
 	if resp == nil || resp.Body == nil {
 		return
 	}
-	l = l.WithDefaults()
-	key, payload := "max_answer_bytes", l.MaxAnswerBytes
-	if l.MaxReasoningBytes > payload {
-		key, payload = "max_reasoning_bytes", l.MaxReasoningBytes
-	}
-	if l.MaxToolArgsBytes > payload {
-		key, payload = "max_tool_args_bytes", l.MaxToolArgsBytes
-	}
-	resp.Body = &lineLimiter{rc: resp.Body, max: payload + lineSlack, key: key, payload: payload}
+	resp.Body = &lineLimiter{rc: resp.Body, max: l.WithDefaults().MaxStreamLineBytes}
 }
 
 // lineLimiter passes a body through and fails once a line runs past max bytes.
 type lineLimiter struct {
-	rc      io.ReadCloser
-	max     int
-	key     string
-	payload int
-	line    int // bytes since the last newline
-	err     error
+	rc   io.ReadCloser
+	max  int
+	line int // bytes since the last newline
+	err  error
 }
 
 func (l *lineLimiter) Read(p []byte) (int, error) {
@@ -106,7 +97,7 @@ func (l *lineLimiter) Read(p []byte) (int, error) {
 		l.line, chunk = 0, chunk[i+1:]
 	}
 	if l.line > l.max {
-		l.err = fault.Limit("one event of the provider's stream", l.key, l.payload)
+		l.err = fault.Limit("one line of the provider's stream", "max_stream_line_bytes", l.max)
 		return 0, l.err
 	}
 	return n, err

@@ -519,6 +519,12 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 		})), 0, 0, ""
 	case kNode:
 		return anys(s.sorted(Nodes, func(d map[string]any) bool { return d["_key"] == str("key") && d["graphKey"] == str("gk") })), 0, 0, ""
+	case kEdge:
+		return anys(s.sorted(Edges, func(d map[string]any) bool { return d["_key"] == str("key") && d["graphKey"] == str("gk") })), 0, 0, ""
+	case kNodeEdges:
+		return anys(s.sorted(Edges, func(d map[string]any) bool {
+			return d["graphKey"] == str("gk") && (d["_from"] == str("id") || d["_to"] == str("id"))
+		})), 0, 0, ""
 	case kConfigs:
 		return anys(s.sorted(Configs, func(d map[string]any) bool { return d["workspace"] == str("ws") })), 0, 0, ""
 	case kTraverseAny, kTraverseIn, kTraverseOut:
