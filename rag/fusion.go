@@ -66,7 +66,7 @@ func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
 		score[h.Index] += textWeight * rescale(h.Score, tLo, tHi)
 	}
 	for _, v := range vec {
-		if v.score > vLo {
+		if v.score > 0 {
 			score[v.idx] += (1 - textWeight) * rescale(v.score, vLo, vHi)
 		}
 	}

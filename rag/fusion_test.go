@@ -97,3 +97,16 @@ func TestRescale(t *testing.T) {
 		}
 	}
 }
+
+// Every vector candidate is ranked, the weakest (share 0) and a lone one included:
+// with no text hit, a relational question's anchor is found by its vector alone.
+func TestFuseKeepsEveryVectorCandidate(t *testing.T) {
+	t.Parallel()
+	if got := fusedOrder(nil, []rankedNode{{idx: nodeC, score: 0.4}}); len(got) != 1 || got[0] != nodeC {
+		t.Errorf("lone candidate: fused order %v, want [C]", got)
+	}
+	got := fusedOrder(nil, []rankedNode{{idx: nodeC, score: 0.4}, {idx: nodeD, score: 0.3}})
+	if len(got) != 2 || got[0] != nodeC || got[1] != nodeD {
+		t.Errorf("fused order %v, want [C D]", got)
+	}
+}
