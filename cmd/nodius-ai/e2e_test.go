@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,23 +21,21 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/internal/testbin"
 )
 
 var binary string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "nodius-ai-e2e")
+	var cleanup func()
+	var err error
+	binary, cleanup, err = testbin.Build()
 	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "nodius-ai")
-	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
-	if err != nil {
-		os.Stderr.Write(out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/file"
 	"github.com/nodius/nodius-ai/internal/mcpserver"
+	"github.com/nodius/nodius-ai/internal/testbin"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"
 )
@@ -212,33 +212,16 @@ var (
 	buildErr  error
 )
 
-// binary builds nodius-ai once per test run and returns its path.
+// binary builds nodius-ai once per test run (or takes the one CI built, see package
+// testbin) and returns its path.
 func binary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "nodius-ai-mcp")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "nodius-ai")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/nodius/nodius-ai/cmd/nodius-ai").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{err: err, out: string(out)}
-		}
-	})
+	buildOnce.Do(func() { binPath, _, buildErr = testbin.Build() })
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
 	return binPath
 }
-
-type buildError struct {
-	err error
-	out string
-}
-
-func (e *buildError) Error() string { return "go build: " + e.err.Error() + "\n" + e.out }
 
 // isolatedEnv is an environment of one person with nothing configured: a fresh home,
 // no provider keys.

@@ -1,10 +1,10 @@
-package arango_test
+package arangourl_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/nodius/nodius-ai/datasource/arango"
+	"github.com/nodius/nodius-ai/datasource/arango/arangourl"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -24,8 +24,8 @@ func FuzzParseURL(f *testing.F) {
 		if !strings.HasPrefix(suffix, "@") || strings.LastIndex(prefix, ":") < strings.LastIndex(prefix, "/") || !strings.Contains(prefix, ":") {
 			return // the password must sit where credentials do: after USER: and before @
 		}
-		if _, err := arango.ParseURL(raw); err != nil && strings.Contains(err.Error(), password) {
-			t.Fatalf("ParseURL(%q) error shows the password: %v", raw, err)
+		if _, err := arangourl.Parse(raw); err != nil && strings.Contains(err.Error(), password) {
+			t.Fatalf("Parse(%q) error shows the password: %v", raw, err)
 		}
 		if m := fault.MaskCredentials(raw); strings.Contains(m, password) {
 			t.Fatalf("MaskCredentials(%q) = %q shows the password", raw, m)
