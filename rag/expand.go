@@ -56,9 +56,13 @@ type expanded struct {
 	info  RetrievalInfo
 }
 
-// expandQuestion asks for the question's expansion (see expand).
-func (r *Retriever) expandQuestion(ctx context.Context, query string) (*expanded, error) {
+// expandQuestion asks for the question's expansion (see expand), unless the caller
+// asked for none (Request.NoExpand).
+func (r *Retriever) expandQuestion(ctx context.Context, query string, skip bool) (*expanded, error) {
 	x := &expanded{}
+	if skip {
+		return x, nil
+	}
 	terms, err := r.expand(ctx, query, &x.info)
 	x.terms = terms
 	return x, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 )
 
 // fakeExpander answers fixed terms (or an error) and counts its calls.
@@ -126,4 +127,52 @@ func TestExpansion(t *testing.T) {
 			t.Errorf("%d calls for a blank question", x.calls.Load())
 		}
 	})
+}
+
+// TestNoExpandPerCall: a call that asks for no expansion (graph_context over MCP) makes
+// no model call, in process and on a source that searches, while calls of the same
+// retriever that expand still do; the contexts are cached apart, so neither is
+// served for the other.
+func TestNoExpandPerCall(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name string
+		src  func(t *testing.T) datasource.Source
+	}{
+		{"in process", func(t *testing.T) datasource.Source { return newFakeSource(demoSnapshot(t)) }},
+		{"source search", func(t *testing.T) datasource.Source { return newTextSource(t, "display-html") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			x := &fakeExpander{terms: []string{"html display"}}
+			opts := DefaultOptions()
+			opts.Expander = x
+			r := New(tt.src(t), opts, nil)
+			plain := Request{GraphKey: "demo", Question: "what shows the players", NoExpand: true}
+			for i := 0; i < 2; i++ {
+				c, err := r.RetrieveRequest(ctx, plain)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := x.calls.Load(); n != 0 || c.Retrieval.Expansion != nil || c.Retrieval.ExpandUsage.Total() != 0 {
+					t.Fatalf("NoExpand call %d: %d expansion calls, retrieval %+v", i, n, c.Retrieval)
+				}
+			}
+			c, err := r.RetrieveWith(ctx, "demo", "what shows the players", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := x.calls.Load(); n != 1 || !slices.Equal(c.Retrieval.Expansion, x.terms) || c.Retrieval.ExpandUsage.Total() != 100 {
+				t.Fatalf("expanding call after NoExpand ones: %d expansion calls, retrieval %+v", n, c.Retrieval)
+			}
+			c, err = r.RetrieveRequest(ctx, plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := x.calls.Load(); n != 1 || c.Retrieval.Expansion != nil {
+				t.Fatalf("NoExpand after an expanding call: %d expansion calls, expansion %v", n, c.Retrieval.Expansion)
+			}
+		})
+	}
 }

@@ -10,18 +10,40 @@ import (
 // the rest.
 const textWeight = 0.5
 
-// fuse merges the text and vector rankings by a convex combination of normalised
-// scores: score = textWeight·text/best text + (1−textWeight)·cos/best cos.
+// fuse merges the text and vector rankings by a convex combination of scores each
+// rescaled over its own spread: score = textWeight·t + (1−textWeight)·v, where t
+// is (BM25 − lowest)/(highest − lowest) over the text candidates and v the same
+// for the cosine similarities over the vector candidates, so on each side the
+// best candidate counts 1 and the weakest 0.
+//
 // Scores rather than ranks (reciprocal rank fusion): a rank throws away how sure a
 // ranking is, so a node text search puts far ahead — because the question names its
-// words — would lose to one both rankings only half like. Both are scaled by the
-// question's best (BM25 has no fixed range, and a model's similarities sit in a band
-// of their own). The best similarity gets the whole vector share even when it is
-// weak or barely above the rest: with a flat similarity ranking, that share mostly
-// reshuffles (seen on the dev set, where it chose wrong anchors for relational
-// questions, which is why those are found by words). A node whose key the question
-// names outright stays ahead of everything (+1), since no similarity beats being
-// named. Without vectors, the text ranking is returned as it is.
+// words — would lose to one both rankings only half like.
+//
+// Why the spread and not the best alone: similarities sit in a band of their own
+// (every node at cosine 0.3–0.5 under one model, 0.0–0.1 for a short question
+// under another), and the in-memory ranking keeps only those over a floor.
+// Divided by the best, every candidate then gets 60–100 % of the vector share, a
+// bonus for merely being a candidate that can carry a node over the one text
+// ranks first. Rescaled over the spread, the weakest candidate gets nothing and a
+// similarity counts by how far it stands above the other candidates'. The text
+// side is rescaled the same way, so that a lead among close text candidates
+// (BM25 1.08, 1.00, 0.98: the question's words fit the first best) counts as a
+// lead rather than as 7 % of the text share, and both shares mean "best 1,
+// weakest 0". On the dev set (testdata/dev, extended for this with two graphs
+// whose questions text already answers confidently), against the fusion divided
+// by the best: paraphrase MRR 0.52 → 0.55, French 0.70 → 0.72, relational 0.73
+// and code 1.00 unchanged, text alone being 0.53, 0.73, 0.70 and 1.00.
+//
+// Tried on the dev set and left out: weighting each side by how decisive it is
+// (the gap between its first and second candidates), and keeping a text winner
+// with a wide lead first. Both lost French questions (MRR 0.68–0.70) that the
+// vector ranking gets right by a narrow margin. A similarity of zero or less says
+// "unrelated" and adds nothing.
+//
+// A node whose key the question names outright stays ahead of everything (+1),
+// since no similarity beats being named. Without vectors, the text ranking is
+// returned as it is.
 func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
 	if len(vec) == 0 {
 		out := make([]rankedNode, len(text))
@@ -30,30 +52,22 @@ func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
 		}
 		return out
 	}
-	best := 0.0
-	for _, h := range text {
-		if !h.KeyMatch {
-			best = max(best, h.Score)
-		}
-	}
+	tLo, tHi := spread(len(text), func(i int) (float64, bool) { return text[i].Score, !text[i].KeyMatch })
+	vLo, vHi := spread(len(vec), func(i int) (float64, bool) { return vec[i].score, true })
+	vLo = max(vLo, 0)
 	score := make(map[int]float64, len(text)+len(vec))
 	named := map[int]bool{}
 	for _, h := range text {
-		switch {
-		case h.KeyMatch:
+		if h.KeyMatch {
 			named[h.Index] = true
 			score[h.Index] += 1 + textWeight
-		case best > 0:
-			score[h.Index] += textWeight * h.Score / best
+			continue
 		}
-	}
-	bestSim := 0.0
-	for _, v := range vec {
-		bestSim = max(bestSim, v.score)
+		score[h.Index] += textWeight * rescale(h.Score, tLo, tHi)
 	}
 	for _, v := range vec {
-		if bestSim > 0 && v.score > 0 {
-			score[v.idx] += (1 - textWeight) * v.score / bestSim
+		if v.score > 0 {
+			score[v.idx] += (1 - textWeight) * rescale(v.score, vLo, vHi)
 		}
 	}
 	out := make([]rankedNode, 0, len(score))
@@ -67,4 +81,35 @@ func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
 		return out[a].idx < out[b].idx
 	})
 	return out
+}
+
+// spread is the lowest and highest of the n scores that count.
+func spread(n int, at func(int) (float64, bool)) (lo, hi float64) {
+	first := true
+	for i := range n {
+		s, ok := at(i)
+		if !ok {
+			continue
+		}
+		if first {
+			lo, hi, first = s, s, false
+			continue
+		}
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	return lo, hi
+}
+
+// rescale maps s from [lo, hi] onto [0, 1]. When every candidate scores the same
+// (one candidate, or a tie), each is as good as the best and counts 1; a score of
+// zero or less never counts.
+func rescale(s, lo, hi float64) float64 {
+	switch {
+	case s <= 0:
+		return 0
+	case hi <= lo:
+		return 1
+	default:
+		return (s - lo) / (hi - lo)
+	}
 }

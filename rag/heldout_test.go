@@ -121,6 +121,8 @@ func TestDevSetQuality(t *testing.T) {
 }
 
 // devGraphs are the dev set's graphs (testdata/dev): orders, written with the first
-// ranker, and newsletter and inventory-sync, written to tune the hybrid ranking of
-// relational questions.
-var devGraphs = []string{"orders", "newsletter", "inventory-sync"}
+// ranker; newsletter and inventory-sync, written to tune the hybrid ranking of
+// relational questions; library-loans and meal-delivery, written to tune the
+// fusion of text and vector scores, with many questions text answers confidently
+// (code values, exact identifiers) next to French and paraphrased ones.
+var devGraphs = []string{"orders", "newsletter", "inventory-sync", "library-loans", "meal-delivery"}

@@ -187,9 +187,11 @@ func evalHybrid(t *testing.T, srv *llmtest.Server, dir, graph string) (text, hyb
 }
 
 // TestHybridBeatsTextOnHeldOut: with embeddings, the fused ranking must do at least
-// as well as text alone on every kind of held-out question, and better overall
-// (MRR; Hit@1 never lower). Figures are logged (go test -v -run HybridBeats ./rag)
-// and reported in the README.
+// as well as text alone on every kind of held-out question, and better on
+// paraphrase, French and overall (MRR; Hit@1 never lower). Figures are logged (go
+// test -v -run HybridBeats ./rag) and reported in the README. MRR text → hybrid:
+// paraphrase 0.53 → 0.60, French 0.79 → 0.86, code 0.97 → 0.97 (it was 1.00 with
+// the fusion divided by the best score), relational 0.80 → 0.80, all 0.76 → 0.80.
 func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 	t.Parallel()
 	model := loadConceptModel(t)
@@ -209,6 +211,8 @@ func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 		return m
 	}
 	tc, hc := byCat(text), byCat(hybrid)
+	// Where hybrid wins, it must keep winning; code and relational tie.
+	wins := map[string]bool{"paraphrase": true, "french": true, "all": true}
 	for _, cat := range []string{"paraphrase", "french", "code", "relational", ""} {
 		var tm, hm evaluate.Metrics
 		if cat == "" {
@@ -217,13 +221,13 @@ func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 		} else {
 			tm, hm = evaluate.Summarize(tc[cat]), evaluate.Summarize(hc[cat])
 		}
-		t.Logf("%-10s n=%2d  text Hit@1 %.2f Hit@5 %.2f MRR %.2f ctx %3.0f%%  |  hybrid Hit@1 %.2f Hit@5 %.2f MRR %.2f ctx %3.0f%%",
+		t.Logf("%-10s n=%2d  text Hit@1 %.2f Hit@5 %.2f MRR %.3f ctx %3.0f%%  |  hybrid Hit@1 %.2f Hit@5 %.2f MRR %.3f ctx %3.0f%%",
 			cat, tm.N, tm.Hit1, tm.Hit5, tm.MRR, 100*tm.ContextRecall, hm.Hit1, hm.Hit5, hm.MRR, 100*hm.ContextRecall)
 		if hm.MRR < tm.MRR || hm.Hit1 < tm.Hit1 {
 			t.Errorf("%s: hybrid (Hit@1 %.3f, MRR %.3f) loses to text alone (Hit@1 %.3f, MRR %.3f)", cat, hm.Hit1, hm.MRR, tm.Hit1, tm.MRR)
 		}
-		if cat == "all" && hm.MRR <= tm.MRR {
-			t.Errorf("overall: hybrid MRR %.3f does not beat text alone %.3f", hm.MRR, tm.MRR)
+		if wins[cat] && hm.MRR <= tm.MRR {
+			t.Errorf("%s: hybrid MRR %.3f does not beat text alone %.3f", cat, hm.MRR, tm.MRR)
 		}
 	}
 	for i := range hybrid {

@@ -29,7 +29,7 @@ type remoteRanking struct {
 // (no text index), or it found nothing and nothing was mentioned (the in-process
 // ranking also knows prefixes, and the graph's first nodes for questions that name
 // nothing). The question's expansion, when one was asked, is returned for it.
-func (r *Retriever) retrieveRemote(ctx context.Context, ts datasource.TextSearcher, graphKey, query string, mentions []string) (*Context, *expanded, error) {
+func (r *Retriever) retrieveRemote(ctx context.Context, ts datasource.TextSearcher, graphKey, query string, mentions []string, noExpand bool) (*Context, *expanded, error) {
 	depth := r.candidateDepth()
 	hits, err := ts.TextSearch(ctx, graphKey, query, depth)
 	if errors.Is(err, datasource.ErrNoTextIndex) {
@@ -38,7 +38,7 @@ func (r *Retriever) retrieveRemote(ctx context.Context, ts datasource.TextSearch
 	if err != nil {
 		return nil, nil, graphErr(graphKey, err)
 	}
-	x, err := r.expandQuestion(ctx, query)
+	x, err := r.expandQuestion(ctx, query, noExpand)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -144,7 +144,28 @@ func (r *Retriever) Retrieve(ctx context.Context, graphKey, query string) (*Cont
 // The returned Context is the caller's to keep or change; the cache holds its own
 // copy.
 func (r *Retriever) RetrieveWith(ctx context.Context, graphKey, query string, mentions []string) (*Context, error) {
+	return r.RetrieveRequest(ctx, Request{GraphKey: graphKey, Question: query, Mentions: mentions})
+}
+
+// Request is one retrieval with its per-call choices (RetrieveRequest).
+type Request struct {
+	GraphKey string
+	Question string
+	// Mentions are node keys the user named (`@key`), as in RetrieveWith.
+	Mentions []string
+	// NoExpand searches the question as asked, without the Expander's model call: for
+	// a caller that words its own query (an MCP client's agent calling graph_context),
+	// where that call would spend tokens no run counts. The agent's own runs expand.
+	NoExpand bool
+}
+
+// RetrieveRequest is RetrieveWith with per-call choices.
+func (r *Retriever) RetrieveRequest(ctx context.Context, req Request) (*Context, error) {
+	graphKey, query, mentions := req.GraphKey, req.Question, req.Mentions
 	ckey := cacheKey(graphKey, query, mentions)
+	if req.NoExpand && r.opts.Expander != nil {
+		ckey = "\x01unexpanded\x00" + ckey // never served to a caller that expands
+	}
 	if c, ok := r.cache.get(ckey, r.opts.Now()); ok {
 		c.Retrieval.CacheHit = true
 		c.Retrieval.ExpandUsage = convo.Usage{} // no call was made this time
@@ -153,7 +174,7 @@ func (r *Retriever) RetrieveWith(ctx context.Context, graphKey, query string, me
 	epoch := r.cache.currentEpoch()
 	var x *expanded // the question's expansion, asked once whichever path ranks
 	if ts, ok := r.src.(datasource.TextSearcher); ok {
-		c, rx, err := r.retrieveRemote(ctx, ts, graphKey, query, mentions)
+		c, rx, err := r.retrieveRemote(ctx, ts, graphKey, query, mentions, req.NoExpand)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +189,7 @@ func (r *Retriever) RetrieveWith(ctx context.Context, graphKey, query string, me
 		return nil, err
 	}
 	if x == nil {
-		if x, err = r.expandQuestion(ctx, query); err != nil {
+		if x, err = r.expandQuestion(ctx, query, req.NoExpand); err != nil {
 			return nil, err
 		}
 	}

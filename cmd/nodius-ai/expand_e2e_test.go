@@ -1,10 +1,16 @@
 package main_test
 
 import (
+	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 )
@@ -103,5 +109,51 @@ func TestAskWithoutExpansionByDefault(t *testing.T) {
 	cfg := e.run("", "config")
 	if !strings.Contains(cfg.stdout, "retrieval.expand") || !strings.Contains(cfg.stdout, "off") {
 		t.Errorf("config does not list retrieval.expand:\n%s", cfg.stdout)
+	}
+}
+
+// TestMCPGraphContextIsNotExpanded: with retrieval.expand = "llm", the MCP server's
+// graph_context searches the question as the client's agent worded it, with no model
+// call (its tokens would be counted nowhere), while ask, configured the same, still
+// expands and counts the call.
+func TestMCPGraphContextIsNotExpanded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t,
+		llmtest.Turn{Text: "html, web page, display, afficher, page", Usage: &llmtest.Usage{PromptTokens: 80, CompletionTokens: 20}},
+		llmtest.Turn{Text: "display-html renders it.", Usage: &llmtest.Usage{PromptTokens: 1000, CompletionTokens: 50}})
+	e.withExpansion()
+	const q = "which step shows the result to people"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(binary, "mcp", "--graph", "demo")
+	cmd.Env = e.vars
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "expansion-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	for _, question := range []string{q, "what handles errors"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "graph_context", Arguments: map[string]any{"question": question}})
+		if err != nil || res.IsError {
+			t.Fatalf("graph_context: %v %+v\n%s", err, res, stderr.String())
+		}
+	}
+	cs.Close()
+	if n := len(e.srv.ChatRequests()); n != 0 {
+		t.Fatalf("graph_context made %d model calls, want none", n)
+	}
+
+	r := e.run("", "ask", "--graph", "demo", "--format", "json", q)
+	if r.code != 0 {
+		t.Fatalf("ask: code %d stderr %s", r.code, r.stderr)
+	}
+	if got, want := types(events(t, r.stdout)), "thread,usage,token,token,token,usage,complete"; got != want {
+		t.Fatalf("ask events %s, want %s (the expansion's usage first)", got, want)
+	}
+	if reqs := e.srv.ChatRequests(); len(reqs) != 2 || reqs[0].Stream {
+		t.Fatalf("ask made %d model calls, want the expansion then the answer", len(reqs))
 	}
 }

@@ -25,3 +25,22 @@ func BenchmarkParse10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEncode100k encodes a generated 100,000-node, 200,000-edge graph the way
+// the file source saves it after an approval (the whole file is rewritten).
+func BenchmarkEncode100k(b *testing.B) {
+	s := gen.Graph(1, 100_000, 200_000)
+	doc := datasource.Document{Graph: s.Graph, Nodes: s.Nodes, Edges: s.Edges, NodeConfigs: s.Configs}
+	data, err := Encode(doc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Encode(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

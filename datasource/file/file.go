@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -378,15 +379,21 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 	s.mu.Lock()
 	extra, mode := s.extra, s.mode
 	s.mu.Unlock()
-	data, err := Encode(datasource.DocumentFromSnapshot(next, extra))
-	if err != nil {
+	// Streamed to the temporary file (and the hash that tells our own write from
+	// another's), never held whole: a 100,000-node graph is ~140 MB.
+	h := sha256.New()
+	err := writeAtomic(s.real, mode, func(f io.Writer) error {
+		return datasource.WriteDocument(io.MultiWriter(f, h), datasource.DocumentFromSnapshot(next, extra))
+	})
+	var pe *fs.PathError
+	if err != nil && !errors.As(err, &pe) {
 		return fmt.Errorf("graph file %s: encoding: %w", s.path, err)
 	}
-	if err := writeAtomic(s.real, data, mode); err != nil {
+	if err != nil {
 		return fmt.Errorf("graph file %s: %w", s.path, err)
 	}
 	s.mu.Lock()
-	s.sum = sha256.Sum256(data)
+	h.Sum(s.sum[:0])
 	s.spans = nil
 	s.mu.Unlock()
 	st, err := os.Stat(s.real)
@@ -400,21 +407,16 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 }
 
 // Encode writes a graph document the way the file source saves it: two-space
-// indentation, no HTML escaping (process code stays readable), a final newline.
+// indentation, no HTML escaping (process code stays readable), a final newline
+// (datasource.EncodeDocument: the bytes encoding/json would write, in one pass).
 func Encode(doc datasource.Document) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return datasource.EncodeDocument(doc)
 }
 
-// writeAtomic replaces path with data: temp file in the same directory, fsync,
-// chmod to mode, rename, fsync of the directory. The temp file is removed on failure.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
+// writeAtomic replaces path with what write writes: temp file in the same
+// directory, fsync, chmod to mode, rename, fsync of the directory. The temp file is
+// removed on failure.
+func writeAtomic(path string, mode fs.FileMode, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -430,7 +432,7 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = write(f); err != nil {
 		return err
 	}
 	if mode == 0 {

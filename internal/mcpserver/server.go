@@ -38,7 +38,7 @@ import (
 
 // Retriever finds the part of a graph relevant to a question (rag.Retriever).
 type Retriever interface {
-	RetrieveWith(ctx context.Context, graphKey, query string, mentions []string) (*rag.Context, error)
+	RetrieveRequest(ctx context.Context, req rag.Request) (*rag.Context, error)
 }
 
 // Proposals is what the server reads of the thread store to learn that a proposal it

@@ -17,6 +17,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/prompt"
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/internal/termtext"
+	"github.com/nodius/nodius-ai/rag"
 )
 
 // GraphContext is the tool that returns the retrieval context of a question.
@@ -123,13 +124,15 @@ func (s *Server) read(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallTo
 }
 
 // graphContext returns the retrieval context of a question as the assistant's
-// context message (TOON).
+// context message (TOON). The question is searched as the client's agent worded it:
+// never expanded by a model call (retrieval.expand = "llm"), whose tokens no run
+// here would count.
 func (s *Server) graphContext(ctx context.Context, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	question, mentions, err := parseGraphContext(req.Params.Arguments)
 	if err != nil {
 		return toolError(GraphContext + ": " + err.Error())
 	}
-	rc, err := s.opt.Retriever.RetrieveWith(ctx, s.opt.Graph, question, mentions)
+	rc, err := s.opt.Retriever.RetrieveRequest(ctx, rag.Request{GraphKey: s.opt.Graph, Question: question, Mentions: mentions, NoExpand: true})
 	if err != nil {
 		s.log.Warn("mcp graph_context failed", "error", err.Error())
 		return toolError(GraphContext + ": retrieval of graph " + s.opt.Graph + " failed: " + errorSentence(ctx, err))
