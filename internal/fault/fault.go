@@ -117,29 +117,25 @@ func MaskCredentials(s string) string {
 	return maskEveryUserinfo(maskUserinfo(s))
 }
 
-// maskEveryUserinfo masks what a malformed URL with several '@' may still show:
-// every "USER:SECRET@" left, read back from each '@' to the '/' before it.
+// maskEveryUserinfo masks what a malformed URL with several '@' (or a leading ':')
+// may still show after maskUserinfo: a password can hold '@' and '/' itself
+// ("USER:0@SECRET@/x"), so everything from the first "USER:" to the last '@' is
+// masked. It may hide more than the password; it never shows part of one.
 func maskEveryUserinfo(s string) string {
 	if strings.Count(s, "@") < 2 && !strings.HasPrefix(s, ":") {
 		return s
 	}
-	var b strings.Builder
-	rest := s
-	for {
-		at := strings.Index(rest, "@")
-		if at < 0 {
-			b.WriteString(rest)
-			return b.String()
+	at := strings.LastIndex(s, "@")
+	for i := 0; i < at; i++ {
+		if s[i] != ':' || strings.HasPrefix(s[i:], "://") {
+			continue
 		}
-		seg := rest[:at]
-		from := strings.LastIndex(seg, "/") + 1
-		if c := strings.Index(seg[from:], ":"); c >= 0 && seg[from+c+1:] != "***" && from+c+1 < len(seg) {
-			seg = seg[:from+c+1] + "***"
+		if s[i+1:at] == "***" || i+1 == at {
+			return s
 		}
-		b.WriteString(seg)
-		b.WriteString("@")
-		rest = rest[at+1:]
+		return s[:i+1] + "***" + s[at:]
 	}
+	return s
 }
 
 // maskUserinfo masks the credentials before the last '@' of a URL, however

@@ -57,6 +57,8 @@ func TestMaskCredentials(t *testing.T) {
 		{"server:u:PW@host", "server:***@host"},
 		{"https://TOKEN@host/x", "https://***@host/x"},
 		{"https://u:PW@[::1", "https://u:***@[::1"},
+		{":@PW@/@", ":***@"}, // found by FuzzParseURL: a password that begins with '@'
+		{"server:http:/u:@PW@h/@", "server:http:/u:***@"},
 		{"demo", "demo"},
 		{"file:/tmp/graph.json", "file:/tmp/graph.json"},
 	}
