@@ -1,10 +1,6 @@
 package rag_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
@@ -38,16 +34,7 @@ var heldOut2Graphs = []string{"ci-release", "support-router", "invoice-etl"}
 
 func TestHeldOut2SetIsFrozen(t *testing.T) {
 	t.Parallel()
-	for name, want := range heldOut2Files {
-		b, err := os.ReadFile(filepath.Join("testdata", "heldout2", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(b)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			t.Errorf("%s changed (sha256 %s): the held-out set is frozen", name, got)
-		}
-	}
+	checkFrozen(t, "heldout2", heldOut2Files)
 }
 
 // TestHeldOut2Quality measures the second held-out set with text search alone and

@@ -1,10 +1,6 @@
 package rag_test
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
@@ -38,16 +34,7 @@ var heldOut3Graphs = []string{"clinic-scheduler", "greenhouse-control", "payroll
 
 func TestHeldOut3SetIsFrozen(t *testing.T) {
 	t.Parallel()
-	for name, want := range heldOut3Files {
-		b, err := os.ReadFile(filepath.Join("testdata", "heldout3", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(b)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			t.Errorf("%s changed (sha256 %s): the held-out set is frozen", name, got)
-		}
-	}
+	checkFrozen(t, "heldout3", heldOut3Files)
 }
 
 // TestHybridOnHeldOut3 measures text alone against text fused with the stand-in
