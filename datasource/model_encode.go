@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -28,7 +29,7 @@ func EncodeDocument(d Document) ([]byte, error) {
 // and going through encoding/json (a map, a buffer and a validation per node, then
 // the whole file compacted and indented again, in memory) took seconds.
 func WriteDocument(w io.Writer, d Document) error {
-	e := &encoder{buf: make([]byte, 0, 2*flushAt), indent: true, w: w}
+	e := &encoder{buf: make([]byte, 0, 2*flushAt), w: w}
 	e.document(d)
 	e.buf = append(e.buf, '\n')
 	e.flush()
@@ -38,12 +39,11 @@ func WriteDocument(w io.Writer, d Document) error {
 // flushAt is how many bytes the encoder gathers before writing them out.
 const flushAt = 64 << 10
 
-// encoder appends JSON to buf, indented by two spaces per level when indent is
-// set. The first error stops it (every later call does nothing useful).
+// encoder appends JSON to buf, indented by two spaces per level, and writes it to
+// w by chunks. The first error stops it (every later call does nothing useful).
 type encoder struct {
 	buf    []byte
-	indent bool
-	w      io.Writer // where buf goes once it holds flushAt bytes; nil keeps it all
+	w      io.Writer // where buf goes once it holds flushAt bytes
 	depth  int
 	counts []int // values written in each open object or array
 	err    error
@@ -51,7 +51,7 @@ type encoder struct {
 
 // flush writes out what buf holds.
 func (e *encoder) flush() {
-	if e.w == nil || len(e.buf) == 0 {
+	if len(e.buf) == 0 {
 		return
 	}
 	if e.err == nil {
@@ -77,11 +77,9 @@ func (e *encoder) fail(format string, args ...any) {
 }
 
 func (e *encoder) newline() {
-	if e.indent {
-		e.buf = append(e.buf, '\n')
-		for range e.depth {
-			e.buf = append(e.buf, ' ', ' ')
-		}
+	e.buf = append(e.buf, '\n')
+	for range e.depth {
+		e.buf = append(e.buf, ' ', ' ')
 	}
 }
 
@@ -116,10 +114,7 @@ func (e *encoder) elem() {
 func (e *encoder) key(k string) {
 	e.elem()
 	e.buf = appendString(e.buf, k)
-	e.buf = append(e.buf, ':')
-	if e.indent {
-		e.buf = append(e.buf, ' ')
-	}
+	e.buf = append(e.buf, ':', ' ')
 }
 
 func (e *encoder) str(k, v string) {
@@ -171,17 +166,7 @@ func (e *encoder) raw(k string, v json.RawMessage) {
 
 func (e *encoder) rawValue(v []byte) {
 	var b bytes.Buffer
-	var err error
-	if e.indent {
-		prefix := make([]byte, 2*e.depth)
-		for i := range prefix {
-			prefix[i] = ' '
-		}
-		err = json.Indent(&b, v, string(prefix), "  ")
-	} else {
-		err = json.Compact(&b, v)
-	}
-	if err != nil {
+	if err := json.Indent(&b, v, strings.Repeat("  ", e.depth), "  "); err != nil {
 		e.fail("json: invalid value %.40q: %w", v, err)
 		return
 	}
@@ -267,34 +252,28 @@ func (e *encoder) object(m map[string]any) {
 	e.close('}')
 }
 
+// longArray writes one of the document's long arrays, handing buf to the writer
+// between elements once it is big enough.
+func longArray[T any](e *encoder, items []T, write func(*T)) {
+	e.open('[')
+	for i := range items {
+		e.elem()
+		write(&items[i])
+		e.maybeFlush()
+	}
+	e.close(']')
+}
+
 func (e *encoder) document(d Document) {
 	e.open('{')
 	e.key("graph")
 	e.graph(d.Graph)
 	e.key("nodes")
-	e.open('[')
-	for i := range d.Nodes {
-		e.elem()
-		e.node(&d.Nodes[i])
-		e.maybeFlush()
-	}
-	e.close(']')
+	longArray(e, d.Nodes, e.node)
 	e.key("edges")
-	e.open('[')
-	for i := range d.Edges {
-		e.elem()
-		e.edge(&d.Edges[i])
-		e.maybeFlush()
-	}
-	e.close(']')
+	longArray(e, d.Edges, e.edge)
 	e.key("nodeConfigs")
-	e.open('[')
-	for i := range d.NodeConfigs {
-		e.elem()
-		e.nodeConfig(&d.NodeConfigs[i])
-		e.maybeFlush()
-	}
-	e.close(']')
+	longArray(e, d.NodeConfigs, e.nodeConfig)
 	e.extra(d.Extra, "graph", "nodes", "edges", "nodeConfigs")
 	e.close('}')
 }
