@@ -88,70 +88,14 @@ type GraphLookup interface {
 }
 
 // CheckShown checks that the graph g, as it is before the action is applied, is
-// still what shown says of it. Each step is checked against the graph before the
-// whole action; a step about a part of the graph an earlier step of the same batch
-// changes is left to that step (what it showed was computed after it). The error
-// wraps ErrGraphChanged and names every difference.
+// still what shown says of it: the precondition the action depends on
+// (PreconditionOf), the same one a Nodius server is sent to check. Each step is
+// checked against the graph before the whole action; a step about a part of the
+// graph an earlier step of the same batch changes is left to that step (what it
+// showed was computed after it). The error wraps ErrGraphChanged and names every
+// difference.
 func CheckShown(g GraphLookup, shown Action) error {
-	c := shownCheck{g: g, created: map[string]bool{}, edgesChanged: map[string]bool{},
-		updated: map[string]bool{}, edgesGone: map[string]bool{}}
-	c.walk(shown, 0)
-	if len(c.diffs) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%w: %s", ErrGraphChanged, strings.Join(c.diffs, "; "))
-}
-
-type shownCheck struct {
-	g            GraphLookup
-	created      map[string]bool // nodes and edges an earlier step created
-	edgesChanged map[string]bool // nodes whose edges an earlier step changed
-	updated      map[string]bool // nodes an earlier step updated
-	edgesGone    map[string]bool // edges an earlier step removed
-	diffs        []string
-}
-
-func (c *shownCheck) walk(a Action, depth int) {
-	if depth > MaxBatchDepth {
-		return // the apply refuses it
-	}
-	switch {
-	case a.Type == BatchAction && a.Batch != nil:
-		for _, s := range a.Batch.Actions {
-			c.walk(s, depth+1)
-		}
-	case a.Type == CreateNodeAction && a.CreateNode != nil:
-		if a.CreateNode.NodeKey != "" {
-			c.created[a.CreateNode.NodeKey] = true
-		}
-	case a.Type == CreateEdgeAction && a.CreateEdge != nil:
-		p := a.CreateEdge
-		if p.EdgeKey != "" {
-			c.created[p.EdgeKey] = true
-		}
-		c.edgesChanged[p.SourceKey], c.edgesChanged[p.TargetKey] = true, true
-	case a.Type == DeleteEdgeAction && a.DeleteEdge != nil:
-		c.deleteEdge(a.DeleteEdge)
-	case a.Type == DeleteNodeAction && a.DeleteNode != nil:
-		c.deleteNode(a.DeleteNode)
-	case a.Type == UpdateNodeAction && a.UpdateNode != nil:
-		c.updateNode(a.UpdateNode)
-	}
-}
-
-func (c *shownCheck) deleteEdge(p *DeleteEdgePayload) {
-	now, ok := c.g.LookupEdge(p.EdgeKey)
-	skip := p.Edge == nil || c.created[p.EdgeKey] || c.edgesGone[p.EdgeKey]
-	c.edgesGone[p.EdgeKey] = true
-	if ok {
-		c.edgesChanged[now.Source], c.edgesChanged[now.Target] = true, true
-	}
-	if p.Edge != nil {
-		c.edgesChanged[p.Edge.Source], c.edgesChanged[p.Edge.Target] = true, true
-	}
-	if !skip {
-		c.diffs = append(c.diffs, edgeDiffs(p.EdgeKey, now, ok, *p.Edge)...)
-	}
+	return PreconditionOf(shown).Check(g)
 }
 
 // edgeDiffs says how the edge key, as it is now (ok: it is there), differs from
@@ -164,25 +108,6 @@ func edgeDiffs(key string, now Edge, ok bool, shown Edge) []string {
 		return []string{fmt.Sprintf("edge %s now joins %s instead of %s", key, edgeEnds(now), edgeEnds(shown))}
 	}
 	return nil
-}
-
-func (c *shownCheck) deleteNode(p *DeleteNodePayload) {
-	key := p.NodeKey
-	now := c.g.EdgesOf(key)
-	defer func() {
-		for _, e := range now {
-			c.edgesChanged[e.Source], c.edgesChanged[e.Target] = true, true
-			c.edgesGone[e.Key] = true
-		}
-		c.edgesChanged[key] = true
-	}()
-	if c.created[key] || c.edgesChanged[key] {
-		return
-	}
-	if _, ok := c.g.LookupNode(key); !ok {
-		return // the apply says the node is gone
-	}
-	c.diffs = append(c.diffs, nodeEdgeDiffs(key, now, p.RemovedEdges)...)
 }
 
 // nodeEdgeDiffs says how the edges of node key now differ from the edges shown,
@@ -216,19 +141,6 @@ func nodeEdgeDiffs(key string, now, removed []Edge) []string {
 		diffs = append(diffs, fmt.Sprintf("node %s no longer has %d edge(s) that were shown (%s)", key, len(gone), strings.Join(gone, ", ")))
 	}
 	return diffs
-}
-
-func (c *shownCheck) updateNode(p *UpdateNodePayload) {
-	key := p.NodeKey
-	defer func() { c.updated[key] = true }()
-	if c.created[key] || c.updated[key] || len(p.Before) == 0 {
-		return
-	}
-	n, ok := c.g.LookupNode(key)
-	if !ok {
-		return // the apply says the node is gone
-	}
-	c.diffs = append(c.diffs, fieldDiffs(n, p.Before)...)
 }
 
 // fieldDiffs names the field paths of node n whose values are not the ones shown
