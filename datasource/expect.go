@@ -95,7 +95,30 @@ type GraphLookup interface {
 // showed was computed after it). The error wraps ErrGraphChanged and names every
 // difference.
 func CheckShown(g GraphLookup, shown Action) error {
-	return PreconditionOf(shown).Check(g)
+	return PreconditionOf(withEdgeEnds(g, shown, 0)).Check(g)
+}
+
+// withEdgeEnds returns shown with each delete_edge that does not carry the edge it
+// showed (a proposal from before it was recorded) given the edge as g has it: its
+// ends say whose edges it changes, so the later steps of a batch are still checked.
+// shown itself is not changed.
+func withEdgeEnds(g GraphLookup, a Action, depth int) Action {
+	switch {
+	case depth > MaxBatchDepth:
+	case a.Type == DeleteEdgeAction && a.DeleteEdge != nil && a.DeleteEdge.Edge == nil:
+		if now, ok := g.LookupEdge(a.DeleteEdge.EdgeKey); ok {
+			p := *a.DeleteEdge
+			p.Edge = &now
+			a.DeleteEdge = &p
+		}
+	case a.Type == BatchAction && a.Batch != nil:
+		b := BatchPayload{Actions: make([]Action, len(a.Batch.Actions))}
+		for i, step := range a.Batch.Actions {
+			b.Actions[i] = withEdgeEnds(g, step, depth+1)
+		}
+		a.Batch = &b
+	}
+	return a
 }
 
 // edgeDiffs says how the edge key, as it is now (ok: it is there), differs from

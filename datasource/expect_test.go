@@ -42,6 +42,27 @@ func batch(steps ...datasource.Action) datasource.Action {
 	return datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: steps}}
 }
 
+// A delete_edge recorded without the edge it showed (older proposals) still lets
+// the later steps of its batch be checked: its ends come from the graph.
+func TestExpectShownWithAnEdgeNotRecorded(t *testing.T) {
+	t.Parallel()
+	store, err := demo.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetchEdges := demoEdges(t, store, "e2", "e3", "e4")
+	shown := batch(
+		datasource.Action{Type: datasource.DeleteEdgeAction, DeleteEdge: &datasource.DeleteEdgePayload{EdgeKey: "e5"}},
+		deleteNode("fetch-api", fetchEdges[:2]))
+	_, err = datasource.Apply(context.Background(), store, demo.GraphKey, shown, datasource.Expect(shown))
+	if !errors.Is(err, datasource.ErrGraphChanged) || !strings.Contains(err.Error(), "1 edge(s) that were not shown") {
+		t.Fatalf("err = %v, want the edge of fetch-api that was not shown named", err)
+	}
+	if shown.Batch.Actions[0].DeleteEdge.Edge != nil {
+		t.Error("the check changed the action it was given")
+	}
+}
+
 // An apply given what the person was shown (Expect) applies only while the graph
 // still is that, on every kind of change, and names what differs; without Expect
 // (pictures, undo) nothing is checked.
