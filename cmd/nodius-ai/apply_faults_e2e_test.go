@@ -187,13 +187,7 @@ func TestApproveGivesUpOnAGraphLockedTooLong(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless(""), {Text: "Done."}}, Loop: true})
-	cfgDir := filepath.Join(e.dir, "config", "nodius-ai")
-	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("graph_lock_wait = \"700ms\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	e.writeConfig("graph_lock_wait = \"700ms\"\n")
 	thread := e.askProposal("--graph", demo.GraphKey)
 	requests := len(e.srv.ChatRequests())
 

@@ -3,8 +3,6 @@ package main_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -150,13 +148,7 @@ func TestApproveOnArangoGivesUpOnCollectionsLockedTooLong(t *testing.T) {
 	fa, client := arangoDemo(ctx, t)
 	e := newEnv(t, proposeDeleteFetchAPI, llmtest.Turn{Text: "Deleted."})
 	e.vars = append(e.vars, "NODIUS_AI_SOURCE="+fa.URL("ws"))
-	cfgDir := filepath.Join(e.dir, "config", "nodius-ai")
-	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("graph_lock_wait = \"700ms\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	e.writeConfig("graph_lock_wait = \"700ms\"\n")
 	thread := e.askProposal("--graph", demo.GraphKey)
 	requests := len(e.srv.ChatRequests())
 

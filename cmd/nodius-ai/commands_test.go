@@ -200,9 +200,7 @@ func TestShellCompletion(t *testing.T) {
 func TestConfigCommand(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	conf := filepath.Join(e.dir, "config", "nodius-ai")
-	os.MkdirAll(conf, 0o700)
-	os.WriteFile(filepath.Join(conf, "config.toml"), []byte("role = \"viewer\"\nsync = \"arango://root:hunter2@db:8529/nodius\"\n"), 0o600)
+	e.writeConfig("role = \"viewer\"\nsync = \"arango://root:hunter2@db:8529/nodius\"\n")
 	r := e.run("", "config", "--workspace", "acme", "--format", "json")
 	if r.code != 0 {
 		t.Fatalf("code %d stderr %s", r.code, r.stderr)
@@ -227,7 +225,7 @@ func TestConfigCommand(t *testing.T) {
 		"role":        {"viewer", "the config file"},
 		"api-key":     {"**** (set, hidden)", "NODIUS_AI_API_KEY"},
 		"sync":        {"arango://root:***@db:8529/nodius", "the config file"},
-		"config file": {filepath.Join(conf, "config.toml"), "read"},
+		"config file": {filepath.Join(e.dir, "config", "nodius-ai", "config.toml"), "read"},
 	}
 	for k, w := range want {
 		if got[k] != w {

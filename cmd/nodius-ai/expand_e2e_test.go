@@ -15,16 +15,22 @@ import (
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 )
 
-// withExpansion writes a config file turning on retrieval.expand = "llm".
-func (e *env) withExpansion() {
+// writeConfig writes the environment's config file (config.toml) with text.
+func (e *env) writeConfig(text string) {
 	e.t.Helper()
 	p := filepath.Join(e.dir, "config", "nodius-ai", "config.toml")
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		e.t.Fatal(err)
 	}
-	if err := os.WriteFile(p, []byte("[retrieval]\nexpand = \"llm\"\n"), 0o600); err != nil {
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 		e.t.Fatal(err)
 	}
+}
+
+// withExpansion writes a config file turning on retrieval.expand = "llm".
+func (e *env) withExpansion() {
+	e.t.Helper()
+	e.writeConfig("[retrieval]\nexpand = \"llm\"\n")
 }
 
 // TestAskExpansion: with retrieval.expand = "llm", a new question first makes one
