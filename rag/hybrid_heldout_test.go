@@ -3,6 +3,7 @@ package rag_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"os"
@@ -41,9 +42,17 @@ const conceptDim = 1024
 
 func loadConceptModel(t testing.TB) *conceptModel {
 	t.Helper()
-	f, err := os.Open(filepath.Join("..", "datasource", "search", "lexicon.txt"))
+	m, err := readConcepts()
 	if err != nil {
 		t.Fatal(err)
+	}
+	return m
+}
+
+func readConcepts() (*conceptModel, error) {
+	f, err := os.Open(filepath.Join("..", "datasource", "search", "lexicon.txt"))
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	m := &conceptModel{concepts: map[string][]int{}}
@@ -63,12 +72,12 @@ func loadConceptModel(t testing.TB) *conceptModel {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if len(m.concepts) < 500 {
-		t.Fatalf("only %d words in the concept dictionary", len(m.concepts))
+		return nil, fmt.Errorf("only %d words in the concept dictionary", len(m.concepts))
 	}
-	return m
+	return m, nil
 }
 
 // stems are the English and French Snowball stems of a folded word.
