@@ -35,8 +35,7 @@ import (
 //   - FreeDict French–English and English–French: a French question's words stand
 //     for their English translations, and so for those translations' senses.
 //
-// Plus the concepts of the search package's bilingual lexicon, as the lexicon-only
-// model (conceptModel) has them. Features are hashed with a sign into thesaurusDim
+// Plus the concepts of the search package's bilingual lexicon (conceptModel). Features are hashed with a sign into thesaurusDim
 // buckets and the vector is L2-normalised: texts about the same things in other
 // words — a paraphrase, a French question — share senses, so they land close.
 //
@@ -485,6 +484,68 @@ func eachLine(path string, fn func(string)) error {
 		fn(sc.Text())
 	}
 	return sc.Err()
+}
+
+// hybridVerdict is what a held-out set showed for one kind of question, hybrid
+// against text alone.
+type hybridVerdict int
+
+const (
+	wins  hybridVerdict = iota // hybrid MRR above text's, Hit@1 not below
+	ties                       // hybrid MRR at least text's (text at the ceiling, or equal)
+	loses                      // hybrid under text: the measured hybrid MRR is a floor
+)
+
+// hybridFigure is one kind's verdict, and the hybrid MRR measured (the floor of a loss).
+type hybridFigure struct {
+	verdict hybridVerdict
+	mrr     float64
+}
+
+// checkHybrid measures a held-out set with text alone and fused with the thesaurus
+// model, logs the figures by kind only (go test -v -run Hybrid ./rag), and holds the
+// verdicts measured: a win must stay a win, a tie must not become a loss, and a
+// loss must not deepen. A kind that starts to win is logged, to be moved to wins.
+func checkHybrid(t *testing.T, dir string, graphs []string, want map[string]hybridFigure) {
+	t.Helper()
+	model := thesaurus(t)
+	srv := llmtest.Start(t)
+	srv.SetEmbed(model.Embed)
+	var text, hybrid []evaluate.Outcome
+	for _, g := range graphs {
+		tr, hr := evalHybrid(t, srv, dir, g)
+		text = append(text, tr.Outcomes...)
+		hybrid = append(hybrid, hr.Outcomes...)
+	}
+	if len(text) < 60 {
+		t.Fatalf("only %d held-out questions", len(text))
+	}
+	for _, cat := range []string{"paraphrase", "french", "code", "relational", "all"} {
+		tm, hm := metricsOf(text, cat), metricsOf(hybrid, cat)
+		t.Logf("%-10s n=%2d  text Hit@1 %.3f Hit@5 %.3f MRR %.3f ctx %3.0f%%  |  hybrid Hit@1 %.3f Hit@5 %.3f MRR %.3f ctx %3.0f%%",
+			cat, tm.N, tm.Hit1, tm.Hit5, tm.MRR, 100*tm.ContextRecall, hm.Hit1, hm.Hit5, hm.MRR, 100*hm.ContextRecall)
+		w, ok := want[cat]
+		if !ok {
+			t.Fatalf("no verdict recorded for %s", cat)
+		}
+		switch w.verdict {
+		case wins:
+			if hm.MRR <= tm.MRR || hm.Hit1 < tm.Hit1 {
+				t.Errorf("%s: hybrid (Hit@1 %.3f, MRR %.3f) no longer beats text alone (Hit@1 %.3f, MRR %.3f)", cat, hm.Hit1, hm.MRR, tm.Hit1, tm.MRR)
+			}
+		case ties:
+			if hm.MRR < tm.MRR-0.0005 {
+				t.Errorf("%s: hybrid MRR %.3f loses to text alone %.3f", cat, hm.MRR, tm.MRR)
+			}
+		case loses:
+			if hm.MRR < w.mrr-0.0005 {
+				t.Errorf("%s: hybrid MRR %.3f, under the %.3f measured (text %.3f)", cat, hm.MRR, w.mrr, tm.MRR)
+			}
+		}
+		if w.verdict != wins && hm.MRR > tm.MRR+0.005 && hm.Hit1 >= tm.Hit1 {
+			t.Logf("%s: hybrid MRR %.3f now beats text %.3f: move it to wins", cat, hm.MRR, tm.MRR)
+		}
+	}
 }
 
 // TestThesaurusOnDevSet logs text against hybrid with the thesaurus model on the dev
