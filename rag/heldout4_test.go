@@ -88,24 +88,27 @@ func TestHeldOut4IsWellFormed(t *testing.T) {
 
 // TestHybridOnHeldOut4 holds the fourth held-out set's figures with the thesaurus
 // stand-in model (go test -v -run HybridOnHeldOut4 ./rag). This set is the one
-// nothing was tuned on. It was measured three times, by kind only: (1) with the model
-// and fusion as committed before it was ever run; (2) after the anchor's neighbours
-// in a relational question were ordered by text alone — decided on the first
-// held-out set, where fusing similarity into that order lost relational questions;
-// (3) with neighbours the words leave tied ordered by similarity, which a unit test
+// nothing was tuned on. It was measured four times, by kind only, each time after a
+// change decided on the other sets: (1) with the model and fusion as committed
+// before it was ever run; (2) after the anchor's neighbours in a relational
+// question were ordered by text alone — decided on the first held-out set, where
+// fusing similarity into that order lost relational questions; (3) with neighbours
+// the words leave tied ordered by similarity, which a unit test
 // (TestRelationalNeighboursToldApartByMeaning: an embedding that means exactly the
-// asked-for neighbour) requires. (3) is the code and what this test holds. MRR:
+// asked-for neighbour) requires; (4) after the stand-in model learnt French
+// inflections (verifie → verifier), which gained French questions on the dev and
+// the three earlier sets. (4) is the code and what this test holds. MRR:
 //
-//	kind        text    hybrid (1)   hybrid (2)   hybrid (3)
-//	paraphrase  0.444   0.569        0.569        0.569   win (Hit@1 0.29 → 0.43)
-//	French      0.596   0.597        0.597        0.597   tie (Hit@5 0.62 → 0.71)
-//	code        0.921   0.921        0.921        0.921   tie
-//	relational  0.697   0.670        0.694        0.670   LOSS, one tie broken the wrong way
-//	all         0.665   0.689        0.695        0.689   win
+//	kind        text    (1)     (2)     (3)     (4)
+//	paraphrase  0.444   0.569   0.569   0.569   0.569   win (Hit@1 0.29 → 0.43)
+//	French      0.596   0.597   0.597   0.597   0.589   LOSS (Hit@5 0.62 → 0.67)
+//	code        0.921   0.921   0.921   0.921   0.921   tie
+//	relational  0.697   0.670   0.694   0.670   0.670   LOSS, one tie broken the wrong way
+//	all         0.665   0.689   0.695   0.689   0.687   win
 func TestHybridOnHeldOut4(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout4", heldOut4Graphs, map[string]hybridFigure{
-		"paraphrase": {wins, 0.569}, "french": {ties, 0.597}, "code": {ties, 0.921},
-		"relational": {loses, 0.670}, "all": {wins, 0.689},
+		"paraphrase": {wins, 0.569}, "french": {loses, 0.589}, "code": {ties, 0.921},
+		"relational": {loses, 0.670}, "all": {wins, 0.687},
 	})
 }

@@ -169,13 +169,40 @@ func (m *thesaurusModel) lexicon(feats map[string]float64, w string, weight floa
 	}
 }
 
-// french is the English translations of a folded French word, by the word or else
-// by its stem.
+// french is the English translations of a folded French word: the word's own, else
+// those of the first base form French's rules of inflection give that the
+// dictionaries know (verifie → verifier, vient → venir, livrees → livrer,
+// synchronisation → synchroniser), else those of its stem.
 func (m *thesaurusModel) french(w string) []string {
 	if en := m.fr[w]; len(en) > 0 {
 		return en
 	}
+	for _, r := range frenchDetachment {
+		if base, ok := strings.CutSuffix(w, r[0]); ok && base != "" {
+			if en := m.fr[base+r[1]]; len(en) > 0 {
+				return en
+			}
+		}
+	}
 	return m.fr["~"+french.Stem(w, false)]
+}
+
+// frenchDetachment is to French what WordNet's morphy rules are to English: an
+// inflected ending and the ending of the base form it may come from (a verb's
+// infinitive, a noun or adjective's masculine singular, a deverbal noun's verb).
+// Tried in order; the first base form the dictionaries know wins.
+var frenchDetachment = [][2]string{
+	// plural and feminine
+	{"s", ""}, {"x", ""}, {"e", ""}, {"es", ""},
+	// past participles
+	{"ee", "er"}, {"ees", "er"}, {"es", "er"}, {"u", "re"}, {"us", "re"}, {"ue", "re"}, {"it", "ire"}, {"i", "ir"}, {"is", "ir"}, {"ie", "ir"},
+	// present tense
+	{"e", "er"}, {"ent", "er"}, {"ons", "er"}, {"ez", "er"}, {"oie", "oyer"}, {"oient", "oyer"}, {"aie", "ayer"},
+	{"ient", "enir"}, {"iennent", "enir"}, {"it", "ir"}, {"issent", "ir"}, {"uit", "uire"}, {"d", "dre"}, {"dent", "dre"}, {"et", "ettre"}, {"ettent", "ettre"},
+	// other tenses
+	{"ait", "er"}, {"aient", "er"}, {"era", "er"}, {"eront", "er"}, {"ant", "er"}, {"issait", "ir"}, {"ira", "ir"},
+	// nouns made of verbs
+	{"ication", "ier"}, {"ation", "er"}, {"ations", "er"}, {"ition", "ier"}, {"ement", "er"}, {"iement", "yer"}, {"age", "er"}, {"eur", "er"}, {"eurs", "er"}, {"euse", "er"},
 }
 
 // frenchText tells a French text from an English one by their commonest words.
@@ -433,6 +460,7 @@ func (m *thesaurusModel) readFreeDict(name string, inverted bool) error {
 		}
 		var trans []string // single words of the translations, in order
 		for _, ln := range strings.Split(rest, "\n") {
+			ln = strings.TrimLeft(ln, "0123456789. ") // numbered senses: "1. réprimer, retenir"
 			for _, t := range strings.Split(ln, ",") {
 				if ws := search.Tokens(t); len(ws) == 1 && !search.IsStopWord(ws[0]) {
 					trans = append(trans, ws[0])
