@@ -110,3 +110,51 @@ func TestFuseKeepsEveryVectorCandidate(t *testing.T) {
 		t.Errorf("fused order %v, want [C D]", got)
 	}
 }
+
+// flatVec is a vector ranking of n candidates whose similarities are noise around
+// 0.3, with the best at best.
+func flatVec(n int, best float64) []rankedNode {
+	out := []rankedNode{{idx: 100, score: best}}
+	for i := 1; i < n; i++ {
+		out = append(out, rankedNode{idx: 100 + i, score: 0.3 + 0.01*float64(i%5)})
+	}
+	return out
+}
+
+func TestVectorConfidence(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		vec    []rankedNode
+		lo, hi float64
+	}{
+		{"a best that stands out alone counts fully", flatVec(30, 0.9), 1, 1},
+		{"a best no further out than the rest counts nothing", flatVec(30, 0.34), 0, 0},
+		{"in between, in between", flatVec(30, 0.36), 0.01, 0.99},
+		{"all alike counts nothing", []rankedNode{{0, 0.5, false}, {1, 0.5, false}, {2, 0.5, false}, {3, 0.5, false}}, 0, 0},
+		{"too few candidates to judge count fully", []rankedNode{{0, 0.5, false}, {1, 0.4, false}}, 1, 1},
+	}
+	for _, tt := range tests {
+		if got := vectorConfidence(tt.vec); got < tt.lo || got > tt.hi {
+			t.Errorf("%s: confidence %.3f, want %.2f–%.2f", tt.name, got, tt.lo, tt.hi)
+		}
+	}
+}
+
+// A vector ranking that is noise (its best candidate stands out no more than
+// chance) leaves the text ranking as it is; one that clearly means a node moves it
+// up.
+func TestNoiseVectorsLeaveTextAlone(t *testing.T) {
+	t.Parallel()
+	text := []search.Hit{{Index: nodeA, Score: 3}, {Index: nodeB, Score: 2.9}, {Index: nodeC, Score: 1}}
+	noise := flatVec(30, 0.34)
+	noise[0].idx = nodeB // B "best" by noise
+	if order := fusedOrder(text, noise); !before(order, nodeA, nodeB) {
+		t.Errorf("noise vectors reordered text: %v", order)
+	}
+	sure := flatVec(30, 0.9)
+	sure[0].idx = nodeB
+	if order := fusedOrder(text, sure); !before(order, nodeB, nodeA) {
+		t.Errorf("a vector that clearly means B did not move it up: %v", order)
+	}
+}
