@@ -119,14 +119,14 @@ func evalHybrid(t *testing.T, srv *llmtest.Server, dir, graph string) (text, hyb
 }
 
 // TestHybridBeatsTextOnHeldOut: with the thesaurus stand-in model, the fused
-// ranking beats text alone on the first held-out set (hr-onboarding,
-// fleet-telemetry), which had been looked at before, on every kind but relational
-// questions, where it ties. MRR text → hybrid: paraphrase 0.533 → 0.561, French
-// 0.793 → 0.851, code 0.969 → 1.000, relational 0.799 → 0.799, all 0.759 → 0.788.
+// ranking beats text alone on every kind of question of the first held-out set
+// (hr-onboarding, fleet-telemetry), which had been looked at before. MRR text →
+// hybrid: paraphrase 0.533 → 0.561, French 0.793 → 0.851, code 0.969 → 1.000,
+// relational 0.799 → 0.829, all 0.759 → 0.795.
 func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout", []string{"hr-onboarding", "fleet-telemetry"}, map[string]hybridFigure{
 		"paraphrase": {wins, 0.561}, "french": {wins, 0.851}, "code": {wins, 1.000},
-		"relational": {ties, 0.799}, "all": {wins, 0.788},
+		"relational": {wins, 0.829}, "all": {wins, 0.795},
 	})
 }

@@ -95,12 +95,10 @@ const (
 // relationalRank answers a relational question: the nodes the question names (the
 // anchors, from a search without the relational words) are looked through, and
 // their neighbours in the asked direction come first, ordered by how strongly their
-// anchor matched and then by their own text score (an edge label or a word may tell
-// two successors apart); neighbours the words leave tied go in the order of
-// meaning, their similarity to the question (nil without vectors). The anchors
-// follow, then the rest of the ranking, in the order of text.
-func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, text, meaning []rankedNode) []rankedNode {
-	ownRank := text
+// anchor matched and then by their own score in ownRank (an edge label, a word or
+// the meaning of the question may tell two successors apart). The anchors follow,
+// then the rest of the ranking, in the order of text.
+func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ownRank, text []rankedNode) []rankedNode {
 	if len(anchors) == 0 {
 		return nil
 	}
@@ -139,10 +137,6 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, text,
 	if maxOwn == 0 {
 		maxOwn = 1
 	}
-	similar := make(map[int]float64, len(meaning))
-	for _, m := range meaning {
-		similar[m.idx] = m.score
-	}
 	out := make([]rankedNode, 0, len(rel)+len(text))
 	for n, w := range rel {
 		out = append(out, rankedNode{idx: n, score: 2 + w + 0.5*own[n]/maxOwn})
@@ -150,9 +144,6 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, text,
 	sort.Slice(out, func(a, b int) bool {
 		if out[a].score != out[b].score {
 			return out[a].score > out[b].score
-		}
-		if sa, sb := similar[out[a].idx], similar[out[b].idx]; sa != sb {
-			return sa > sb
 		}
 		return out[a].idx < out[b].idx
 	})

@@ -175,3 +175,28 @@ func TestRelationalAnchorByMeaningWhenNoWordMatches(t *testing.T) {
 		t.Errorf("hits %v, want step-2 (after step-1, which the question means) first", hits)
 	}
 }
+
+// TestRelationalAnchorByWordsAndMeaning: when the question's words fit several
+// nodes about as well, its meaning picks the anchor, and that anchor's successor
+// comes first.
+func TestRelationalAnchorByWordsAndMeaning(t *testing.T) {
+	t.Parallel()
+	snap, axes := chainWithAxes()
+	// "await" and "inv" are in step-3, step-4 and archive alike.
+	const q = "what runs after the await inv step"
+	text, err := New(newFakeSource(snap), Options{CacheTTL: -1}, nil).Retrieve(context.Background(), "chain", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := hitKeys(text); len(hits) == 0 || hits[0] != "archive" {
+		t.Fatalf("text alone: hits %v, want archive (after step-4, the words' pick) first", hits)
+	}
+	emb := &fakeEmbedder{vectors: map[string][]float32{q: axes["step-3"]}}
+	c, err := New(newFakeSource(snap), Options{CacheTTL: -1}, emb).Retrieve(context.Background(), "chain", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := hitKeys(c); len(hits) == 0 || hits[0] != "step-4" {
+		t.Errorf("hybrid: hits %v, want step-4 (after step-3, which the question means) first", hits)
+	}
+}
