@@ -7,8 +7,10 @@
 // that. Identifiers are split (`fetchApi` → fetch api), accents folded, stop words
 // (English, French, and "node"/"nœud" since every item is a node) dropped, words
 // lightly stemmed, French words expanded to the English terms identifiers use, and
-// long words also match as prefixes. A query that names a node key outright ranks
-// that node first.
+// long words also match as prefixes. Code-shaped words (sms_replies, SEPA_INSTANT,
+// a URL path) are also kept whole, so a question that writes one exactly finds
+// where it is written above nodes that only use its parts. A query that names a
+// node key outright ranks that node first.
 package search
 
 import (
