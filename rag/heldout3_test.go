@@ -47,11 +47,15 @@ func TestHeldOut3SetIsFrozen(t *testing.T) {
 //	code        0.969   1.000                   0.969   tie
 //	relational  0.691   0.691                   0.796   win
 //	all         0.651   0.662                   0.728   win
+//
+// Since text search keeps code words whole (sms_replies), code is 1.000 with text
+// alone and fused (a tie at the ceiling), and all is 0.658 → 0.735; the rest is
+// unchanged.
 func TestHybridOnHeldOut3(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout3", heldOut3Graphs, map[string]hybridFigure{
-		"paraphrase": {wins, 0.483}, "french": {wins, 0.702}, "code": {ties, 0.969},
-		"relational": {wins, 0.796}, "all": {wins, 0.728},
+		"paraphrase": {wins, 0.483}, "french": {wins, 0.702}, "code": {ties, 1.000},
+		"relational": {wins, 0.796}, "all": {wins, 0.735},
 	})
 }
 

@@ -108,10 +108,15 @@ func TestHeldOut4IsWellFormed(t *testing.T) {
 //	code        0.921   0.921   0.921   0.921   0.921   0.921   tie
 //	relational  0.697   0.670   0.694   0.670   0.670   0.729   win
 //	all         0.665   0.689   0.695   0.689   0.687   0.701   win
+//
+// (6), the code now: text search keeps code words whole (libmp3lame, SEPA_INSTANT),
+// which moves both sides: code 0.976 → 0.976 (tie; the one miss left is "which
+// trigger listens on …", read as "what triggers …"), all 0.679 → 0.715; the other
+// kinds are as in (5).
 func TestHybridOnHeldOut4(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout4", heldOut4Graphs, map[string]hybridFigure{
-		"paraphrase": {wins, 0.559}, "french": {ties, 0.597}, "code": {ties, 0.921},
-		"relational": {wins, 0.729}, "all": {wins, 0.701},
+		"paraphrase": {wins, 0.559}, "french": {ties, 0.597}, "code": {ties, 0.976},
+		"relational": {wins, 0.729}, "all": {wins, 0.715},
 	})
 }

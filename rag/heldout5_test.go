@@ -108,10 +108,14 @@ func TestHeldOut5IsWellFormed(t *testing.T) {
 //	code        0.976 (0.95)  1.000 (1.00)   1.000 (1.00)   win
 //	relational  0.841 (0.81)  0.865 (0.81)   0.876 (0.81)   win
 //	all         0.704 (0.61)  0.723 (0.63)   0.724 (0.63)   win
+//
+// Since text search keeps code words whole (lockerId in lockers/{lockerId}/cmd),
+// text alone ranks every code value first: code ties at 1.000, all is 0.710 →
+// 0.724.
 func TestHybridOnHeldOut5(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout5", heldOut5Graphs, map[string]hybridFigure{
-		"paraphrase": {loses, 0.496}, "french": {wins, 0.525}, "code": {wins, 1.000},
+		"paraphrase": {loses, 0.496}, "french": {wins, 0.525}, "code": {ties, 1.000},
 		"relational": {wins, 0.876}, "all": {wins, 0.724},
 	})
 }

@@ -120,13 +120,15 @@ func evalHybrid(t *testing.T, srv *llmtest.Server, dir, graph string) (text, hyb
 
 // TestHybridBeatsTextOnHeldOut: with the thesaurus stand-in model, the fused
 // ranking beats text alone on every kind of question of the first held-out set
-// (hr-onboarding, fleet-telemetry), which had been looked at before. MRR text →
-// hybrid: paraphrase 0.533 → 0.561, French 0.793 → 0.851, code 0.969 → 1.000,
-// relational 0.799 → 0.829, all 0.759 → 0.795.
+// (hr-onboarding, fleet-telemetry), which had been looked at before, and ties on
+// code values. MRR text → hybrid: paraphrase 0.533 → 0.561, French 0.793 → 0.851,
+// code 1.000 → 1.000, relational 0.799 → 0.829, all 0.767 → 0.795. Code was a
+// win (0.969 → 1.000) until text search kept code words whole (fleet-reports):
+// text now ranks every code value first too.
 func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout", []string{"hr-onboarding", "fleet-telemetry"}, map[string]hybridFigure{
-		"paraphrase": {wins, 0.561}, "french": {wins, 0.851}, "code": {wins, 1.000},
+		"paraphrase": {wins, 0.561}, "french": {wins, 0.851}, "code": {ties, 1.000},
 		"relational": {wins, 0.829}, "all": {wins, 0.795},
 	})
 }

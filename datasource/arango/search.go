@@ -56,6 +56,9 @@ import (
 // fields (the in-process index reads the whole of data, keys and numbers
 // included); the analyzers stem with Snowball as the in-process index does, but
 // tokenize with ICU, and BM25 is ArangoDB's (per field, summed) rather than BM25F.
+// A code word the question writes whole (sms_replies, /hooks/claims/first-notice)
+// is matched whole in process; here only where ICU keeps it in one piece
+// (retryBackoffMs, d.claimNo), since the analyzers split on _, - and /.
 //
 // The View is created by `nodius-ai arango setup` (SetupSearch), never silently on
 // first use: it changes a shared database and needs write rights there. When it is

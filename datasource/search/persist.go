@@ -14,7 +14,7 @@ import (
 // written by another version of the program is rebuilt rather than misread. It must
 // change whenever the analysis (tokens, stems, lexicon, fields, weights) changes,
 // since a decoded index is only as good as the analysis it was built with.
-const indexFormat = 2
+const indexFormat = 3
 
 // Encode writes the index in a compact binary form that Decode reads back, so an
 // index built once can be kept on disk and reused by the next process.

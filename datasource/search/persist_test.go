@@ -20,7 +20,7 @@ func TestEncodeDecodeGivesTheSameRanking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{"fetch orders", "filter active users retry", "sort-invoices-12", "Quel nœud supprime les erreurs ?", "log"} {
+	for _, q := range []string{"fetch orders", "filter active users retry", "sort-invoices-12", "Quel nœud supprime les erreurs ?", "log", "who calls api.example.com/v2/orders", "where is a.createdAt read"} {
 		if a, b := ix.Search(q, 20), back.Search(q, 20); !reflect.DeepEqual(a, b) {
 			t.Errorf("%q: %v after decoding, want %v", q, b, a)
 		}

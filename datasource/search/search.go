@@ -7,8 +7,10 @@
 // that. Identifiers are split (`fetchApi` → fetch api), accents folded, stop words
 // (English, French, and "node"/"nœud" since every item is a node) dropped, words
 // lightly stemmed, French words expanded to the English terms identifiers use, and
-// long words also match as prefixes. A query that names a node key outright ranks
-// that node first.
+// long words also match as prefixes. Code-shaped words (sms_replies, SEPA_INSTANT,
+// a URL path) are also kept whole, so a question that writes one exactly finds
+// where it is written above nodes that only use its parts. A query that names a
+// node key outright ranks that node first.
 package search
 
 import (
@@ -80,6 +82,7 @@ const (
 	k1             = 1.2
 	synonymWeight  = 0.6  // a French word's English expansion scores below the word itself
 	prefixWeight   = 0.35 // "valid" also matches "validat"...
+	codeWeight     = 2    // sms_replies written whole scores above its parts met apart
 	minPrefixLen   = 4    // ...but only for words long enough to be specific
 	maxPrefixTerms = 24   // and through a bounded number of dictionary terms
 	maxKeyNgram    = 8    // longest identifier, in words, recognised inside a query
@@ -153,12 +156,12 @@ func buildShards(nodes []datasource.Node, configs []datasource.NodeConfig, edges
 			edgeText[e.Target] = append(edgeText[e.Target], e.Label)
 		}
 	}
-	shared := shared{edgeText: edgeText, sheetTerms: map[string][]string{}, cfgs: make(map[string]cfgText, len(configs))}
+	shared := shared{edgeText: edgeText, sheetTerms: map[string]fieldText{}, cfgs: make(map[string]cfgText, len(configs))}
 	for id, name := range sheets {
-		shared.sheetTerms[id] = st.terms(name, nil)
+		shared.sheetTerms[id] = st.fieldTerms(name)
 	}
 	for _, c := range configs {
-		shared.cfgs[c.Key] = cfgText{name: st.terms(c.DisplayName, nil), desc: st.terms(c.Description+" "+c.Category, nil)}
+		shared.cfgs[c.Key] = cfgText{name: st.fieldTerms(c.DisplayName), desc: st.fieldTerms(c.Description + " " + c.Category)}
 	}
 	ix := &Index{n: len(nodes)}
 	lens := make([][numFields]uint16, len(nodes))
@@ -262,12 +265,22 @@ func buildShards(nodes []datasource.Node, configs []datasource.NodeConfig, edges
 // starting and merging shards.
 const minShardNodes = 5000
 
-type cfgText struct{ name, desc []string }
+type cfgText struct{ name, desc fieldText }
+
+// fieldText is what a field's text gives the index: its terms (split, stemmed),
+// which make the field's length, and the whole code words beside them, which do
+// not (so adding them changes no plain term's score).
+type fieldText struct{ terms, code []string }
+
+// fieldTerms analyses s as every field is analysed.
+func (st stemmer) fieldTerms(s string) fieldText {
+	return fieldText{terms: st.terms(s, nil), code: codeMemo(nil).terms(s, nil)}
+}
 
 // shared is what every shard reads: edge labels by node, sheet and config terms.
 type shared struct {
 	edgeText   map[string][]string
-	sheetTerms map[string][]string
+	sheetTerms map[string]fieldText
 	cfgs       map[string]cfgText
 }
 
@@ -275,13 +288,14 @@ type shared struct {
 // postings by id, key maps and field lengths.
 type shard struct {
 	st         stemmer
+	codes      codeMemo
 	dict       map[string]int32
 	terms      []string // by local id
 	raw        [][]rawPosting
 	keyIndex   map[string][]int32
 	keyPhrases map[string][]int32
 	sumLen     [numFields]float64
-	typeTerms  map[string][]string
+	typeTerms  map[string]fieldText
 
 	// Per-document term counts: slot[id] indexes counts, reset for every node
 	// (a map to small arrays, not pointers, to keep allocations per node constant).
@@ -292,12 +306,26 @@ type shard struct {
 
 func newShard(nodes int) *shard {
 	return &shard{
-		st: stemmer{}, dict: make(map[string]int32), keyIndex: make(map[string][]int32, nodes),
-		keyPhrases: make(map[string][]int32), typeTerms: make(map[string][]string), slot: make(map[int32]int32, 64),
+		st: stemmer{}, codes: codeMemo{}, dict: make(map[string]int32), keyIndex: make(map[string][]int32, nodes),
+		keyPhrases: make(map[string][]int32), typeTerms: make(map[string]fieldText), slot: make(map[int32]int32, 64),
 	}
 }
 
-func (sh *shard) add(lens [][numFields]uint16, doc int32, f int, terms []string) {
+// add counts terms in field f of doc and sets the field's length; code are the
+// field's whole code words, counted beside them but not in the length.
+func (sh *shard) add(lens [][numFields]uint16, doc int32, f int, terms, code []string) {
+	sh.count(f, terms)
+	sh.count(f, code)
+	n := len(terms)
+	if n > math.MaxUint16 {
+		n = math.MaxUint16
+	}
+	lens[doc][f] = uint16(n)
+	sh.sumLen[f] += float64(n)
+}
+
+// count adds one to the current document's count of each term in field f.
+func (sh *shard) count(f int, terms []string) {
 	for _, t := range terms {
 		id, ok := sh.dict[t]
 		if !ok {
@@ -317,54 +345,52 @@ func (sh *shard) add(lens [][numFields]uint16, doc int32, f int, terms []string)
 			sh.counts[j][f]++
 		}
 	}
-	n := len(terms)
-	if n > math.MaxUint16 {
-		n = math.MaxUint16
-	}
-	lens[doc][f] = uint16(n)
-	sh.sumLen[f] += float64(n)
 }
 
 // read indexes nodes[lo:hi].
 func (sh *shard) read(nodes []datasource.Node, lo, hi int, sh2 *shared, lens [][numFields]uint16) {
 	st := sh.st
-	buf := make([]string, 0, 64)
+	buf, code := make([]string, 0, 64), make([]string, 0, 16)
+	var doc int32
+	// text analyses one field of doc: its terms and its whole code words.
+	text := func(f int, s string) {
+		buf, code = st.terms(s, buf[:0]), sh.codes.terms(s, code[:0])
+		sh.add(lens, doc, f, buf, code)
+	}
 	for i := lo; i < hi; i++ {
 		nd := &nodes[i]
-		doc := int32(i)
+		doc = int32(i)
 		clear(sh.slot)
 		sh.counts = sh.counts[:0]
 		sh.order = sh.order[:0]
 
-		buf = st.terms(nd.Key, buf[:0])
-		sh.add(lens, doc, fieldKey, buf)
+		buf, code = st.terms(nd.Key, buf[:0]), keyCodeTerms(nd.Key, code[:0])
+		sh.add(lens, doc, fieldKey, buf, code)
 		tt, ok := sh.typeTerms[nd.Type]
 		if !ok {
-			tt = st.terms(nd.Type, nil)
+			tt = st.fieldTerms(nd.Type)
 			sh.typeTerms[nd.Type] = tt
 		}
-		sh.add(lens, doc, fieldType, tt)
+		sh.add(lens, doc, fieldType, tt.terms, tt.code)
 		if c, ok := sh2.cfgs[nd.Type]; ok {
-			sh.add(lens, doc, fieldTypeName, c.name)
-			sh.add(lens, doc, fieldDesc, c.desc)
+			sh.add(lens, doc, fieldTypeName, c.name.terms, c.name.code)
+			sh.add(lens, doc, fieldDesc, c.desc.terms, c.desc.code)
 		}
-		buf = st.terms(nd.Process, buf[:0])
-		sh.add(lens, doc, fieldProcess, buf)
+		text(fieldProcess, nd.Process)
 		if nd.Data != nil {
 			if b, err := json.Marshal(nd.Data); err == nil && string(b) != "null" {
-				buf = st.terms(string(b), buf[:0])
-				sh.add(lens, doc, fieldData, buf)
+				text(fieldData, string(b))
 			}
 		}
 		if labels := sh2.edgeText[nd.Key]; len(labels) > 0 {
-			buf = buf[:0]
+			buf, code = buf[:0], code[:0]
 			for _, l := range labels {
-				buf = st.terms(l, buf)
+				buf, code = st.terms(l, buf), sh.codes.terms(l, code)
 			}
-			sh.add(lens, doc, fieldEdge, buf)
+			sh.add(lens, doc, fieldEdge, buf, code)
 		}
-		if t := sh2.sheetTerms[nd.Sheet]; len(t) > 0 {
-			sh.add(lens, doc, fieldSheet, t)
+		if t := sh2.sheetTerms[nd.Sheet]; len(t.terms) > 0 || len(t.code) > 0 {
+			sh.add(lens, doc, fieldSheet, t.terms, t.code)
 		}
 		for j, id := range sh.order {
 			sh.raw[id] = append(sh.raw[id], rawPosting{doc: doc, tf: sh.counts[j]})
@@ -411,7 +437,7 @@ func (ix *Index) Search(query string, limit int) []Hit {
 		return nil
 	}
 	words := Tokens(query)
-	qterms := ix.queryTerms(words)
+	qterms := ix.queryTerms(words, CodeWords(query))
 
 	sc := ix.scratch.Get().(*queryScratch)
 	scores, touched := sc.scores, sc.touched[:0]
@@ -527,9 +553,10 @@ type queryTerm struct {
 // queryTerms maps a query's words to term ids with their query weights: the word
 // itself (1), its meanings in the lexicon (synonymWeight) and, for long words,
 // dictionary terms it is a prefix of (prefixWeight). A term reached several ways
-// keeps its best weight. Terms come in id order, so that scores are summed in the
+// keeps its best weight. The query's code words (CodeWords) are looked up whole,
+// with codeWeight. Terms come in id order, so that scores are summed in the
 // same order every time (float addition is not associative).
-func (ix *Index) queryTerms(words []string) []queryTerm {
+func (ix *Index) queryTerms(words, code []string) []queryTerm {
 	q := make(map[int32]float64)
 	put := func(t string, w float64) {
 		if id, ok := ix.dict[t]; ok && q[id] < w {
@@ -557,6 +584,9 @@ func (ix *Index) queryTerms(words []string) []queryTerm {
 				}
 			}
 		}
+	}
+	for _, w := range code {
+		put(codeMarker+w, codeWeight)
 	}
 	out := make([]queryTerm, 0, len(q))
 	for id, w := range q {

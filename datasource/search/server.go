@@ -14,7 +14,11 @@ type ServerQuery struct {
 	// Words are the question's words as Tokens splits them (identifiers split,
 	// accents folded), stop words dropped, then each pair of adjacent words joined
 	// ("fetch api" → "fetchapi"): an engine cannot split a camelCase identifier
-	// such as fetchApi, so the joined form is how the question reaches it.
+	// such as fetchApi, so the joined form is how the question reaches it. The
+	// question's code words follow, whole (CodeWords: retrybackoffms, d.claimno),
+	// those without / or -, which a word tokenizer keeps in one piece as the
+	// engine read them in the nodes (a path is split there, and its words are
+	// already sent).
 	Words []string
 	// Alt are the words the bilingual lexicon gives for Words (French questions
 	// about English-named nodes), to be weighted below Words.
@@ -48,6 +52,11 @@ func ForServer(query string) ServerQuery {
 	}
 	for i := 0; i+1 < len(kept); i++ {
 		add(&q.Words, kept[i]+kept[i+1])
+	}
+	for _, w := range CodeWords(query) {
+		if !strings.ContainsAny(w, "/-") {
+			add(&q.Words, w)
+		}
 	}
 	for _, t := range kept {
 		for _, s := range theLexicon.expand(t) {
