@@ -27,6 +27,8 @@ var (
 	// ("calls" and "sends" are left out: "which node calls the API" asks for the
 	// node that makes the call, not for its neighbour.)
 	flowVerbs = wordSet("feed feeds feeding trigger triggers triggering alimente alimentent declenche declenchent")
+	// Flow verbs that are nouns too ("the trigger", "a feed").
+	flowNouns = wordSet("feed trigger")
 	// "X passes/sends its data to what" looks forward.
 	forwardVerbs = wordSet("pass passes passing hand hands transmet transmettent")
 	// Question words that start a relational question. Without one, "wait before
@@ -49,8 +51,12 @@ func relation(query string) (direction, string) {
 	asks, dir := false, noRelation
 	kept := make([]string, 0, len(toks))
 	sawDo := false
-	for _, t := range toks {
+	for i, t := range toks {
 		switch {
+		case flowNouns[t] && i > 0 && askWords[toks[i-1]]:
+			// "which trigger listens on /hooks": a noun, right after the question
+			// word; "which steps feed X" and "what feeds X" have the verb.
+			kept = append(kept, t)
 		case askWords[t]:
 			asks = true
 			kept = append(kept, t)

@@ -200,3 +200,23 @@ func TestRelationalAnchorByWordsAndMeaning(t *testing.T) {
 		t.Errorf("hybrid: hits %v, want step-4 (after step-3, which the question means) first", hits)
 	}
 }
+
+func TestFlowWordAfterQuestionWordIsANoun(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		q    string
+		want direction
+	}{
+		{"which trigger listens on /hooks/claims/first-notice", noRelation},
+		{"which feed lists the new episodes", noRelation},
+		{"which steps feed the report", predecessors},
+		{"what feeds the report", predecessors},
+		{"what does the parser feed", successors},
+		{"what triggers the export", predecessors},
+	}
+	for _, tt := range tests {
+		if got, _ := relation(tt.q); got != tt.want {
+			t.Errorf("relation(%q) = %d, want %d", tt.q, got, tt.want)
+		}
+	}
+}
