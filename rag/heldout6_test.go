@@ -102,3 +102,21 @@ func TestHeldOut6IsWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// TestHybridOnHeldOut6 holds the sixth held-out set's figures with the thesaurus
+// stand-in model (go test -v -run HybridOnHeldOut6 ./rag), measured once, with the
+// code as committed before it was ever run (06231b9). MRR (Hit@1):
+//
+//	kind        text          hybrid
+//	paraphrase  0.426 (0.29)  0.426 (0.29)   tie (Hit@5 0.61 → 0.64)
+//	French      0.563 (0.43)  0.604 (0.46)   win
+//	code        0.973 (0.96)  0.982 (0.96)   win
+//	relational  0.553 (0.46)  0.542 (0.43)   LOSS
+//	all         0.629 (0.54)  0.639 (0.54)   win
+func TestHybridOnHeldOut6(t *testing.T) {
+	t.Parallel()
+	checkHybrid(t, "heldout6", heldOut6Graphs, map[string]hybridFigure{
+		"paraphrase": {ties, 0.426}, "french": {wins, 0.604}, "code": {wins, 0.982},
+		"relational": {loses, 0.542}, "all": {wins, 0.639},
+	})
+}
