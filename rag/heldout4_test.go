@@ -1,13 +1,7 @@
 package rag_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/nodius/nodius-ai/datasource/file"
-	"github.com/nodius/nodius-ai/rag/evaluate"
 )
 
 // The fourth held-out set (testdata/heldout4), written to measure once whether the
@@ -48,42 +42,7 @@ func TestHeldOut4SetIsFrozen(t *testing.T) {
 // gold key is a node of its graph.
 func TestHeldOut4IsWellFormed(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	for _, g := range heldOut4Graphs {
-		src, err := file.Open(ctx, filepath.Join("testdata", "heldout4", g+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(filepath.Join("testdata", "heldout4", g+".questions.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs, err := evaluate.Load(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(qs) < 24 {
-			t.Errorf("%s: %d questions, want at least 24", g, len(qs))
-		}
-		byCat := map[string]int{}
-		for _, q := range qs {
-			byCat[q.Cat]++
-			for _, k := range q.Gold {
-				if _, err := src.Node(ctx, g, k); err != nil {
-					t.Errorf("%s: gold %q of %q: %v", g, k, q.Q, err)
-				}
-			}
-		}
-		for _, cat := range []string{"paraphrase", "french", "code", "relational"} {
-			if byCat[cat] < 6 {
-				t.Errorf("%s: %d %s questions, want at least 6", g, byCat[cat], cat)
-			}
-		}
-		if len(byCat) != 4 {
-			t.Errorf("%s: kinds %v, want the four", g, byCat)
-		}
-	}
+	checkWellFormed(t, "heldout4", heldOut4Graphs, 6)
 }
 
 // TestHybridOnHeldOut4 holds this set's figures with the thesaurus stand-in model (go

@@ -1,13 +1,7 @@
 package rag_test
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
-
-	"github.com/nodius/nodius-ai/datasource/file"
-	"github.com/nodius/nodius-ai/rag/evaluate"
 )
 
 // The sixth held-out set (testdata/heldout6), written to measure once whether the
@@ -62,45 +56,7 @@ func TestHeldOut6SetIsFrozen(t *testing.T) {
 // kind, and every gold key is a node of its graph.
 func TestHeldOut6IsWellFormed(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	for _, g := range heldOut6Graphs {
-		src, err := file.Open(ctx, filepath.Join("testdata", "heldout6", g+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(filepath.Join("testdata", "heldout6", g+".questions.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs, err := evaluate.Load(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(qs) < 28 {
-			t.Errorf("%s: %d questions, want at least 28", g, len(qs))
-		}
-		byCat := map[string]int{}
-		for _, q := range qs {
-			byCat[q.Cat]++
-			if len(q.Gold) == 0 {
-				t.Errorf("%s: %q has no gold", g, q.Q)
-			}
-			for _, k := range q.Gold {
-				if _, err := src.Node(ctx, g, k); err != nil {
-					t.Errorf("%s: gold %q of %q: %v", g, k, q.Q, err)
-				}
-			}
-		}
-		for _, cat := range []string{"paraphrase", "french", "code", "relational"} {
-			if byCat[cat] < 7 {
-				t.Errorf("%s: %d %s questions, want at least 7", g, byCat[cat], cat)
-			}
-		}
-		if len(byCat) != 4 {
-			t.Errorf("%s: kinds %v, want the four", g, byCat)
-		}
-	}
+	checkWellFormed(t, "heldout6", heldOut6Graphs, 7)
 }
 
 // TestHybridOnHeldOut6 holds this set's figures with the thesaurus stand-in model (go
