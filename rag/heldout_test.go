@@ -133,3 +133,46 @@ func TestDevSetQuality(t *testing.T) {
 // fusion of text and vector scores, with many questions text answers confidently
 // (code values, exact identifiers) next to French and paraphrased ones.
 var devGraphs = []string{"orders", "newsletter", "inventory-sync", "library-loans", "meal-delivery"}
+
+// checkWellFormed checks a held-out set's structure, not any ranking: each graph
+// loads, has at least perKind questions of each of the four kinds and no other,
+// and every question has gold keys that are nodes of its graph.
+func checkWellFormed(t *testing.T, dir string, graphs []string, perKind int) {
+	t.Helper()
+	ctx := context.Background()
+	for _, g := range graphs {
+		src, err := file.Open(ctx, filepath.Join("testdata", dir, g+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(filepath.Join("testdata", dir, g+".questions.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, err := evaluate.Load(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		byCat := map[string]int{}
+		for _, q := range qs {
+			byCat[q.Cat]++
+			if len(q.Gold) == 0 {
+				t.Errorf("%s: %q has no gold", g, q.Q)
+			}
+			for _, k := range q.Gold {
+				if _, err := src.Node(ctx, g, k); err != nil {
+					t.Errorf("%s: gold %q of %q: %v", g, k, q.Q, err)
+				}
+			}
+		}
+		for _, cat := range []string{"paraphrase", "french", "code", "relational"} {
+			if byCat[cat] < perKind {
+				t.Errorf("%s: %d %s questions, want at least %d", g, byCat[cat], cat, perKind)
+			}
+		}
+		if len(byCat) != 4 {
+			t.Errorf("%s: kinds %v, want the four", g, byCat)
+		}
+	}
+}
