@@ -61,3 +61,21 @@ func TestHeldOut7IsWellFormed(t *testing.T) {
 	t.Parallel()
 	checkWellFormed(t, "heldout7", heldOut7Graphs, 7)
 }
+
+// TestHybridOnHeldOut7 holds this set's figures with the thesaurus stand-in model (go
+// test -v -run Hybrid ./rag), measured once, with the code as committed before it was
+// ever run (f15d4c0). MRR (Hit@1):
+//
+//	kind        text          hybrid
+//	paraphrase  0.576 (0.43)  0.602 (0.43)   win
+//	French      0.557 (0.39)  0.599 (0.43)   win
+//	code        0.970 (0.96)  0.970 (0.96)   tie
+//	relational  0.553 (0.46)  0.533 (0.39)   LOSS
+//	all         0.664 (0.56)  0.676 (0.55)   win
+func TestHybridOnHeldOut7(t *testing.T) {
+	t.Parallel()
+	checkHybrid(t, "heldout7", heldOut7Graphs, map[string]hybridFigure{
+		"paraphrase": {wins, 0.602}, "french": {wins, 0.599}, "code": {ties, 0.970},
+		"relational": {loses, 0.533}, "all": {ties, 0.676},
+	})
+}
