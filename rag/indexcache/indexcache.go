@@ -531,8 +531,13 @@ func (c *Cache) write(entry string, id fileID, graphKey string, g *rag.StoredGra
 	return os.Rename(f.Name(), entry)
 }
 
-// evict removes the least recently used entries (and temporary files left by
-// processes that died) until the directory fits its bound; keep is never removed.
+// staleTemp is how long a temporary file may go unwritten before it is taken for
+// one left by a writer that died: a live writer writes its entry in seconds.
+const staleTemp = 10 * time.Minute
+
+// evict removes the least recently used entries until the directory fits its
+// bound; keep is never removed. Temporary files count toward the bound (they fill
+// the disk like entries); those left by writers that died are removed.
 func (c *Cache) evict(keep string) {
 	des, err := os.ReadDir(c.dir)
 	if err != nil {
@@ -552,9 +557,10 @@ func (c *Cache) evict(keep string) {
 		}
 		p := filepath.Join(c.dir, de.Name())
 		if strings.HasPrefix(de.Name(), ".tmp-") {
-			if time.Since(info.ModTime()) > time.Hour {
-				os.Remove(p) // a writer that died
+			if time.Since(info.ModTime()) > staleTemp && os.Remove(p) == nil {
+				continue // a writer that died
 			}
+			total += info.Size() // another process writing its entry
 			continue
 		}
 		if !strings.HasSuffix(de.Name(), ".idx") {

@@ -262,3 +262,65 @@ func TestEntryReadsRecordsFromTheGraphFile(t *testing.T) {
 		t.Fatalf("node 2, unchanged, refused: %v", err)
 	}
 }
+
+// Temporary files count toward the bound: one a live writer is filling makes room
+// for itself by evicting entries, and one left by a writer that died long ago is
+// removed.
+func TestTemporaryFilesCountTowardTheBound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
+	var paths []string
+	for i := range 2 {
+		d := filepath.Join(dir, string(rune('a'+i)))
+		os.Mkdir(d, 0o700)
+		paths = append(paths, writeGraph(t, d, 10, 400))
+	}
+	fill := func(p string, bound int64) {
+		src, _ := file.OpenLazy(context.Background(), p)
+		opts := rag.DefaultOptions()
+		opts.Store = New(cache, bound)
+		if _, err := rag.New(src, opts, nil).Retrieve(context.Background(), "gen-10", "fetch"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fill(paths[0], 0)
+	des, _ := os.ReadDir(cache)
+	info, _ := des[0].Info()
+	size := info.Size()
+	// Another process is writing an entry as big: with a bound of two and a half
+	// entries, the second entry only fits once the first is evicted.
+	live := filepath.Join(cache, ".tmp-live.idx")
+	if err := os.WriteFile(live, make([]byte, size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(cache, ".tmp-dead.idx")
+	if err := os.WriteFile(dead, make([]byte, size), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(dead, old, old); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	fill(paths[1], size*5/2)
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead writer's temporary file is still there (%v)", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the live writer's temporary file was removed: %v", err)
+	}
+	var entries int
+	var total int64
+	des, _ = os.ReadDir(cache)
+	for _, de := range des {
+		info, _ := de.Info()
+		total += info.Size()
+		if strings.HasSuffix(de.Name(), ".idx") && !strings.HasPrefix(de.Name(), ".tmp-") {
+			entries++
+		}
+	}
+	if entries != 1 || total > size*5/2 {
+		t.Errorf("%d entries, %d bytes in all, want 1 entry and at most %d bytes", entries, total, size*5/2)
+	}
+}
