@@ -185,8 +185,12 @@ func fmtElapsed(d time.Duration) string {
 func (s *statusBar) Render(width int) string {
 	th := s.lk.th
 	state := s.stateText()
-	if s.loading != "" && !s.busy {
+	switch {
+	case s.loading != "" && !s.busy:
 		state = s.loading + "…"
+	case s.loading != "" && s.state == "retrieving":
+		// A question sent while the graph loads waits for it: say what it waits on.
+		state = s.loading + "… · " + state
 	}
 	if s.busy {
 		state = spinnerFrames[s.frame%len(spinnerFrames)] + " " + state

@@ -126,6 +126,14 @@ func TestGraphLoadsWhileTyping(t *testing.T) {
 	if !strings.Contains(v, "indexing 100000 nodes…") || m.in.value() != "what does @fe" {
 		t.Fatalf("typing during the load: input %q\n%s", m.in.value(), v)
 	}
+	// A question sent now waits for the graph: the status bar says what on.
+	m.st.busy = true
+	m.st.setState("retrieving", time.Now())
+	if v := view(m); !strings.Contains(v, "indexing 100000 nodes… · retrieving") {
+		t.Fatalf("a question waiting for the load does not say so:\n%s", v)
+	}
+	m.st.busy = false
+	m.st.setState("idle", time.Now())
 	close(nodes.release)
 	deadline := time.After(10 * time.Second)
 	for m.in.nodes.len() == 0 {
