@@ -67,6 +67,21 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	return res, nil
 }
 
+var _ datasource.WorkingCopyChanger = (*Source)(nil)
+
+// Change runs fn on a working copy of graphKey inside one stream transaction, as
+// ApplyAction does, and commits only when fn succeeds. Undo uses it, so reversing a
+// change is all or nothing here too: a reversal that fails at its second step
+// leaves its first one unreversed as well, not half the change undone.
+func (s *Source) Change(ctx context.Context, graphKey string, fn func(datasource.WorkingCopy) error) error {
+	return s.inTransaction(ctx, graphKey, func(w *txCopy) error {
+		if err := fn(w); err != nil {
+			return err
+		}
+		return w.err // a read failed: what fn decided on it may be wrong
+	})
+}
+
 // inTransaction runs fn on a working copy of graphKey inside one stream transaction
 // (see ApplyAction) and commits it when fn succeeds; otherwise, and whatever
 // happens to ctx, the transaction is aborted. A failure of fn that says the action

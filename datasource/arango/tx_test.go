@@ -3,6 +3,7 @@ package arango_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -332,6 +333,50 @@ func TestApplyReadsOnlyWhatItChecks(t *testing.T) {
 	for _, q := range h.fake.Queries()[before:] {
 		if strings.HasSuffix(q.Query, "FILTER n.graphKey == @gk RETURN n") || strings.HasSuffix(q.Query, "FILTER e.graphKey == @gk RETURN e") {
 			t.Errorf("the apply read a whole graph: %s", q.Query)
+		}
+	}
+}
+
+// Undoing a change is all or nothing: a reversal that fails partway (the database
+// failing on its second deletion) leaves the graph as it was, and the same undo
+// run again reverses all of it.
+func TestUndoIsAllOrNothing(t *testing.T) {
+	t.Parallel()
+	h := fakeOnly(t)
+	ctx := ctxT(t)
+	create := func(key string) datasource.Action {
+		return datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{
+			NodeKey: key, TypeKey: "js", Sheet: "0", PosX: 1, PosY: 2}}
+	}
+	a := datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: []datasource.Action{create("n1"), create("n2")}}}
+	rec := undo.NewRecorder()
+	if _, err := datasource.Apply(ctx, h.src, "g1", a, datasource.Record(rec)); err != nil {
+		t.Fatal(err)
+	}
+	rev, err := rec.Reversal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	failing := true
+	h.fake.FailQueries(func(q string, b map[string]any) (int, int, bool) {
+		return 503, 503, failing && strings.Contains(q, "REMOVE") && strings.Contains(fmt.Sprint(b), "g1-n1")
+	})
+	if _, err := undo.Apply(ctx, h.src, "g1", rev); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("undo with the database failing: %v", err)
+	}
+	for _, key := range []string{"n1", "n2"} {
+		if _, err := h.src.Node(ctx, "g1", key); err != nil {
+			t.Errorf("%s is gone after an undo that failed: %v", key, err)
+		}
+	}
+	noTransactionLeft(t, h.fake)
+	failing = false
+	if _, err := undo.Apply(ctx, h.src, "g1", rev); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"n1", "n2"} {
+		if _, err := h.src.Node(ctx, "g1", key); !errors.Is(err, datasource.ErrNotFound) {
+			t.Errorf("%s is still there after the undo (%v)", key, err)
 		}
 	}
 }
