@@ -131,6 +131,10 @@ func New(src datasource.Source, opts Options, emb Embedder) *Retriever {
 // Options returns the effective options (defaults filled in).
 func (r *Retriever) Options() Options { return r.opts }
 
+// HasEmbedder reports whether questions are embedded for vector similarity (an
+// embedding model is configured), so callers can say which ranking answered.
+func (r *Retriever) HasEmbedder() bool { return r.emb != nil }
+
 // Retrieve returns the context for a question about a graph. An unknown graph gives
 // an error wrapping datasource.ErrNotFound.
 func (r *Retriever) Retrieve(ctx context.Context, graphKey, query string) (*Context, error) {

@@ -18,17 +18,20 @@ import (
 // that people who tune retrieval on their own graphs can see what a change does.
 func newInspectEvalCmd(f *Factory) *cobra.Command {
 	var graph, format string
+	var textOnly bool
 	cmd := &cobra.Command{
-		Use:   "eval --graph KEY [--format table|json] QUESTIONS.json",
+		Use:   "eval --graph KEY [--format table|json] [--text-only] QUESTIONS.json",
 		Short: "Measure retrieval (Hit@1, Hit@5, MRR, context recall) on questions with known answers",
 		Long: `Asks retrieval every question of QUESTIONS.json (a JSON array of
 {"q": "question", "gold": ["node-key", ...], "cat": "optional kind"}; "-" reads stdin)
 and prints, per kind and overall: Hit@1 and Hit@5 (a gold node is first / in the first
 five of the search ranking), MRR (mean of 1/rank of the first gold node) and context
 recall (share of questions with a gold node among the context's nodes). Text search,
-fused with embeddings when an embedding model is configured; the context cache is off.`,
+fused with embeddings when an embedding model is configured (--text-only leaves them
+out, to compare); standard error says which ranking answered. The context cache is off.`,
 		Example: `  nodius-ai inspect eval --graph demo questions.json
-  nodius-ai --source file:shop.json inspect eval --graph shop --format json questions.json`,
+  nodius-ai --source file:shop.json inspect eval --graph shop --format json questions.json
+  nodius-ai inspect eval --graph shop --text-only questions.json   # without the embeddings, to compare`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "json" {
@@ -38,7 +41,7 @@ fused with embeddings when an embedding model is configured; the context cache i
 			if err != nil {
 				return err
 			}
-			r, key, err := inspectRetriever(cmd, f, graph)
+			r, key, err := inspectRetrieverWith(cmd, f, graph, !textOnly)
 			if err != nil {
 				return err
 			}
@@ -47,6 +50,7 @@ fused with embeddings when an embedding model is configured; the context cache i
 			if err != nil {
 				return err
 			}
+			fmt.Fprintln(f.IO.ErrOut, rankingLine(r, tally, len(qs)))
 			if r.Options().Expander != nil {
 				fmt.Fprintf(f.IO.ErrOut, "query expansion: %d calls (%d prompt + %d completion tokens), %d questions searched without it\n",
 					tally.calls, tally.usage.PromptTokens, tally.usage.CompletionTokens, tally.failed)
@@ -60,7 +64,26 @@ fused with embeddings when an embedding model is configured; the context cache i
 	}
 	cmd.Flags().StringVarP(&graph, "graph", "g", "", "graph key")
 	cmd.Flags().StringVar(&format, "format", "table", "table or json")
+	cmd.Flags().BoolVar(&textOnly, "text-only", false, "rank by text search alone, even with an embedding model configured")
 	return cmd
+}
+
+// rankingLine says which ranking answered the evaluation: text alone, or text fused
+// with vector similarity for how many questions (a question whose embedding failed,
+// or a graph without vectors, falls back to text).
+func rankingLine(r *rag.Retriever, t *expandTally, n int) string {
+	if !r.HasEmbedder() {
+		return "ranking: text search alone"
+	}
+	line := fmt.Sprintf("ranking: text fused with vector similarity for %d of %d questions", t.vector, n)
+	if t.vector < n {
+		line += " (the others by text alone: the graph's nodes have no embeddings of this model — run embed — or embedding the question failed"
+		if t.embedErr != "" {
+			line += ": " + termtext.OneLine(t.embedErr)
+		}
+		line += ")"
+	}
+	return line
 }
 
 // expandTally counts what query expansion did over an evaluation.
@@ -68,6 +91,8 @@ type expandTally struct {
 	r             *rag.Retriever
 	calls, failed int
 	usage         convo.Usage
+	vector        int    // questions ranked with vector similarity
+	embedErr      string // the first failure to embed a question
 }
 
 func (t *expandTally) Retrieve(ctx context.Context, graphKey, query string) (*rag.Context, error) {
@@ -79,6 +104,12 @@ func (t *expandTally) Retrieve(ctx context.Context, graphKey, query string) (*ra
 		}
 		if c.Retrieval.ExpandError != "" {
 			t.failed++
+		}
+		if c.Retrieval.Vector {
+			t.vector++
+		}
+		if e := c.Retrieval.EmbedError; e != "" && t.embedErr == "" {
+			t.embedErr = e
 		}
 	}
 	return c, err
@@ -105,6 +136,12 @@ func readQuestions(f *Factory, path string) ([]evaluate.Question, error) {
 // and embedder, the context cache off, and the graph key (the default graph when
 // none is given).
 func inspectRetriever(cmd *cobra.Command, f *Factory, graph string) (*rag.Retriever, string, error) {
+	return inspectRetrieverWith(cmd, f, graph, true)
+}
+
+// inspectRetrieverWith is inspectRetriever, without the embedder when embeddings is
+// false.
+func inspectRetrieverWith(cmd *cobra.Command, f *Factory, graph string, embeddings bool) (*rag.Retriever, string, error) {
 	ctx := cmd.Context()
 	src, err := f.Source(ctx)
 	if err != nil {
@@ -124,7 +161,10 @@ func inspectRetriever(cmd *cobra.Command, f *Factory, graph string) (*rag.Retrie
 		opts.Progress = terminalProgress(f.IO.ErrOut)
 	}
 	opts.Expander = f.Expander()
-	emb, _ := f.Embedder()
+	var emb rag.Embedder
+	if embeddings {
+		emb, _ = f.Embedder()
+	}
 	return rag.New(src, opts, emb), graph, nil
 }
 

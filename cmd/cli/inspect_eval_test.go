@@ -153,3 +153,37 @@ func TestInspectEvalWithExpansion(t *testing.T) {
 		t.Errorf("stderr %q", errOut)
 	}
 }
+
+// TestInspectEvalSaysWhichRankingAnswered: with an embedding model configured, the
+// evaluation says on standard error how many questions were ranked with vector
+// similarity (none before `embed`, all after), and --text-only leaves the
+// embeddings out to compare.
+func TestInspectEvalSaysWhichRankingAnswered(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.Start(t)
+	path := copyGraph(t, "testdata/embed_graph.json", 0o600)
+	qs := filepath.Join(t.TempDir(), "q.json")
+	if err := os.WriteFile(qs, []byte(`[{"q": "which node fetches the scores", "gold": ["a"]}, {"q": "what does b do", "gold": ["b"]}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(extra ...string) string {
+		t.Helper()
+		args := append([]string{"inspect", "eval", "--source", "file:" + path, "--graph", "g1",
+			"--embedding-model", "fake-embed", "--base-url", srv.OpenAIURL(), "--api-key", "test"}, extra...)
+		_, errOut, code := runCLI(t, "", nil, append(args, qs)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		return errOut
+	}
+	if got := eval(); !strings.Contains(got, "ranking: text fused with vector similarity for 0 of 2 questions") || !strings.Contains(got, "run embed") {
+		t.Errorf("before embed: %q", got)
+	}
+	embedFile(t, path, srv.OpenAIURL())
+	if got := eval(); !strings.Contains(got, "ranking: text fused with vector similarity for 2 of 2 questions\n") {
+		t.Errorf("after embed: %q", got)
+	}
+	if got := eval("--text-only"); !strings.Contains(got, "ranking: text search alone") {
+		t.Errorf("--text-only: %q", got)
+	}
+}
