@@ -1,79 +1,18 @@
 package rag_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/kljensen/snowball/english"
-	"github.com/kljensen/snowball/french"
 
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/datasource/embedding"
 	"github.com/nodius/nodius-ai/datasource/file"
-	"github.com/nodius/nodius-ai/datasource/search"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/rag/evaluate"
 )
-
-// conceptModel is the search package's bilingual programming and workflow lexicon
-// (datasource/search/lexicon.txt) read as concepts, one a line: words of one
-// meaning — synonyms, a French word and its English translations — share a
-// concept. The thesaurus stand-in model counts them among its features, as a real
-// model knows that vocabulary too. (Alone, as the stand-in model of earlier
-// rounds, it embedded little beyond what text search already knows: hybrid lost
-// French questions on two held-out sets.)
-type conceptModel struct {
-	concepts map[string][]int // stem → concept ids
-}
-
-func readConcepts() (*conceptModel, error) {
-	f, err := os.Open(filepath.Join("..", "datasource", "search", "lexicon.txt"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m := &conceptModel{concepts: map[string][]int{}}
-	sc := bufio.NewScanner(f)
-	for id := 0; sc.Scan(); id++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		line = strings.TrimPrefix(line, "~")
-		for _, w := range search.Tokens(strings.ReplaceAll(line, "=", ",")) {
-			for _, s := range stems(w) {
-				if ids := m.concepts[s]; len(ids) == 0 || ids[len(ids)-1] != id {
-					m.concepts[s] = append(ids, id)
-				}
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(m.concepts) < 500 {
-		return nil, fmt.Errorf("only %d words in the concept dictionary", len(m.concepts))
-	}
-	return m, nil
-}
-
-// stems are the English and French Snowball stems of a folded word.
-func stems(w string) []string {
-	if len(w) <= 3 {
-		return []string{w}
-	}
-	en, fr := english.Stem(w, false), french.Stem(w, false)
-	if en == fr {
-		return []string{en}
-	}
-	return []string{en, fr}
-}
 
 // evalHybrid embeds a copy of a held-out graph through the fake embeddings server
 // (embedding.Run, the `embed` command's code, over the real client), then runs the

@@ -15,6 +15,10 @@ import (
 //go:embed lexicon.txt
 var lexiconText string
 
+// LexiconText is the bilingual lexicon as written, for whoever needs the same
+// vocabulary (the stand-in embedding model of the tests reads its lines as concepts).
+func LexiconText() string { return lexiconText }
+
 // lexicon maps a query word to the English words it may also mean.
 type lexicon struct {
 	fr map[string][]string // folded French word, and its French stem → English words

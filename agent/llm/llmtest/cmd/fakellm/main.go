@@ -1,7 +1,7 @@
 // Command fakellm runs the llmtest fake LLM server as a process, for end-to-end tests
 // of the nodius-ai binary (and the TUI's tmux test):
 //
-//	fakellm --addr 127.0.0.1:0 --script turns.json [--record requests.ndjson]
+//	fakellm --addr 127.0.0.1:0 --script turns.json [--record requests.ndjson] [--embed words|thesaurus]
 //
 // It prints its base URL ("http://127.0.0.1:PORT") as the first line on stdout, then
 // serves /v1/chat/completions, /v1/messages, /v1/embeddings, GET /_requests (the
@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/agent/llm/llmtest/thesaurus"
 )
 
 func main() {
@@ -37,7 +38,11 @@ func run() error {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
 	scriptPath := flag.String("script", "", "script file (JSON llmtest.Script or array of turns)")
 	record := flag.String("record", "", "append every request as one JSON line to this file")
+	embed := flag.String("embed", "words", "what /v1/embeddings answers: words (a hashed bag of words) or thesaurus (a stand-in model where paraphrases and French land close; needs WordNet and FreeDict)")
 	flag.Parse()
+	if *embed != "words" && *embed != "thesaurus" {
+		return fmt.Errorf("--embed must be words or thesaurus (got %q)", *embed)
+	}
 
 	var script llmtest.Script
 	if *scriptPath != "" {
@@ -54,6 +59,13 @@ func run() error {
 		}
 	}
 	srv := llmtest.New(script)
+	if *embed == "thesaurus" {
+		m, err := thesaurus.Load(thesaurus.DefaultWordNetDir, thesaurus.DefaultFreeDictDir)
+		if err != nil {
+			return err
+		}
+		srv.SetEmbed(m.Embed)
+	}
 	if *record != "" {
 		f, err := os.OpenFile(*record, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
