@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -19,16 +20,34 @@ func Vector(text string, dim int) []float32 {
 	if dim <= 0 {
 		dim = 64
 	}
-	v := make([]float64, dim)
+	counts := map[string]float64{}
 	for _, w := range Words(text) {
+		counts[w]++
+	}
+	return HashVector(counts, dim)
+}
+
+// HashVector is the unit vector of weighted features, each hashed (FNV-64a) to one
+// of dim components with a sign; all zero when there is none. Features are added
+// in sorted order: float addition depends on its order and a map's changes from
+// run to run, so this keeps the same weights giving the same bits by construction
+// (the float32 rounding hides most such differences, not all).
+func HashVector(weights map[string]float64, dim int) []float32 {
+	feats := make([]string, 0, len(weights))
+	for f := range weights {
+		feats = append(feats, f)
+	}
+	sort.Strings(feats)
+	v := make([]float64, dim)
+	for _, f := range feats {
 		h := fnv.New64a()
-		_, _ = h.Write([]byte(w))
+		_, _ = h.Write([]byte(f))
 		x := h.Sum64()
 		sign := 1.0
 		if x>>63 == 1 {
 			sign = -1
 		}
-		v[x%uint64(dim)] += sign
+		v[x%uint64(dim)] += sign * weights[f]
 	}
 	var norm float64
 	for _, f := range v {

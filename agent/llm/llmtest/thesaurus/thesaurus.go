@@ -11,7 +11,6 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
 
+	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/datasource/search"
 )
 
@@ -234,34 +234,14 @@ var codeWords = func() map[string]bool {
 	return m
 }()
 
-// hashed turns weighted features into a unit vector of dim components, each feature
-// hashed to one component with a sign and counted with a square root (a word said ten
-// times in code is not ten times the meaning).
+// hashed turns weighted features into a unit vector of dim components
+// (llmtest.HashVector), each counted with a square root: a word said ten times in
+// code is not ten times the meaning.
 func hashed(feats map[string]float64, dim int) []float32 {
-	v := make([]float64, dim)
 	for f, n := range feats {
-		h := fnv.New64a()
-		h.Write([]byte(f))
-		x := h.Sum64()
-		sign := 1.0
-		if x>>63 == 1 {
-			sign = -1
-		}
-		v[x%uint64(dim)] += sign * math.Sqrt(n)
+		feats[f] = math.Sqrt(n)
 	}
-	var norm float64
-	for _, x := range v {
-		norm += x * x
-	}
-	out := make([]float32, dim)
-	if norm == 0 {
-		return out
-	}
-	norm = math.Sqrt(norm)
-	for i, x := range v {
-		out[i] = float32(x / norm)
-	}
-	return out
+	return llmtest.HashVector(feats, dim)
 }
 
 // wordNet is what the model reads of WordNet: each lemma's senses by part of
