@@ -14,6 +14,17 @@ import (
 	"github.com/nodius/nodius-ai/rag/evaluate"
 )
 
+// evalHybridSet is evalHybrid over every graph of a set, the outcomes put together.
+func evalHybridSet(t *testing.T, srv *llmtest.Server, dir string, graphs []string) (text, hybrid []evaluate.Outcome) {
+	t.Helper()
+	for _, g := range graphs {
+		tr, hr := evalHybrid(t, srv, dir, g)
+		text = append(text, tr.Outcomes...)
+		hybrid = append(hybrid, hr.Outcomes...)
+	}
+	return text, hybrid
+}
+
 // evalHybrid embeds a copy of a held-out graph through the fake embeddings server
 // (embedding.Run, the `embed` command's code, over the real client), then runs the
 // graph's questions with text ranking alone and fused with vector similarity.
@@ -73,7 +84,7 @@ func evalHybrid(t *testing.T, srv *llmtest.Server, dir, graph string) (text, hyb
 //	all         0.767   0.789   win
 func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 	t.Parallel()
-	checkHybrid(t, "heldout", []string{"hr-onboarding", "fleet-telemetry"}, map[string]hybridFigure{
+	checkHybrid(t, "heldout", heldOutGraphs, map[string]hybridFigure{
 		"paraphrase": {wins, 0.563}, "french": {wins, 0.851}, "code": {ties, 1.000},
 		"relational": {ties, 0.799}, "all": {wins, 0.789},
 	})
@@ -94,16 +105,14 @@ func TestHybridWithBagOfWordsStaysNearText(t *testing.T) {
 		dir    string
 		graphs []string
 	}{
-		{"dev", devGraphs}, {"heldout", []string{"hr-onboarding", "fleet-telemetry"}}, {"heldout2", heldOut2Graphs},
+		{"dev", devGraphs}, {"heldout", heldOutGraphs}, {"heldout2", heldOut2Graphs},
 		{"heldout3", heldOut3Graphs}, {"heldout4", heldOut4Graphs}, {"heldout5", heldOut5Graphs}, {"heldout6", heldOut6Graphs},
 	}
 	var text, hybrid []evaluate.Outcome
 	for _, s := range sets {
-		for _, g := range s.graphs {
-			tr, hr := evalHybrid(t, srv, s.dir, g)
-			text = append(text, tr.Outcomes...)
-			hybrid = append(hybrid, hr.Outcomes...)
-		}
+		tr, hr := evalHybridSet(t, srv, s.dir, s.graphs)
+		text = append(text, tr...)
+		hybrid = append(hybrid, hr...)
 	}
 	for _, cat := range []string{"paraphrase", "french", "code", "relational", "all"} {
 		tm, hm := metricsOf(text, cat), metricsOf(hybrid, cat)
