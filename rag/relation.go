@@ -101,16 +101,21 @@ const (
 // relationalRank answers a relational question: the nodes the question names (the
 // anchors, from a search without the relational words) are looked through, and
 // their neighbours in the asked direction come first, ordered by how strongly their
-// anchor matched and then by their own score in ownRank (an edge label, a word or
+// anchor matched and then by their own score in ranked (an edge label, a word or
 // the meaning of the question may tell two successors apart). The anchors follow,
-// then the rest of the ranking, in the order of text.
-func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ownRank, text []rankedNode) []rankedNode {
+// then the rest of ranked, in its order.
+func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ranked []rankedNode) []rankedNode {
 	if len(anchors) == 0 {
 		return nil
 	}
-	own := make(map[int]float64, len(ownRank))
-	for _, t := range ownRank {
+	own := make(map[int]float64, len(ranked))
+	best := 0.0 // the best score of ranked, to scale the others by
+	for _, t := range ranked {
 		own[t.idx] = t.score
+		best = max(best, t.score)
+	}
+	if best == 0 {
+		best = 1
 	}
 	top := anchors[0].score
 	rel := map[int]float64{}
@@ -136,16 +141,9 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ownRa
 	if len(rel) == 0 {
 		return nil
 	}
-	maxOwn := 0.0
-	for _, s := range own {
-		maxOwn = max(maxOwn, s)
-	}
-	if maxOwn == 0 {
-		maxOwn = 1
-	}
-	out := make([]rankedNode, 0, len(rel)+len(text))
+	out := make([]rankedNode, 0, len(rel)+len(ranked))
 	for n, w := range rel {
-		out = append(out, rankedNode{idx: n, score: 2 + w + 0.5*own[n]/maxOwn})
+		out = append(out, rankedNode{idx: n, score: 2 + w + 0.5*own[n]/best})
 	}
 	sort.Slice(out, func(a, b int) bool {
 		if out[a].score != out[b].score {
@@ -165,17 +163,10 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ownRa
 			out = append(out, rankedNode{idx: a.idx, score: 1 + a.score/top})
 		}
 	}
-	maxText := 0.0
-	for _, t := range text {
-		maxText = max(maxText, t.score)
-	}
-	if maxText == 0 {
-		maxText = 1
-	}
-	for _, t := range text {
+	for _, t := range ranked {
 		if !seen[t.idx] {
 			seen[t.idx] = true
-			out = append(out, rankedNode{idx: t.idx, score: t.score / maxText})
+			out = append(out, rankedNode{idx: t.idx, score: t.score / best})
 		}
 	}
 	return out
