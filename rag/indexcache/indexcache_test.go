@@ -161,26 +161,40 @@ func TestCorruptEntryIsRebuilt(t *testing.T) {
 	}
 }
 
-func TestCacheStaysUnderItsBound(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cache := filepath.Join(dir, "cache")
+// graphFiles writes n graph files of 10 nodes (key gen-10), each in a directory of
+// its own under dir, and returns their paths.
+func graphFiles(t *testing.T, dir string, n int) []string {
+	t.Helper()
 	var paths []string
-	for i := range 3 {
+	for i := range n {
 		d := filepath.Join(dir, string(rune('a'+i)))
 		os.Mkdir(d, 0o700)
 		paths = append(paths, writeGraph(t, d, 10, 400))
 	}
+	return paths
+}
+
+// fillCache retrieves from the graph at path with the cache at dir bounded to
+// bound bytes (0: the default), which saves the graph's entry.
+func fillCache(t *testing.T, dir, path string, bound int64) {
+	t.Helper()
+	src, _ := file.OpenLazy(context.Background(), path)
+	opts := rag.DefaultOptions()
+	opts.Store = New(dir, bound)
+	if _, err := rag.New(src, opts, nil).Retrieve(context.Background(), "gen-10", "fetch"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCacheStaysUnderItsBound(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cache := filepath.Join(dir, "cache")
 	// The first entry tells an entry's size; a bound of one and a half entries
 	// keeps only the newest.
 	bound := int64(0)
-	for _, p := range paths {
-		src, _ := file.OpenLazy(context.Background(), p)
-		opts := rag.DefaultOptions()
-		opts.Store = New(cache, bound) // 0 at first: the default bound
-		if _, err := rag.New(src, opts, nil).Retrieve(context.Background(), "gen-10", "fetch"); err != nil {
-			t.Fatal(err)
-		}
+	for _, p := range graphFiles(t, dir, 3) {
+		fillCache(t, cache, p, bound) // 0 at first: the default bound
 		if bound == 0 {
 			des, _ := os.ReadDir(cache)
 			info, _ := des[0].Info()
@@ -263,28 +277,15 @@ func TestEntryReadsRecordsFromTheGraphFile(t *testing.T) {
 	}
 }
 
-// Temporary files count toward the bound: one a live writer is filling makes room
-// for itself by evicting entries, and one left by a writer that died long ago is
-// removed.
+// Temporary files count toward the bound: the one another process is still
+// writing takes room, so saving an entry evicts an older one sooner, and one left
+// by a writer that died long ago is removed.
 func TestTemporaryFilesCountTowardTheBound(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	cache := filepath.Join(dir, "cache")
-	var paths []string
-	for i := range 2 {
-		d := filepath.Join(dir, string(rune('a'+i)))
-		os.Mkdir(d, 0o700)
-		paths = append(paths, writeGraph(t, d, 10, 400))
-	}
-	fill := func(p string, bound int64) {
-		src, _ := file.OpenLazy(context.Background(), p)
-		opts := rag.DefaultOptions()
-		opts.Store = New(cache, bound)
-		if _, err := rag.New(src, opts, nil).Retrieve(context.Background(), "gen-10", "fetch"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fill(paths[0], 0)
+	paths := graphFiles(t, dir, 2)
+	fillCache(t, cache, paths[0], 0)
 	des, _ := os.ReadDir(cache)
 	info, _ := des[0].Info()
 	size := info.Size()
@@ -303,7 +304,7 @@ func TestTemporaryFilesCountTowardTheBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(10 * time.Millisecond)
-	fill(paths[1], size*5/2)
+	fillCache(t, cache, paths[1], size*5/2)
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Errorf("the dead writer's temporary file is still there (%v)", err)
 	}
