@@ -5,7 +5,7 @@
 # wordnet-base dict-freedict-fra-eng dict-freedict-eng-fra); every graph of a
 # questions set is embedded with `nodius-ai embed`, then measured with
 # `inspect eval --format json`, with and without --text-only. Prints MRR by kind,
-# text alone → hybrid, over the whole set.
+# text alone → hybrid, over the whole set. Needs Go and Node.js (it reads the JSON).
 #
 #   sh rag/bench/hybrid.sh                      # rag/testdata/heldout7
 #   sh rag/bench/hybrid.sh rag/testdata/heldout4
