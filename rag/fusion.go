@@ -48,10 +48,13 @@ const textWeight = 0.5
 // shuffling it.
 //
 // A node whose key the question names outright stays ahead of everything (+1),
-// since no similarity beats being named. Without vectors, the text ranking is
-// returned as it is.
+// since no similarity beats being named. Without vectors, or with vectors that
+// say nothing (confidence zero), the text ranking is returned as it is, scores
+// included: what is built on the scores (a relational question's anchors, weighed
+// by their share of the best) then reads them as text alone would.
 func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
-	if len(vec) == 0 {
+	conf := vectorConfidence(vec)
+	if len(vec) == 0 || conf == 0 {
 		out := make([]rankedNode, len(text))
 		for i, h := range text {
 			out[i] = rankedNode{idx: h.Index, score: h.Score, named: h.KeyMatch}
@@ -61,7 +64,7 @@ func fuse(text []search.Hit, vec []rankedNode) []rankedNode {
 	tLo, tHi := spread(len(text), func(i int) (float64, bool) { return text[i].Score, !text[i].KeyMatch })
 	vLo, vHi := spread(len(vec), func(i int) (float64, bool) { return vec[i].score, true })
 	vLo = max(vLo, 0)
-	vShare := (1 - textWeight) * vectorConfidence(vec)
+	vShare := (1 - textWeight) * conf
 	score := make(map[int]float64, len(text)+len(vec))
 	named := map[int]bool{}
 	for _, h := range text {

@@ -1,6 +1,7 @@
 package rag
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource/search"
@@ -156,5 +157,22 @@ func TestNoiseVectorsLeaveTextAlone(t *testing.T) {
 	sure[0].idx = nodeB
 	if order := fusedOrder(text, sure); !before(order, nodeB, nodeA) {
 		t.Errorf("a vector that clearly means B did not move it up: %v", order)
+	}
+}
+
+// A vector ranking that says nothing (its candidates all alike, confidence zero)
+// gives exactly the text ranking, scores included: the relational ranking weighs
+// anchors by their scores, and an embedding model that reads the question no
+// better than chance must change nothing there either.
+func TestFuseWithoutConfidenceIsTextAlone(t *testing.T) {
+	t.Parallel()
+	text := []search.Hit{{Index: nodeA, Score: 3.5}, {Index: nodeB, Score: 2.1}, {Index: nodeC, Score: 1.3, KeyMatch: true}}
+	alike := []rankedNode{{idx: nodeD, score: 0.4}, {idx: nodeB, score: 0.4}, {idx: nodeA, score: 0.4}, {idx: 7, score: 0.4}}
+	if c := vectorConfidence(alike); c != 0 {
+		t.Fatalf("vectorConfidence = %v, want 0", c)
+	}
+	got, want := fuse(text, alike), fuse(text, nil)
+	if !slices.Equal(got, want) {
+		t.Errorf("fuse with vectors that say nothing = %v, want the text ranking %v", got, want)
 	}
 }

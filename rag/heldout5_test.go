@@ -62,15 +62,15 @@ func TestHeldOut5IsWellFormed(t *testing.T) {
 // MRR:
 //
 //	kind        text    hybrid
-//	paraphrase  0.503   0.504   tie
-//	French      0.498   0.528   win
+//	paraphrase  0.527   0.529   win
+//	French      0.500   0.533   win
 //	code        1.000   1.000   tie
-//	relational  0.841   0.868   win
-//	all         0.710   0.725   win
+//	relational  0.841   0.871   win
+//	all         0.717   0.733   win
 func TestHybridOnHeldOut5(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout5", heldOut5Graphs, map[string]hybridFigure{
-		"paraphrase": {ties, 0.504}, "french": {wins, 0.528}, "code": {ties, 1.000},
-		"relational": {wins, 0.868}, "all": {wins, 0.725},
+		"paraphrase": {wins, 0.529}, "french": {wins, 0.533}, "code": {ties, 1.000},
+		"relational": {wins, 0.871}, "all": {wins, 0.733},
 	})
 }

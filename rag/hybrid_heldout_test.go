@@ -77,16 +77,16 @@ func evalHybrid(t *testing.T, srv *llmtest.Server, dir, graph string) (text, hyb
 // MRR:
 //
 //	kind        text    hybrid
-//	paraphrase  0.533   0.563   win
+//	paraphrase  0.463   0.517   win
 //	French      0.793   0.851   win
 //	code        1.000   1.000   tie
-//	relational  0.799   0.799   tie
-//	all         0.767   0.789   win
+//	relational  0.771   0.795   win
+//	all         0.740   0.775   win
 func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout", heldOutGraphs, map[string]hybridFigure{
-		"paraphrase": {wins, 0.563}, "french": {wins, 0.851}, "code": {ties, 1.000},
-		"relational": {ties, 0.799}, "all": {wins, 0.789},
+		"paraphrase": {wins, 0.517}, "french": {wins, 0.851}, "code": {ties, 1.000},
+		"relational": {wins, 0.795}, "all": {wins, 0.775},
 	})
 }
 
@@ -94,9 +94,10 @@ func TestHybridBeatsTextOnHeldOut(t *testing.T) {
 // hashed bag of words in 64 dimensions where paraphrases do not land close, the
 // fused ranking must not fall far below text alone — fusion weighs the vector
 // ranking by how clearly it means a node (vectorConfidence). Over the dev set and
-// the six held-out sets (632 questions), MRR text → hybrid: paraphrase 0.474 →
-// 0.475, French 0.616 → 0.604, code 0.995 → 0.988, relational 0.710 → 0.708, all
-// 0.699 → 0.695 (at full weight: 0.415, 0.495, 0.937, 0.672 and 0.633).
+// the six held-out sets (632 questions), MRR text → hybrid: paraphrase 0.471 →
+// 0.480, French 0.617 → 0.604, code 0.995 → 0.988, relational 0.735 → 0.741, all
+// 0.706 → 0.706 (at full weight, with the relational ranking of an earlier round:
+// 0.415, 0.495, 0.937, 0.672 and 0.633, text alone being 0.699 overall).
 func TestHybridWithBagOfWordsStaysNearText(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.Start(t)

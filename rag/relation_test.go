@@ -25,6 +25,21 @@ func TestRelationReadsDirection(t *testing.T) {
 		{"wait before retrying the carrier API", noRelation}, // no question word: a description
 		{"which node calls the fraud service", noRelation},   // asks for the caller itself
 		{"what does fetch-api do", noRelation},
+		// "after" and "before" ask about neighbours only when the question word is
+		// followed by nothing but light words ("can", "happens", "right"), or by the
+		// noun it takes; otherwise they are part of a description.
+		{"what can happen right after the nightly sweep", successors},
+		{"which check comes before freezing the card", predecessors},
+		{"what step comes after the upload", successors},
+		{"qu'est-ce qui se passe juste après la validation ?", successors},
+		{"what blocks the keypad after too many wrong tries", noRelation},
+		{"what waits before trying again", noRelation},
+		{"which step makes sure the paperwork is signed before the accounts are opened", noRelation},
+		{"Quelle étape réserve les visites après l'accord ?", noRelation},
+		// "once" and "une fois" say "after".
+		{"what happens once the ticket has been created", successors},
+		{"que se passe-t-il une fois le fichier téléchargé ?", successors},
+		{"quelle étape relance une seconde fois les tests ?", noRelation},
 	}
 	for _, tc := range tests {
 		if got, _ := relation(tc.q); got != tc.want {
@@ -88,6 +103,28 @@ func TestRelationalQuestionsRankNeighboursInDirection(t *testing.T) {
 		if len(hits) == 0 || !slices.Contains(tc.first, hits[0]) {
 			t.Errorf("%q: hits %v, want one of %v first", tc.q, hits, tc.first)
 		}
+	}
+}
+
+// TestRelationalRunnerUpAnchorsNeighboursComeNext: when the words of a relational
+// question fit one node best and another less well, the neighbours of the runner-up
+// come right after those of the best, before the anchors and the nodes that only
+// match the question's words: if the best was the wrong anchor, the answer is next
+// to the runner-up.
+func TestRelationalRunnerUpAnchorsNeighboursComeNext(t *testing.T) {
+	t.Parallel()
+	snap := chainSnapshot()
+	st := &graphState{ready: make(chan struct{})}
+	st.load(context.Background(), newFakeSource(snap), nil, nil, "chain", newClock().Now())
+	idx := func(key string) int { return st.byKey[key] }
+	anchors := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.5}}
+	ranked := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.5}, {idx: idx("step-3"), score: 0.4}}
+	var got []string
+	for _, n := range (&Retriever{}).relationalRank(st, successors, anchors, ranked) {
+		got = append(got, snap.Nodes[n.idx].Key)
+	}
+	if want := []string{"archive", "step-2", "step-4"}; len(got) < 3 || !slices.Equal(got[:3], want) {
+		t.Errorf("ranking %v, want %v first: the best anchor's successor, the runner-up's, then the anchor", got, want)
 	}
 }
 
