@@ -68,3 +68,21 @@ func TestHeldOut10IsWellFormed(t *testing.T) {
 	t.Parallel()
 	checkWellFormed(t, "heldout10", heldOut10Graphs, 7)
 }
+
+// TestHybridOnHeldOut10 holds this set's figures with the thesaurus stand-in model (go
+// test -v -run Hybrid ./rag), measured once, with the code as committed before it was
+// ever run (dbbbf4b). MRR (Hit@1):
+//
+//	kind        text          hybrid
+//	paraphrase  0.639 (0.50)  0.660 (0.54)   win
+//	French      0.596 (0.46)  0.607 (0.46)   win
+//	code        0.964 (0.93)  0.982 (0.96)   win
+//	relational  0.742 (0.64)  0.722 (0.61)   LOSS
+//	all         0.735 (0.63)  0.743 (0.64)   win
+func TestHybridOnHeldOut10(t *testing.T) {
+	t.Parallel()
+	checkHybrid(t, "heldout10", heldOut10Graphs, map[string]hybridFigure{
+		"paraphrase": {wins, 0.660}, "french": {wins, 0.607}, "code": {wins, 0.982},
+		"relational": {loses, 0.722}, "all": {wins, 0.743},
+	})
+}
