@@ -74,12 +74,12 @@ func TestHeldOut7IsWellFormed(t *testing.T) {
 //	paraphrase  0.559 (0.39)  0.579 (0.39)   win
 //	French      0.557 (0.39)  0.599 (0.43)   win
 //	code        0.970 (0.96)  0.970 (0.96)   tie
-//	relational  0.596 (0.46)  0.600 (0.43)   tie
-//	all         0.670 (0.55)  0.687 (0.55)   win
+//	relational  0.596 (0.46)  0.596 (0.46)   tie
+//	all         0.670 (0.55)  0.686 (0.56)   win
 func TestHybridOnHeldOut7(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout7", heldOut7Graphs, map[string]hybridFigure{
 		"paraphrase": {wins, 0.579}, "french": {wins, 0.599}, "code": {ties, 0.970},
-		"relational": {ties, 0.600}, "all": {wins, 0.687},
+		"relational": {ties, 0.596}, "all": {wins, 0.686},
 	})
 }

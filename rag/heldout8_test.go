@@ -68,16 +68,19 @@ func TestHeldOut8IsWellFormed(t *testing.T) {
 	checkWellFormed(t, "heldout8", heldOut8Graphs, 7)
 }
 
-// TestHybridOnHeldOut8 holds this set's figures with the thesaurus stand-in model (go
-// test -v -run Hybrid ./rag), measured once, with the code as committed before it was
-// ever run (dbbbf4b). MRR (Hit@1):
+// TestHybridOnHeldOut8 holds this set's figures with the thesaurus stand-in model
+// (go test -v -run Hybrid ./rag). First measured with the code as committed before
+// it was ever run (dbbbf4b), MRR text → hybrid: paraphrase 0.708 → 0.733, French
+// 0.540 → 0.563, code 0.946 → 0.946, relational 0.744 → 0.742 (a loss), all 0.735 →
+// 0.746; then among the sets on which relational questions came to be ranked by
+// words (the anchor by meaning only when no word matches it). Now, MRR (Hit@1):
 //
 //	kind        text          hybrid
 //	paraphrase  0.708 (0.64)  0.733 (0.64)   win
 //	French      0.540 (0.46)  0.563 (0.46)   win
 //	code        0.946 (0.89)  0.946 (0.89)   tie
-//	relational  0.744 (0.64)  0.742 (0.61)   LOSS
-//	all         0.735 (0.66)  0.746 (0.65)   tie (MRR up, Hit@1 down)
+//	relational  0.744 (0.64)  0.744 (0.64)   tie
+//	all         0.735 (0.66)  0.747 (0.66)   win
 //
 // Run afterwards with the code before dbbbf4b (6046191), for comparison only:
 // relational 0.709 → 0.718, all 0.723 → 0.737.
@@ -85,6 +88,6 @@ func TestHybridOnHeldOut8(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout8", heldOut8Graphs, map[string]hybridFigure{
 		"paraphrase": {wins, 0.733}, "french": {wins, 0.563}, "code": {ties, 0.946},
-		"relational": {loses, 0.742}, "all": {ties, 0.746},
+		"relational": {ties, 0.744}, "all": {wins, 0.747},
 	})
 }

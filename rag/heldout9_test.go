@@ -66,16 +66,20 @@ func TestHeldOut9IsWellFormed(t *testing.T) {
 	checkWellFormed(t, "heldout9", heldOut9Graphs, 7)
 }
 
-// TestHybridOnHeldOut9 holds this set's figures with the thesaurus stand-in model (go
-// test -v -run Hybrid ./rag), measured once, with the code as committed before it was
-// ever run (dbbbf4b). MRR (Hit@1):
+// TestHybridOnHeldOut9 holds this set's figures with the thesaurus stand-in model
+// (go test -v -run Hybrid ./rag). First measured with the code as committed before
+// it was ever run (dbbbf4b), MRR text → hybrid: paraphrase 0.611 → 0.595 (a loss),
+// French 0.596 → 0.651, code 0.982 → 0.982, relational 0.693 → 0.628 (a loss), all
+// 0.721 → 0.714 (a loss); then among the sets on which relational questions came to
+// be ranked by words (the anchor by meaning only when no word matches it). Now, MRR
+// (Hit@1):
 //
 //	kind        text          hybrid
 //	paraphrase  0.611 (0.46)  0.595 (0.43)   LOSS
 //	French      0.596 (0.54)  0.651 (0.57)   win
 //	code        0.982 (0.96)  0.982 (0.96)   tie
-//	relational  0.693 (0.61)  0.628 (0.54)   LOSS
-//	all         0.721 (0.64)  0.714 (0.62)   LOSS
+//	relational  0.693 (0.61)  0.692 (0.61)   LOSS
+//	all         0.721 (0.64)  0.730 (0.64)   win
 //
 // Run afterwards with the code before dbbbf4b (6046191), for comparison only:
 // paraphrase 0.608 → 0.591, relational 0.667 → 0.622, all 0.713 → 0.712.
@@ -83,6 +87,6 @@ func TestHybridOnHeldOut9(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout9", heldOut9Graphs, map[string]hybridFigure{
 		"paraphrase": {loses, 0.595}, "french": {wins, 0.651}, "code": {ties, 0.982},
-		"relational": {loses, 0.628}, "all": {loses, 0.714},
+		"relational": {loses, 0.692}, "all": {wins, 0.730},
 	})
 }

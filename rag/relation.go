@@ -160,12 +160,10 @@ const (
 // available vans" fits the van lookup and the end-of-shift query), and when the
 // best is the wrong one, the answer is next to the runner-up, not among the nodes
 // that match the question's words. Over the dev set and seven held-out sets (207
-// relational questions), relational MRR with the neighbours of the near-best
-// anchors only was 0.700 by text alone and 0.725 with the stand-in model; with the
-// runner-ups' neighbours ranked after those, in their anchors' order, 0.712 and
-// 0.743; weighed as here, 0.716 and 0.747, with hybrid above text on seven of the
-// eight sets against six. A share to the power 1, 2, 3, 6 or 8 gave the same
-// within 0.01.
+// relational questions), relational MRR by text alone was 0.700 with the
+// neighbours of the near-best anchors only, 0.712 with the runner-ups' neighbours
+// ranked after those in their anchors' order, and 0.716 weighed as here; a share
+// to the power 1, 2, 3, 6 or 8 gave the same within 0.01.
 func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ranked []rankedNode) []rankedNode {
 	if len(anchors) == 0 {
 		return nil

@@ -162,30 +162,34 @@ func chainWithAxes() (datasource.Snapshot, map[string][]float32) {
 	return snap, axes
 }
 
-// TestRelationalNeighboursToldApartByMeaning: when the anchor has two neighbours in
-// the asked direction and nothing in their words tells them apart, what the rest
-// of the question means (its vector) picks the one it describes.
-func TestRelationalNeighboursToldApartByMeaning(t *testing.T) {
+// TestRelationalNeighboursToldApartByMeaningWhenNoWordMatches: when no node
+// shares a word with the question, the anchor is found by meaning, and the meaning
+// also tells the anchor's neighbours apart.
+func TestRelationalNeighboursToldApartByMeaningWhenNoWordMatches(t *testing.T) {
 	t.Parallel()
 	snap, axes := chainWithAxes()
-	// step-2's successors step-3 and step-4 share no word with the question: by
-	// text alone they tie and step-3 (first in the graph) comes first.
-	const q = "what runs after step-2 when the zorglub flag is up"
+	const q = "what runs after the zorglub when the blorp flag is up?"
 	text, err := New(newFakeSource(snap), Options{CacheTTL: -1}, nil).Retrieve(context.Background(), "chain", q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hits := hitKeys(text); len(hits) == 0 || hits[0] != "step-3" {
-		t.Fatalf("text alone: hits %v, want step-3 first (the tie this test breaks)", hits)
+	if len(text.Hits) != 0 {
+		t.Fatalf("text alone found %v: the question must share no word with the graph", hitKeys(text))
 	}
-	emb := &fakeEmbedder{vectors: map[string][]float32{q: axes["step-4"]}}
+	// It means step-2 (the anchor) most, step-4 (one of its two successors) less.
+	v := make([]float32, len(snap.Nodes))
+	for key, w := range map[string]float32{"step-2": 1, "step-4": 0.6, "step-1": 0.45} {
+		for i, x := range axes[key] {
+			v[i] += w * x
+		}
+	}
+	emb := &fakeEmbedder{vectors: map[string][]float32{q: v}}
 	c, err := New(newFakeSource(snap), Options{CacheTTL: -1}, emb).Retrieve(context.Background(), "chain", q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hits := hitKeys(c)
-	if !c.Retrieval.Vector || len(hits) < 2 || hits[0] != "step-4" || hits[1] != "step-3" {
-		t.Errorf("hybrid: hits %v, want step-4 (what the question means) then step-3", hits)
+	if hits := hitKeys(c); len(hits) < 2 || hits[0] != "step-4" || hits[1] != "step-3" {
+		t.Errorf("hybrid: hits %v, want step-4 (the successor the question means) then step-3", hits)
 	}
 }
 
@@ -213,28 +217,37 @@ func TestRelationalAnchorByMeaningWhenNoWordMatches(t *testing.T) {
 	}
 }
 
-// TestRelationalAnchorByWordsAndMeaning: when the question's words fit several
-// nodes about as well, its meaning picks the anchor, and that anchor's successor
-// comes first.
-func TestRelationalAnchorByWordsAndMeaning(t *testing.T) {
+// TestRelationalAnchorByWordsNotMeaning: when the question's words name an anchor,
+// its meaning moves neither the anchor nor the order of its neighbours: a relational
+// question is ranked by hybrid as by text alone. (Read by meaning too, anchors
+// described in a few words moved to a wrong node as often as to the right one, and
+// hybrid lost relational questions on the sets measured after that choice.)
+func TestRelationalAnchorByWordsNotMeaning(t *testing.T) {
 	t.Parallel()
 	snap, axes := chainWithAxes()
-	// "await" and "inv" are in step-3, step-4 and archive alike.
-	const q = "what runs after the await inv step"
-	text, err := New(newFakeSource(snap), Options{CacheTTL: -1}, nil).Retrieve(context.Background(), "chain", q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits := hitKeys(text); len(hits) == 0 || hits[0] != "archive" {
-		t.Fatalf("text alone: hits %v, want archive (after step-4, the words' pick) first", hits)
-	}
-	emb := &fakeEmbedder{vectors: map[string][]float32{q: axes["step-3"]}}
-	c, err := New(newFakeSource(snap), Options{CacheTTL: -1}, emb).Retrieve(context.Background(), "chain", q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if hits := hitKeys(c); len(hits) == 0 || hits[0] != "step-4" {
-		t.Errorf("hybrid: hits %v, want step-4 (after step-3, which the question means) first", hits)
+	for _, tc := range []struct {
+		q, means string
+	}{
+		// "await" and "inv" are in step-3, step-4 and archive alike; the meaning
+		// points at step-3.
+		{"what runs after the await inv step", "step-3"},
+		// step-2's successors step-3 and step-4 tie on words; the meaning points at
+		// step-4.
+		{"what runs after step-2 when the zorglub flag is up", "step-4"},
+	} {
+		text, err := New(newFakeSource(snap), Options{CacheTTL: -1}, nil).Retrieve(context.Background(), "chain", tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		emb := &fakeEmbedder{vectors: map[string][]float32{tc.q: axes[tc.means]}}
+		c, err := New(newFakeSource(snap), Options{CacheTTL: -1}, emb).Retrieve(context.Background(), "chain", tc.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		th, hh := hitKeys(text), hitKeys(c)
+		if !c.Retrieval.Vector || len(th) < 2 || len(hh) < 2 || !slices.Equal(th[:2], hh[:2]) {
+			t.Errorf("%q: hybrid hits %v, want text's %v first", tc.q, hh, th)
+		}
 	}
 }
 
