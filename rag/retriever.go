@@ -597,13 +597,14 @@ func (r *Retriever) rank(ctx context.Context, st *graphState, graphKey, query st
 		// an anchor is described in a few words that fit two or three nodes about as
 		// well, and what the stand-in model read in them moved a wrong anchor up as
 		// often as the right one on sets nobody had tuned on. With the anchor and
-		// the order fused, hybrid lost relational questions to text alone on six of
-		// the seven sets first measured after that choice (0.744 → 0.742, 0.693 →
+		// the order fused, hybrid lost relational questions to text alone on each
+		// of the six sets first measured after that choice (0.744 → 0.742, 0.693 →
 		// 0.628, 0.742 → 0.722, 0.630 → 0.616 on the last four), while winning on
 		// the sets it was chosen on. Found by words, with meaning as the fallback,
 		// hybrid ties or beats text on relational questions on those sets but for
 		// questions it does not read as relational, and gains as much over the
-		// twelve sets together (MRR 0.711 → 0.723).
+		// twelve sets together (MRR 0.711 → 0.723). On the two sets measured after,
+		// it tied (0.706) and won (0.634 → 0.674).
 		var anchors, order []rankedNode
 		if hits := st.index.Search(anchorQuery, depth); len(hits) > 0 {
 			anchors = fuse(hits, nil)
