@@ -80,12 +80,12 @@ func TestHeldOut10IsWellFormed(t *testing.T) {
 //	paraphrase  0.639 (0.50)  0.660 (0.54)   win
 //	French      0.596 (0.46)  0.607 (0.46)   win
 //	code        0.964 (0.93)  0.982 (0.96)   win
-//	relational  0.742 (0.64)  0.742 (0.64)   tie
+//	relational  0.742 (0.64)  0.744 (0.64)   win
 //	all         0.735 (0.63)  0.748 (0.65)   win
 func TestHybridOnHeldOut10(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout10", heldOut10Graphs, map[string]hybridFigure{
 		"paraphrase": {wins, 0.660}, "french": {wins, 0.607}, "code": {wins, 0.982},
-		"relational": {ties, 0.742}, "all": {wins, 0.748},
+		"relational": {wins, 0.744}, "all": {wins, 0.748},
 	})
 }

@@ -69,20 +69,23 @@ func TestHeldOut13IsWellFormed(t *testing.T) {
 	checkWellFormed(t, "heldout13", heldOut13Graphs, 7)
 }
 
-// TestHybridOnHeldOut13 holds this set's figures with the thesaurus stand-in model (go
-// test -v -run Hybrid ./rag), measured once, with the code as committed before it was
-// ever run (349f2d7). MRR (Hit@1):
+// TestHybridOnHeldOut13 holds this set's figures with the thesaurus stand-in model
+// (go test -v -run Hybrid ./rag). First measured with the code as committed before
+// it was ever run (349f2d7), MRR text → hybrid: paraphrase 0.625 → 0.668, French
+// 0.466 → 0.511, code 0.982 → 0.982, relational 0.634 → 0.674, all 0.677 → 0.709;
+// then among the sets on which the nodes after a relational question's neighbours
+// came to be ranked as for any question. Now, MRR (Hit@1):
 //
 //	kind        text          hybrid
 //	paraphrase  0.625 (0.50)  0.668 (0.57)   win
 //	French      0.466 (0.39)  0.511 (0.39)   win
 //	code        0.982 (0.96)  0.982 (0.96)   tie
-//	relational  0.634 (0.54)  0.674 (0.57)   win
-//	all         0.677 (0.60)  0.709 (0.62)   win
+//	relational  0.634 (0.54)  0.679 (0.57)   win
+//	all         0.677 (0.60)  0.710 (0.62)   win
 func TestHybridOnHeldOut13(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout13", heldOut13Graphs, map[string]hybridFigure{
 		"paraphrase": {wins, 0.668}, "french": {wins, 0.511}, "code": {ties, 0.982},
-		"relational": {wins, 0.674}, "all": {wins, 0.709},
+		"relational": {wins, 0.679}, "all": {wins, 0.710},
 	})
 }

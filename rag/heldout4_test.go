@@ -60,12 +60,12 @@ func TestHeldOut4IsWellFormed(t *testing.T) {
 //	paraphrase  0.433   0.528   win
 //	French      0.604   0.644   win
 //	code        1.000   1.000   tie
-//	relational  0.709   0.707   LOSS
-//	all         0.687   0.720   win
+//	relational  0.709   0.711   win
+//	all         0.687   0.721   win
 func TestHybridOnHeldOut4(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout4", heldOut4Graphs, map[string]hybridFigure{
 		"paraphrase": {wins, 0.528}, "french": {wins, 0.644}, "code": {ties, 1.000},
-		"relational": {loses, 0.707}, "all": {wins, 0.720},
+		"relational": {wins, 0.711}, "all": {wins, 0.721},
 	})
 }

@@ -73,12 +73,12 @@ func TestHeldOut6IsWellFormed(t *testing.T) {
 //	paraphrase  0.426   0.426   tie
 //	French      0.563   0.604   win
 //	code        0.973   0.982   win
-//	relational  0.611   0.611   tie
+//	relational  0.611   0.613   win
 //	all         0.643   0.656   win
 func TestHybridOnHeldOut6(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout6", heldOut6Graphs, map[string]hybridFigure{
 		"paraphrase": {ties, 0.426}, "french": {wins, 0.604}, "code": {wins, 0.982},
-		"relational": {ties, 0.611}, "all": {wins, 0.656},
+		"relational": {wins, 0.613}, "all": {wins, 0.656},
 	})
 }

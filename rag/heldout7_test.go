@@ -74,12 +74,12 @@ func TestHeldOut7IsWellFormed(t *testing.T) {
 //	paraphrase  0.559 (0.39)  0.579 (0.39)   win
 //	French      0.557 (0.39)  0.599 (0.43)   win
 //	code        0.970 (0.96)  0.970 (0.96)   tie
-//	relational  0.596 (0.46)  0.596 (0.46)   tie
+//	relational  0.596 (0.46)  0.597 (0.46)   win
 //	all         0.670 (0.55)  0.686 (0.56)   win
 func TestHybridOnHeldOut7(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout7", heldOut7Graphs, map[string]hybridFigure{
 		"paraphrase": {wins, 0.579}, "french": {wins, 0.599}, "code": {ties, 0.970},
-		"relational": {ties, 0.596}, "all": {wins, 0.686},
+		"relational": {wins, 0.597}, "all": {wins, 0.686},
 	})
 }

@@ -78,8 +78,8 @@ func TestHeldOut9IsWellFormed(t *testing.T) {
 //	paraphrase  0.611 (0.46)  0.595 (0.43)   LOSS
 //	French      0.596 (0.54)  0.651 (0.57)   win
 //	code        0.982 (0.96)  0.982 (0.96)   tie
-//	relational  0.693 (0.61)  0.692 (0.61)   LOSS
-//	all         0.721 (0.64)  0.730 (0.64)   win
+//	relational  0.693 (0.61)  0.689 (0.61)   LOSS
+//	all         0.721 (0.64)  0.729 (0.64)   win
 //
 // Run afterwards with the code before dbbbf4b (6046191), for comparison only:
 // paraphrase 0.608 → 0.591, relational 0.667 → 0.622, all 0.713 → 0.712.
@@ -87,6 +87,6 @@ func TestHybridOnHeldOut9(t *testing.T) {
 	t.Parallel()
 	checkHybrid(t, "heldout9", heldOut9Graphs, map[string]hybridFigure{
 		"paraphrase": {loses, 0.595}, "french": {wins, 0.651}, "code": {ties, 0.982},
-		"relational": {loses, 0.692}, "all": {wins, 0.730},
+		"relational": {loses, 0.689}, "all": {wins, 0.729},
 	})
 }

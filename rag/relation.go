@@ -150,10 +150,10 @@ const (
 // and their neighbours in the asked direction come first. A neighbour counts by
 // how likely its anchor is the node the question starts from — the anchor's score
 // as a share of the best one's, to the power anchorSharpness — and then by its own
-// score in ranked (an edge label, a word or the meaning of the question may tell
-// two successors apart). The anchors that score near the best follow, so the
-// context shows what the question started from, then the rest of ranked, in its
-// order.
+// score in own (an edge label or a word of the question may tell two successors
+// apart). The anchors that score near the best follow, so the context shows what
+// the question started from, then the rest of the nodes in the order of rest, the
+// question's ranking as for any question.
 //
 // Why every candidate anchor and not only the best: the question names its anchor
 // in words that often fit two or three nodes about as well ("the search for
@@ -164,14 +164,14 @@ const (
 // neighbours of the near-best anchors only, 0.712 with the runner-ups' neighbours
 // ranked after those in their anchors' order, and 0.716 weighed as here; a share
 // to the power 1, 2, 3, 6 or 8 gave the same within 0.01.
-func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ranked []rankedNode) []rankedNode {
+func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, own, rest []rankedNode) []rankedNode {
 	if len(anchors) == 0 {
 		return nil
 	}
-	own := make(map[int]float64, len(ranked))
-	best := 0.0 // the best score of ranked, to scale the others by
-	for _, t := range ranked {
-		own[t.idx] = t.score
+	ownScore := make(map[int]float64, len(own))
+	best := 0.0 // the best score of own, to scale the others by
+	for _, t := range own {
+		ownScore[t.idx] = t.score
 		best = max(best, t.score)
 	}
 	if best == 0 {
@@ -200,9 +200,9 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ranke
 	if len(rel) == 0 {
 		return nil
 	}
-	out := make([]rankedNode, 0, len(rel)+len(ranked))
+	out := make([]rankedNode, 0, len(rel)+len(rest))
 	for n, w := range rel {
-		out = append(out, rankedNode{idx: n, score: 2 + w + 0.5*own[n]/best})
+		out = append(out, rankedNode{idx: n, score: 2 + w + 0.5*ownScore[n]/best})
 	}
 	sort.Slice(out, func(a, b int) bool {
 		if out[a].score != out[b].score {
@@ -210,7 +210,7 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ranke
 		}
 		return out[a].idx < out[b].idx
 	})
-	seen := make(map[int]bool, len(out)+len(ranked))
+	seen := make(map[int]bool, len(out)+len(rest))
 	for _, n := range out {
 		seen[n.idx] = true
 	}
@@ -223,10 +223,14 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, ranke
 			out = append(out, rankedNode{idx: a.idx, score: 1 + a.score/top})
 		}
 	}
-	for _, t := range ranked {
+	restBest := 1.0
+	if len(rest) > 0 && rest[0].score > 0 {
+		restBest = rest[0].score
+	}
+	for _, t := range rest {
 		if !seen[t.idx] {
 			seen[t.idx] = true
-			out = append(out, rankedNode{idx: t.idx, score: t.score / best})
+			out = append(out, rankedNode{idx: t.idx, score: t.score / restBest})
 		}
 	}
 	return out

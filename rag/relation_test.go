@@ -120,11 +120,32 @@ func TestRelationalRunnerUpAnchorsNeighboursComeNext(t *testing.T) {
 	anchors := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.5}}
 	ranked := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.5}, {idx: idx("step-3"), score: 0.4}}
 	var got []string
-	for _, n := range (&Retriever{}).relationalRank(st, successors, anchors, ranked) {
+	for _, n := range (&Retriever{}).relationalRank(st, successors, anchors, ranked, ranked) {
 		got = append(got, snap.Nodes[n.idx].Key)
 	}
 	if want := []string{"archive", "step-2", "step-4"}; len(got) < 3 || !slices.Equal(got[:3], want) {
 		t.Errorf("ranking %v, want %v first: the best anchor's successor, the runner-up's, then the anchor", got, want)
+	}
+}
+
+// TestRelationalRestFollowsTheQuestionsRanking: after the anchors' neighbours and
+// the anchors, the other nodes come in the order of the question's own ranking
+// (words and meaning fused), not in that of the ranking that ordered the neighbours.
+func TestRelationalRestFollowsTheQuestionsRanking(t *testing.T) {
+	t.Parallel()
+	snap := chainSnapshot()
+	st := &graphState{ready: make(chan struct{})}
+	st.load(context.Background(), newFakeSource(snap), nil, nil, "chain", newClock().Now())
+	idx := func(key string) int { return st.byKey[key] }
+	anchors := []rankedNode{{idx: idx("step-4"), score: 1}}
+	own := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.9}, {idx: idx("intake"), score: 0.5}}
+	rest := []rankedNode{{idx: idx("intake"), score: 0.8}, {idx: idx("step-1"), score: 0.3}}
+	var got []string
+	for _, n := range (&Retriever{}).relationalRank(st, successors, anchors, own, rest) {
+		got = append(got, snap.Nodes[n.idx].Key)
+	}
+	if want := []string{"archive", "step-4", "intake", "step-1"}; !slices.Equal(got, want) {
+		t.Errorf("ranking %v, want %v: the neighbour, the anchor, then the rest in the question's order", got, want)
 	}
 }
 
