@@ -68,3 +68,21 @@ func TestHeldOut15IsWellFormed(t *testing.T) {
 	t.Parallel()
 	checkWellFormed(t, "heldout15", heldOut15Graphs, 7)
 }
+
+// TestHybridOnHeldOut15 holds this set's figures with the thesaurus stand-in model (go
+// test -v -run Hybrid ./rag), measured once, with the code as committed before it was
+// ever run (ae1f5f2). MRR (Hit@1):
+//
+//	kind        text          hybrid
+//	paraphrase  0.691 (0.61)  0.682 (0.61)   LOSS
+//	French      0.614 (0.50)  0.699 (0.57)   win
+//	code        0.982 (0.96)  0.982 (0.96)   tie
+//	relational  0.579 (0.50)  0.600 (0.50)   win
+//	all         0.717 (0.64)  0.741 (0.66)   win
+func TestHybridOnHeldOut15(t *testing.T) {
+	t.Parallel()
+	checkHybrid(t, "heldout15", heldOut15Graphs, map[string]hybridFigure{
+		"paraphrase": {loses, 0.682}, "french": {wins, 0.699}, "code": {ties, 0.982},
+		"relational": {wins, 0.600}, "all": {wins, 0.741},
+	})
+}
