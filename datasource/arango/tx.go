@@ -75,10 +75,13 @@ var _ datasource.WorkingCopyChanger = (*Source)(nil)
 // leaves its first one unreversed as well, not half the change undone.
 func (s *Source) Change(ctx context.Context, graphKey string, fn func(datasource.WorkingCopy) error) error {
 	return s.inTransaction(ctx, graphKey, func(w *txCopy) error {
-		if err := fn(w); err != nil {
-			return err
+		err := fn(w)
+		if w.err != nil {
+			// A read failed: fn saw a node missing that may well be there, so
+			// what it decided (a drift, a refusal) says nothing; the failure does.
+			return w.err
 		}
-		return w.err // a read failed: what fn decided on it may be wrong
+		return err
 	})
 }
 

@@ -380,3 +380,38 @@ func TestUndoIsAllOrNothing(t *testing.T) {
 		}
 	}
 }
+
+// An undo during which the database fails to read a node says so, and changes
+// nothing: the node the failed read did not see is not taken for one deleted since
+// (a drift, which would tell the person the graph changed when it did not).
+func TestUndoWhenAReadFails(t *testing.T) {
+	t.Parallel()
+	h := fakeOnly(t)
+	ctx := ctxT(t)
+	if _, err := datasource.Apply(ctx, h.src, "g1", datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{
+		NodeKey: "n1", TypeKey: "js", Sheet: "0", PosX: 1, PosY: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	a := datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{
+		NodeKey: "n1", Changes: map[string]any{"process": "x = 1"}}}
+	rec := undo.NewRecorder()
+	if _, err := datasource.Apply(ctx, h.src, "g1", a, datasource.Record(rec)); err != nil {
+		t.Fatal(err)
+	}
+	rev, err := rec.Reversal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.fake.FailQueries(func(q string, b map[string]any) (int, int, bool) {
+		return 503, 503, strings.HasPrefix(q, "FOR n IN nodius_nodes") && strings.Contains(fmt.Sprint(b), "g1-n1")
+	})
+	_, err = undo.Apply(ctx, h.src, "g1", rev)
+	if err == nil || datasource.IsConflict(err) || !strings.Contains(err.Error(), "503") {
+		t.Fatalf("undo with the database failing to read the node: %v, want the failed read (503), not a conflict", err)
+	}
+	noTransactionLeft(t, h.fake)
+	h.fake.FailQueries(nil)
+	if n, err := h.src.Node(ctx, "g1", "n1"); err != nil || n.Process != "x = 1" {
+		t.Errorf("after the failed undo: %+v, %v; want the change still there", n, err)
+	}
+}
