@@ -48,18 +48,11 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	err := s.inTransaction(ctx, graphKey, func(w *txCopy) error {
 		res = datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: []string{}, Edges: []string{}}}
 		if o.Expect != nil {
-			err := datasource.CheckShown(w, *o.Expect)
-			if w.err != nil {
-				return w.err // a read failed: the check says nothing
-			}
-			if err != nil {
+			if err := datasource.CheckShown(w, *o.Expect); err != nil {
 				return &datasource.ConflictError{Err: err}
 			}
 		}
-		if err := datasource.ApplyChanges(o.Changes(w), a, &res); err != nil {
-			return err
-		}
-		return w.err // a read of the recorder failed: its record would be wrong
+		return datasource.ApplyChanges(o.Changes(w), a, &res)
 	})
 	if err != nil {
 		return datasource.ApplyResult{}, err
@@ -74,20 +67,15 @@ var _ datasource.WorkingCopyChanger = (*Source)(nil)
 // change is all or nothing here too: a reversal that fails at its second step
 // leaves its first one unreversed as well, not half the change undone.
 func (s *Source) Change(ctx context.Context, graphKey string, fn func(datasource.WorkingCopy) error) error {
-	return s.inTransaction(ctx, graphKey, func(w *txCopy) error {
-		err := fn(w)
-		if w.err != nil {
-			// A read failed: fn saw a node missing that may well be there, so
-			// what it decided (a drift, a refusal) says nothing; the failure does.
-			return w.err
-		}
-		return err
-	})
+	return s.inTransaction(ctx, graphKey, func(w *txCopy) error { return fn(w) })
 }
 
 // inTransaction runs fn on a working copy of graphKey inside one stream transaction
-// (see ApplyAction) and commits it when fn succeeds; otherwise, and whatever
-// happens to ctx, the transaction is aborted. A failure of fn that says the action
+// (see ApplyAction) and commits it when fn succeeds and every read it made did;
+// otherwise, and whatever happens to ctx, the transaction is aborted. A read that
+// failed is the error returned, whatever fn made of it: the lookups report such a
+// node or edge as missing, so fn's decision (a conflict, a drift, a record) says
+// nothing. A failure of fn that says the action
 // does not fit the graph (a node gone, a key taken, a field that is not an object)
 // is a *datasource.ConflictError, as in the other sources; failures to reach or
 // use the database are returned classified.
@@ -126,7 +114,11 @@ func (s *Source) inTransaction(ctx context.Context, graphKey string, fn func(w *
 	}
 
 	w := &txCopy{ctx: ctx, s: s, tx: tx, graphKey: graphKey}
-	if err := fn(w); err != nil {
+	err = fn(w)
+	if w.err != nil {
+		err = w.err
+	}
+	if err != nil {
 		if datasource.IsConflict(err) || !isInfrastructure(err) {
 			if !datasource.IsConflict(err) {
 				err = &datasource.ConflictError{Err: err}
