@@ -188,7 +188,7 @@ func (s *statusBar) Render(width int) string {
 	switch {
 	case s.loading != "" && !s.busy:
 		state = s.loading + "…"
-	case s.loading != "" && s.state == "retrieving":
+	case s.loading != "" && s.state == stateLabel(convo.StateRetrieving):
 		// A question sent while the graph loads waits for it: say what it waits on.
 		state = s.loading + "… · " + state
 	}
