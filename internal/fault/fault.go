@@ -59,9 +59,20 @@ func (e *Error) Unwrap() error { return e.Err }
 // model's answer"), the limit and its config key. It is budget_exceeded, not retryable:
 // the same request would get the same reply.
 func Limit(what, key string, limit int) *Error {
+	return overLimit(what, fmt.Sprint(limit), key, key)
+}
+
+// LimitSum is Limit for a bound that no one key sets: limit is the bound as it
+// should read ("40960 bytes"), sum says which keys add up to it, and the person is
+// told to raise those.
+func LimitSum(what, limit, sum string) *Error {
+	return overLimit(what, limit, sum, "those")
+}
+
+func overLimit(what, limit, made, raise string) *Error {
 	return &Error{Code: BudgetExceeded, Message: fmt.Sprintf(
-		"%s went over the limit of %d (%s): the run stopped, what arrived so far is kept as interrupted and nothing was applied; raise %s in the [limits] table of the config file if this was expected",
-		what, limit, key, key)}
+		"%s went over the limit of %s (%s): the run stopped, what arrived so far is kept as interrupted and nothing was applied; raise %s in the [limits] table of the config file if this was expected",
+		what, limit, made, raise)}
 }
 
 // StorageRefusal tells, as the start of a sentence, why the disk refused a write

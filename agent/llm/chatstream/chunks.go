@@ -351,9 +351,8 @@ func (a *Accumulator) Whole(body io.Reader, onDelta func(Delta)) error {
 	if len(data) > most {
 		// The bound is the sum of what each part of a reply may hold, so no one key
 		// names it: say which keys make it up.
-		return &fault.Error{Code: fault.BudgetExceeded, Message: fmt.Sprintf(
-			"the provider's response went over the limit of %d bytes (max_answer_bytes + max_reasoning_bytes + max_tool_calls × max_tool_args_bytes, and %d bytes of JSON around them): the run stopped, what arrived so far is kept as interrupted and nothing was applied; raise those in the [limits] table of the config file if this was expected",
-			most, lineSlack)}
+		return fault.LimitSum("the provider's response", fmt.Sprintf("%d bytes", most), fmt.Sprintf(
+			"max_answer_bytes + max_reasoning_bytes + max_tool_calls × max_tool_args_bytes, and %d bytes of JSON around them", lineSlack))
 	}
 	if hasError(data) {
 		return &ssestream.StreamError{Message: "error in response", Event: ssestream.Event{Data: data}}
