@@ -159,7 +159,6 @@ func (m codeMemo) terms(s string, dst []string) []string {
 	forEachCodeRun(s, func(run string) {
 		ts, ok := m[run]
 		if !ok {
-			ts = nil
 			codeRun(run, func(w string) { ts = append(ts, codeMarker+w) })
 			if m != nil {
 				m[strings.Clone(run)] = ts
@@ -177,12 +176,12 @@ func (m codeMemo) terms(s string, dst []string) []string {
 func keyCodeTerms(key string, dst []string) []string {
 	whole := strings.Trim(key, "_./-")
 	forEachCodeRun(key, func(run string) {
-		first := true
+		skip := strings.Trim(run, "_./-") == whole // the key itself: codeRun's first word
 		codeRun(run, func(w string) {
-			if !(first && strings.Trim(run, "_./-") == whole) {
+			if !skip {
 				dst = append(dst, codeMarker+w)
 			}
-			first = false
+			skip = false
 		})
 	})
 	return dst

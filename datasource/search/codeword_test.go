@@ -156,3 +156,25 @@ func TestForServerSendsCodeWords(t *testing.T) {
 		}
 	}
 }
+
+// A node's key gives the index its code-shaped parts, not itself: the key named
+// whole already ranks its node first (the key bonus), so that term would only take
+// room in every node's postings.
+func TestKeyCodeTermsLeaveTheKeyOut(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key  string
+		want []string
+	}{
+		{"fetch-orders-12", nil},
+		{"-fetch_orders-", nil},
+		{"api.example.com/v2/orders", []string{"=v2", "=v2/orders"}},
+		{"read sms_replies", []string{"=sms_replies"}},
+		{"fetch", nil},
+	}
+	for _, tt := range tests {
+		if got := keyCodeTerms(tt.key, nil); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("keyCodeTerms(%q) = %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}
