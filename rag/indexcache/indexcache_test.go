@@ -303,7 +303,6 @@ func TestTemporaryFilesCountTowardTheBound(t *testing.T) {
 	if err := os.Chtimes(dead, old, old); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond)
 	fillCache(t, cache, paths[1], size*5/2)
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Errorf("the dead writer's temporary file is still there (%v)", err)
