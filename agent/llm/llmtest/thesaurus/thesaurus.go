@@ -16,6 +16,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"testing"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -63,6 +65,27 @@ func Load(wordNetDir, freeDictDir string) (*Model, error) {
 	}
 	return m, nil
 }
+
+// ForTest is the Model of the dictionaries where Debian installs them, for tests:
+// loaded once per test binary and shared by every test that asks (Load is too slow
+// and too large to repeat per test). Where they are not installed it skips tb — or
+// fails it when NODIUS_AI_TEST_THESAURUS is set, as .ci/run does once it has
+// installed them, so that a broken install cannot pass as a skip.
+func ForTest(tb testing.TB) *Model {
+	tb.Helper()
+	m, err := loadInstalled()
+	if errors.Is(err, ErrNotInstalled) && os.Getenv("NODIUS_AI_TEST_THESAURUS") == "" {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+var loadInstalled = sync.OnceValues(func() (*Model, error) {
+	return Load(DefaultWordNetDir, DefaultFreeDictDir)
+})
 
 // Model stands in for a multilingual embedding model. A real model has read enough
 // text to know that "money back" is a refund, that "gives up on" is a kind of

@@ -2,21 +2,8 @@ package thesaurus
 
 import (
 	"errors"
-	"os"
 	"testing"
 )
-
-func load(t *testing.T) *Model {
-	t.Helper()
-	m, err := Load(DefaultWordNetDir, DefaultFreeDictDir)
-	if errors.Is(err, ErrNotInstalled) && os.Getenv("NODIUS_AI_TEST_THESAURUS") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // TestParaphrasesLandClose: what the model is for — a text and its paraphrase or
 // French translation, sharing no word, are closer than the text and an unrelated one.
@@ -26,7 +13,7 @@ func load(t *testing.T) *Model {
 // French questions). Each of those fails if its dictionary is no longer used.
 func TestParaphrasesLandClose(t *testing.T) {
 	t.Parallel()
-	m := load(t)
+	m := ForTest(t)
 	cos := func(a, b string) float64 {
 		va, vb := m.Embed(a), m.Embed(b)
 		var d float64
@@ -60,7 +47,7 @@ func TestParaphrasesLandClose(t *testing.T) {
 // Load says plainly when the dictionaries are missing.
 func TestVectorsAndMissingDictionaries(t *testing.T) {
 	t.Parallel()
-	m := load(t)
+	m := ForTest(t)
 	a, b := m.Embed("fetch the orders"), m.Embed("fetch the orders")
 	if len(a) != Dim {
 		t.Fatalf("%d components, want %d", len(a), Dim)
