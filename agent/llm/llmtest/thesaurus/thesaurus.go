@@ -150,8 +150,9 @@ func (m *Model) Embed(text string) []float32 {
 				continue
 			}
 		}
-		m.english(feats, w, m.wn.weight(w))
-		m.lexicon(feats, w, m.wn.weight(w))
+		weight := m.wn.weight(w)
+		m.english(feats, w, weight)
+		m.lexicon(feats, w, weight)
 	}
 	return hashed(feats, Dim)
 }
