@@ -14,6 +14,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -439,7 +440,7 @@ func (m *Model) readFreeDict(name string, inverted bool) error {
 	add := func(frWord string, en []string) {
 		for _, key := range []string{frWord, "~" + french.Stem(frWord, false)} {
 			for _, e := range en {
-				if len(m.fr[key]) < translationKept && !contains(m.fr[key], e) {
+				if len(m.fr[key]) < translationKept && !slices.Contains(m.fr[key], e) {
 					m.fr[key] = append(m.fr[key], e)
 				}
 			}
@@ -480,15 +481,6 @@ func (m *Model) readFreeDict(name string, inverted bool) error {
 		}
 		add(head[0], trans)
 	})
-}
-
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // b64 decodes dictd's base-64 numbers.
