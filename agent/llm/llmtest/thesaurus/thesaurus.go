@@ -101,7 +101,7 @@ var loadInstalled = sync.OnceValues(func() (*Model, error) {
 //   - FreeDict French–English and English–French: a French question's words stand
 //     for their English translations, and so for those translations' senses.
 //
-// Plus the concepts of the search package's bilingual lexicon (see concepts). Each
+// Plus the concepts of the search package's bilingual lexicon (see readConcepts). Each
 // word counts by how rare it is (WordNet's sense-tagged corpus counts, the inverse
 // frequency a trained model learns). Features are hashed with a sign into
 // Dim buckets and the vector is L2-normalised: texts about the same things
@@ -115,7 +115,7 @@ var loadInstalled = sync.OnceValues(func() (*Model, error) {
 // (rag/testdata/dev) and the first three held-out sets, never on a set before its
 // first measurement.
 type Model struct {
-	concepts *concepts
+	concepts map[string][]int // stem → concepts (lexicon lines) it belongs to
 	wn       *wordNet
 	fr       map[string][]string // folded French word, or its French stem with a "~" prefix → English words
 }
@@ -186,7 +186,7 @@ func (m *Model) english(feats map[string]float64, w string, weight float64) {
 func (m *Model) lexicon(feats map[string]float64, w string, weight float64) {
 	seen := map[int]bool{}
 	for _, s := range stems(w) {
-		for _, id := range m.concepts.concepts[s] {
+		for _, id := range m.concepts[s] {
 			if !seen[id] {
 				seen[id] = true
 				feats["c:"+strconv.Itoa(id)] += weight
@@ -511,19 +511,15 @@ func eachLine(path string, fn func(string)) error {
 	return sc.Err()
 }
 
-// concepts is the search package's bilingual programming and workflow lexicon
-// (datasource/search/lexicon.txt) read as concepts, one a line: words of one
-// meaning — synonyms, a French word and its English translations — share a
-// concept. The model counts them among its features, as a real model knows that
+// readConcepts reads the search package's bilingual programming and workflow
+// lexicon (datasource/search/lexicon.txt) as concepts, one a line, each numbered by
+// its line: words of one meaning — synonyms, a French word and its English
+// translations — share a concept. The model counts them among its features, as a real model knows that
 // vocabulary too. (Alone, as the stand-in model of earlier rounds, they embedded
 // little beyond what text search already knows: hybrid lost French questions on
 // two held-out sets.)
-type concepts struct {
-	concepts map[string][]int // stem → concept ids
-}
-
-func readConcepts() (*concepts, error) {
-	m := &concepts{concepts: map[string][]int{}}
+func readConcepts() (map[string][]int, error) {
+	concepts := map[string][]int{}
 	sc := bufio.NewScanner(strings.NewReader(search.LexiconText()))
 	for id := 0; sc.Scan(); id++ {
 		line := strings.TrimSpace(sc.Text())
@@ -533,8 +529,8 @@ func readConcepts() (*concepts, error) {
 		line = strings.TrimPrefix(line, "~")
 		for _, w := range search.Tokens(strings.ReplaceAll(line, "=", ",")) {
 			for _, s := range stems(w) {
-				if ids := m.concepts[s]; len(ids) == 0 || ids[len(ids)-1] != id {
-					m.concepts[s] = append(ids, id)
+				if ids := concepts[s]; len(ids) == 0 || ids[len(ids)-1] != id {
+					concepts[s] = append(ids, id)
 				}
 			}
 		}
@@ -542,10 +538,10 @@ func readConcepts() (*concepts, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	if len(m.concepts) < 500 {
-		return nil, fmt.Errorf("only %d words in the concept dictionary", len(m.concepts))
+	if len(concepts) < 500 {
+		return nil, fmt.Errorf("only %d words in the concept dictionary", len(concepts))
 	}
-	return m, nil
+	return concepts, nil
 }
 
 // stems are the English and French Snowball stems of a folded word.
