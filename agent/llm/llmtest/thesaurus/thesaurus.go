@@ -373,12 +373,14 @@ func readWordNet(dir string) (*wordNet, error) {
 		}); err != nil {
 			return nil, err
 		}
-		_ = eachLine(filepath.Join(dir, pos+".exc"), func(line string) {
+		if err := eachLine(filepath.Join(dir, pos+".exc"), func(line string) {
 			f := strings.Fields(line)
 			if len(f) >= 2 {
 				wn.exceptions[f[0]] = append(wn.exceptions[f[0]], f[1:]...)
 			}
-		})
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if len(wn.senses) < 100000 {
 		return nil, fmt.Errorf("WordNet in %s has only %d lemmas", dir, len(wn.senses))
