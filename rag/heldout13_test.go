@@ -56,19 +56,6 @@ var heldOut13Files = map[string]string{
 
 var heldOut13Graphs = []string{"container-gate", "nursery-enrolment", "bug-bounty", "grape-intake"}
 
-func TestHeldOut13SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout13", heldOut13Files)
-}
-
-// TestHeldOut13IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has at least 7 questions of each of the four kinds and no other kind, and
-// every gold key is a node of its graph.
-func TestHeldOut13IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout13", heldOut13Graphs, 7)
-}
-
 // TestHybridOnHeldOut13 holds this set's figures with the thesaurus stand-in model
 // (go test -v -run Hybrid ./rag). First measured with the code as committed before
 // it was ever run (349f2d7), MRR text → hybrid: paraphrase 0.625 → 0.668, French

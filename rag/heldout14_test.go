@@ -62,19 +62,6 @@ var heldOut14Files = map[string]string{
 
 var heldOut14Graphs = []string{"vet-lab-orders", "wedding-bookings", "hygiene-inspections", "number-porting"}
 
-func TestHeldOut14SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout14", heldOut14Files)
-}
-
-// TestHeldOut14IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has at least 7 questions of each of the four kinds and no other kind, and
-// every gold key is a node of its graph.
-func TestHeldOut14IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout14", heldOut14Graphs, 7)
-}
-
 // TestHybridOnHeldOut14 holds this set's figures with the thesaurus stand-in model (go
 // test -v -run Hybrid ./rag), measured once, with the code as committed before it was
 // ever run (ae1f5f2). MRR (Hit@1):

@@ -56,19 +56,6 @@ var heldOut15Files = map[string]string{
 
 var heldOut15Graphs = []string{"cd-dispensing", "exam-papers", "housing-repairs", "campaign-payouts"}
 
-func TestHeldOut15SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout15", heldOut15Files)
-}
-
-// TestHeldOut15IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has at least 7 questions of each of the four kinds and no other kind, and
-// every gold key is a node of its graph.
-func TestHeldOut15IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout15", heldOut15Graphs, 7)
-}
-
 // TestHybridOnHeldOut15 holds this set's figures with the thesaurus stand-in model (go
 // test -v -run Hybrid ./rag), measured once, with the code as committed before it was
 // ever run (ae1f5f2). MRR (Hit@1):

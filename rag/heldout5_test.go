@@ -38,19 +38,6 @@ var heldOut5Files = map[string]string{
 
 var heldOut5Graphs = []string{"building-permit", "brewery-batch", "parcel-lockers"}
 
-func TestHeldOut5SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout5", heldOut5Files)
-}
-
-// TestHeldOut5IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has 28 questions or more, at least 7 of each of the four kinds and no other
-// kind, and every gold key is a node of its graph.
-func TestHeldOut5IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout5", heldOut5Graphs, 7)
-}
-
 // TestHybridOnHeldOut5 holds this set's figures with the thesaurus stand-in model (go
 // test -v -run Hybrid ./rag): a win must stay a win, a tie must not become a
 // loss, a loss must not deepen, and no figure may fall.

@@ -46,19 +46,6 @@ var heldOut6Files = map[string]string{
 
 var heldOut6Graphs = []string{"course-enrolment", "lease-renewal", "bike-rebalancing", "clinical-samples"}
 
-func TestHeldOut6SetIsFrozen(t *testing.T) {
-	t.Parallel()
-	checkFrozen(t, "heldout6", heldOut6Files)
-}
-
-// TestHeldOut6IsWellFormed checks the set's structure, not any ranking: each graph
-// loads, has 28 questions or more, at least 7 of each of the four kinds and no other
-// kind, and every gold key is a node of its graph.
-func TestHeldOut6IsWellFormed(t *testing.T) {
-	t.Parallel()
-	checkWellFormed(t, "heldout6", heldOut6Graphs, 7)
-}
-
 // TestHybridOnHeldOut6 holds this set's figures with the thesaurus stand-in model (go
 // test -v -run Hybrid ./rag): a win must stay a win, a tie must not become a
 // loss, a loss must not deepen, and no figure may fall.

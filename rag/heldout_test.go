@@ -27,9 +27,53 @@ var heldOutFiles = map[string]string{
 	"fleet-telemetry.questions.json": "f9df4eadf2cf7e9a74d6421e09a66f59be32a89fa1ae80e220aaddf67a2da0f3",
 }
 
-func TestHeldOutSetIsFrozen(t *testing.T) {
+// heldOutSet is one frozen held-out set: where it lives under testdata, the sha256
+// each of its files was frozen with, its graphs, and how many questions of each
+// kind every graph has at least.
+type heldOutSet struct {
+	dir     string
+	files   map[string]string
+	graphs  []string
+	perKind int
+}
+
+// heldOutSets are the held-out sets, in the order they were written. A new set is
+// added here, with its files' hashes, in the commit that freezes it.
+var heldOutSets = []heldOutSet{
+	{"heldout", heldOutFiles, heldOutGraphs, 8},
+	{"heldout2", heldOut2Files, heldOut2Graphs, 5},
+	{"heldout3", heldOut3Files, heldOut3Graphs, 5},
+	{"heldout4", heldOut4Files, heldOut4Graphs, 6},
+	{"heldout5", heldOut5Files, heldOut5Graphs, 7},
+	{"heldout6", heldOut6Files, heldOut6Graphs, 7},
+	{"heldout7", heldOut7Files, heldOut7Graphs, 7},
+	{"heldout8", heldOut8Files, heldOut8Graphs, 7},
+	{"heldout9", heldOut9Files, heldOut9Graphs, 7},
+	{"heldout10", heldOut10Files, heldOut10Graphs, 7},
+	{"heldout11", heldOut11Files, heldOut11Graphs, 7},
+	{"heldout12", heldOut12Files, heldOut12Graphs, 7},
+	{"heldout13", heldOut13Files, heldOut13Graphs, 7},
+	{"heldout14", heldOut14Files, heldOut14Graphs, 7},
+	{"heldout15", heldOut15Files, heldOut15Graphs, 7},
+	{"heldout16", heldOut16Files, heldOut16Graphs, 7},
+	{"heldout17", heldOut17Files, heldOut17Graphs, 7},
+}
+
+// TestHeldOutSetsAreFrozen: every file of every held-out set still has the hash it
+// was frozen with, and every set's structure holds (checkWellFormed); neither
+// looks at any ranking.
+func TestHeldOutSetsAreFrozen(t *testing.T) {
 	t.Parallel()
-	checkFrozen(t, "heldout", heldOutFiles)
+	for _, s := range heldOutSets {
+		t.Run(s.dir, func(t *testing.T) {
+			t.Parallel()
+			if len(s.files) != 2*len(s.graphs) {
+				t.Errorf("%d hashed files for %d graphs: each graph and its questions are frozen", len(s.files), len(s.graphs))
+			}
+			checkFrozen(t, s.dir, s.files)
+			checkWellFormed(t, s.dir, s.graphs, s.perKind)
+		})
+	}
 }
 
 // checkFrozen fails when a file of the held-out set in testdata/dir no longer has

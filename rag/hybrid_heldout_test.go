@@ -43,7 +43,7 @@ func evalHybrid(t *testing.T, srv *llmtest.Server, dir, graph string) (text, hyb
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := llm.NewEmbedder(llm.EmbedderOptions{BaseURL: srv.OpenAIURL(), APIKey: "test", Model: "concepts"})
+	emb := llm.NewEmbedder(llm.EmbedderOptions{BaseURL: srv.OpenAIURL(), APIKey: "test", Model: "stand-in"})
 	sum, err := embedding.Run(ctx, src, graph, emb, embedding.Options{})
 	if err != nil || sum.Failed != 0 || sum.Embedded != sum.Total {
 		t.Fatalf("embedding.Run = %+v, %v", sum, err)

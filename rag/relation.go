@@ -181,11 +181,11 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, own, 
 	if top <= 0 {
 		return nil
 	}
+	if anchors[0].named {
+		anchors = anchors[:1] // a node the question names outright is the anchor
+	}
 	rel := map[int]float64{}
-	for i, a := range anchors {
-		if i == maxCandidateAnchors || i > 0 && anchors[0].named {
-			break // a node the question names outright is the anchor
-		}
+	for _, a := range anchors[:min(len(anchors), maxCandidateAnchors)] {
 		w := math.Pow(max(a.score, 0)/top, anchorSharpness)
 		for _, nb := range st.adj[a.idx] {
 			out, ok := st.outgoing(a.idx, nb)
@@ -214,8 +214,8 @@ func (r *Retriever) relationalRank(st *graphState, dir direction, anchors, own, 
 	for _, n := range out {
 		seen[n.idx] = true
 	}
-	for i, a := range anchors {
-		if i == maxAnchors || a.score < anchorShare*top || i > 0 && anchors[0].named {
+	for _, a := range anchors[:min(len(anchors), maxAnchors)] {
+		if a.score < anchorShare*top {
 			break
 		}
 		if !seen[a.idx] {

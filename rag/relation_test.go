@@ -113,18 +113,25 @@ func TestRelationalQuestionsRankNeighboursInDirection(t *testing.T) {
 // to the runner-up.
 func TestRelationalRunnerUpAnchorsNeighboursComeNext(t *testing.T) {
 	t.Parallel()
-	snap := chainSnapshot()
-	st := &graphState{ready: make(chan struct{})}
-	st.load(context.Background(), newFakeSource(snap), nil, nil, "chain", newClock().Now())
-	idx := func(key string) int { return st.byKey[key] }
+	st, idx, keys := loadedChain()
 	anchors := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.5}}
 	ranked := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.5}, {idx: idx("step-3"), score: 0.4}}
-	var got []string
-	for _, n := range (&Retriever{}).relationalRank(st, successors, anchors, ranked, ranked) {
-		got = append(got, snap.Nodes[n.idx].Key)
-	}
+	got := keys((&Retriever{}).relationalRank(st, successors, anchors, ranked, ranked))
 	if want := []string{"archive", "step-2", "step-4"}; len(got) < 3 || !slices.Equal(got[:3], want) {
 		t.Errorf("ranking %v, want %v first: the best anchor's successor, the runner-up's, then the anchor", got, want)
+	}
+}
+
+// TestRelationalNamedAnchorStandsAlone: when the question names a node by its key,
+// that node is the anchor, and the neighbours of nodes that merely match its
+// words as well do not come before the named node itself.
+func TestRelationalNamedAnchorStandsAlone(t *testing.T) {
+	t.Parallel()
+	st, idx, keys := loadedChain()
+	anchors := []rankedNode{{idx: idx("step-4"), score: 1.5, named: true}, {idx: idx("step-1"), score: 1.4}}
+	got := keys((&Retriever{}).relationalRank(st, successors, anchors, anchors, anchors))
+	if want := []string{"archive", "step-4"}; len(got) < 2 || !slices.Equal(got[:2], want) {
+		t.Errorf("ranking %v, want %v first: the named node's successor, then the named node", got, want)
 	}
 }
 
@@ -133,17 +140,11 @@ func TestRelationalRunnerUpAnchorsNeighboursComeNext(t *testing.T) {
 // (words and meaning fused), not in that of the ranking that ordered the neighbours.
 func TestRelationalRestFollowsTheQuestionsRanking(t *testing.T) {
 	t.Parallel()
-	snap := chainSnapshot()
-	st := &graphState{ready: make(chan struct{})}
-	st.load(context.Background(), newFakeSource(snap), nil, nil, "chain", newClock().Now())
-	idx := func(key string) int { return st.byKey[key] }
+	st, idx, keys := loadedChain()
 	anchors := []rankedNode{{idx: idx("step-4"), score: 1}}
 	own := []rankedNode{{idx: idx("step-4"), score: 1}, {idx: idx("step-1"), score: 0.9}, {idx: idx("intake"), score: 0.5}}
 	rest := []rankedNode{{idx: idx("intake"), score: 0.8}, {idx: idx("step-1"), score: 0.3}}
-	var got []string
-	for _, n := range (&Retriever{}).relationalRank(st, successors, anchors, own, rest) {
-		got = append(got, snap.Nodes[n.idx].Key)
-	}
+	got := keys((&Retriever{}).relationalRank(st, successors, anchors, own, rest))
 	if want := []string{"archive", "step-4", "intake", "step-1"}; !slices.Equal(got, want) {
 		t.Errorf("ranking %v, want %v: the neighbour, the anchor, then the rest in the question's order", got, want)
 	}
@@ -151,15 +152,13 @@ func TestRelationalRestFollowsTheQuestionsRanking(t *testing.T) {
 
 func TestPropagationLiftsNeighboursOfStrongMatches(t *testing.T) {
 	t.Parallel()
-	snap := chainSnapshot()
-	st := &graphState{ready: make(chan struct{})}
-	st.load(context.Background(), newFakeSource(snap), nil, nil, "chain", newClock().Now())
+	st, _, _ := loadedChain()
 	// step-1 matches strongly; step-2 and intake match nothing but are next to it:
 	// they must get a share of its score, and only a share.
 	ranked := propagate(st, []rankedNode{{idx: 1, score: 10}, {idx: 3, score: 0.2}, {idx: 5, score: 0.2}})
 	got := map[string]float64{}
 	for _, n := range ranked {
-		got[snap.Nodes[n.idx].Key] = n.score
+		got[st.node(n.idx).Key] = n.score
 	}
 	if got["step-2"] <= 0 || got["intake"] <= 0 {
 		t.Fatalf("neighbours of step-1 got nothing: %v", got)
@@ -167,6 +166,23 @@ func TestPropagationLiftsNeighboursOfStrongMatches(t *testing.T) {
 	if got["step-1"] <= got["step-2"] {
 		t.Fatalf("a share must stay a share: %v", got)
 	}
+}
+
+// loadedChain is chainSnapshot loaded as the retriever loads a graph, with the
+// index of a node's key and the keys of a ranking, for the tests that call the
+// ranking functions directly.
+func loadedChain() (st *graphState, idx func(key string) int, keys func([]rankedNode) []string) {
+	st = &graphState{ready: make(chan struct{})}
+	st.load(context.Background(), newFakeSource(chainSnapshot()), nil, nil, "chain", newClock().Now())
+	idx = func(key string) int { return st.byKey[key] }
+	keys = func(ranked []rankedNode) []string {
+		out := make([]string, len(ranked))
+		for i, n := range ranked {
+			out[i] = st.node(n.idx).Key
+		}
+		return out
+	}
+	return st, idx, keys
 }
 
 // chainWithAxes is chainSnapshot with one embedding axis per node, so that a

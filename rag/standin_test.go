@@ -1,37 +1,12 @@
 package rag_test
 
 import (
-	"errors"
-	"os"
-	"sync"
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest/thesaurus"
 	"github.com/nodius/nodius-ai/rag/evaluate"
 )
-
-// loadThesaurus is the stand-in embedding model the hybrid tests embed with (package
-// agent/llm/llmtest/thesaurus: WordNet and FreeDict, where paraphrases and French
-// questions land close), loaded once for all of them.
-var loadThesaurus = sync.OnceValues(func() (*thesaurus.Model, error) {
-	return thesaurus.Load(thesaurus.DefaultWordNetDir, thesaurus.DefaultFreeDictDir)
-})
-
-// standIn is the stand-in model, or a skip when its dictionaries are not installed
-// — a failure when NODIUS_AI_TEST_THESAURUS is set, as .ci/run does once it has
-// installed them.
-func standIn(t testing.TB) *thesaurus.Model {
-	t.Helper()
-	m, err := loadThesaurus()
-	if errors.Is(err, thesaurus.ErrNotInstalled) && os.Getenv("NODIUS_AI_TEST_THESAURUS") == "" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
-}
 
 // hybridVerdict is what a held-out set showed for one kind of question, hybrid
 // against text alone.
@@ -49,14 +24,15 @@ type hybridFigure struct {
 	mrr     float64
 }
 
-// checkHybrid measures a set with text alone and fused with the thesaurus model,
-// logs the figures by kind only (go test -v -run Hybrid ./rag), and holds what was
-// measured: a win must stay a win, a tie must not become a loss, and no hybrid MRR
+// checkHybrid measures a set with text alone and fused with the thesaurus stand-in
+// model (thesaurus.ForTest: WordNet and FreeDict, where paraphrases and French
+// questions land close, loaded once for every hybrid test), logs the figures by
+// kind only (go test -v -run Hybrid ./rag), and holds what was measured: a win must stay a win, a tie must not become a loss, and no hybrid MRR
 // may fall under its recorded figure. A kind that starts to win is logged, to be
 // moved to wins. It returns the outcomes, question by question.
 func checkHybrid(t *testing.T, dir string, graphs []string, want map[string]hybridFigure) (text, hybrid []evaluate.Outcome) {
 	t.Helper()
-	model := standIn(t)
+	model := thesaurus.ForTest(t)
 	srv := llmtest.Start(t)
 	srv.SetEmbed(model.Embed)
 	text, hybrid = evalHybridSet(t, srv, dir, graphs)

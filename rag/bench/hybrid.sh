@@ -27,9 +27,11 @@ set -- --base-url "$(head -1 "$work/url")/v1" --api-key test --embedding-model s
 for q in "$set_dir"/*.questions.json; do
 	g=$(basename "$q" .questions.json)
 	cp "$set_dir/$g.json" "$work/$g.json"
-	"$work/nodius-ai" --source "file:$work/$g.json" "$@" embed --graph "$g" >/dev/null
-	"$work/nodius-ai" --source "file:$work/$g.json" "$@" inspect eval --graph "$g" --format json --text-only "$q" 2>/dev/null >"$work/$g.text.json"
-	"$work/nodius-ai" --source "file:$work/$g.json" "$@" inspect eval --graph "$g" --format json "$q" 2>/dev/null >"$work/$g.hybrid.json"
+	# Each command's messages go to a log, shown when it fails (set -e stops there).
+	run() { "$work/nodius-ai" --source "file:$work/$g.json" "$@" 2>"$work/log" || { cat "$work/log" >&2; exit 1; }; }
+	run "$@" embed --graph "$g" >/dev/null
+	run "$@" inspect eval --graph "$g" --format json --text-only "$q" >"$work/$g.text.json"
+	run "$@" inspect eval --graph "$g" --format json "$q" >"$work/$g.hybrid.json"
 done
 # MRR by kind over every question of the set, from the per-question ranks.
 node -e '

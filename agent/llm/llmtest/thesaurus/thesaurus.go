@@ -14,8 +14,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"testing"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -64,6 +67,27 @@ func Load(wordNetDir, freeDictDir string) (*Model, error) {
 	return m, nil
 }
 
+// ForTest is the Model of the dictionaries where Debian installs them, for tests:
+// loaded once per test binary and shared by every test that asks (Load is too slow
+// and too large to repeat per test). Where they are not installed it skips tb — or
+// fails it when NODIUS_AI_TEST_THESAURUS is set, as .ci/run does once it has
+// installed them, so that a broken install cannot pass as a skip.
+func ForTest(tb testing.TB) *Model {
+	tb.Helper()
+	m, err := loadInstalled()
+	if errors.Is(err, ErrNotInstalled) && os.Getenv("NODIUS_AI_TEST_THESAURUS") == "" {
+		tb.Skip(err)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+var loadInstalled = sync.OnceValues(func() (*Model, error) {
+	return Load(DefaultWordNetDir, DefaultFreeDictDir)
+})
+
 // Model stands in for a multilingual embedding model. A real model has read enough
 // text to know that "money back" is a refund, that "gives up on" is a kind of
 // stopping and that "rayon" is a shelf; plain text ranking knows only the words it
@@ -77,7 +101,7 @@ func Load(wordNetDir, freeDictDir string) (*Model, error) {
 //   - FreeDict French–English and English–French: a French question's words stand
 //     for their English translations, and so for those translations' senses.
 //
-// Plus the concepts of the search package's bilingual lexicon (see concepts). Each
+// Plus the concepts of the search package's bilingual lexicon (see readConcepts). Each
 // word counts by how rare it is (WordNet's sense-tagged corpus counts, the inverse
 // frequency a trained model learns). Features are hashed with a sign into
 // Dim buckets and the vector is L2-normalised: texts about the same things
@@ -91,7 +115,7 @@ func Load(wordNetDir, freeDictDir string) (*Model, error) {
 // (rag/testdata/dev) and the first three held-out sets, never on a set before its
 // first measurement.
 type Model struct {
-	concepts *concepts
+	concepts map[string][]int // stem → concepts (lexicon lines) it belongs to
 	wn       *wordNet
 	fr       map[string][]string // folded French word, or its French stem with a "~" prefix → English words
 }
@@ -127,8 +151,9 @@ func (m *Model) Embed(text string) []float32 {
 				continue
 			}
 		}
-		m.english(feats, w, m.wn.weight(w))
-		m.lexicon(feats, w, m.wn.weight(w))
+		weight := m.wn.weight(w)
+		m.english(feats, w, weight)
+		m.lexicon(feats, w, weight)
 	}
 	return hashed(feats, Dim)
 }
@@ -161,7 +186,7 @@ func (m *Model) english(feats map[string]float64, w string, weight float64) {
 func (m *Model) lexicon(feats map[string]float64, w string, weight float64) {
 	seen := map[int]bool{}
 	for _, s := range stems(w) {
-		for _, id := range m.concepts.concepts[s] {
+		for _, id := range m.concepts[s] {
 			if !seen[id] {
 				seen[id] = true
 				feats["c:"+strconv.Itoa(id)] += weight
@@ -348,12 +373,14 @@ func readWordNet(dir string) (*wordNet, error) {
 		}); err != nil {
 			return nil, err
 		}
-		_ = eachLine(filepath.Join(dir, pos+".exc"), func(line string) {
+		if err := eachLine(filepath.Join(dir, pos+".exc"), func(line string) {
 			f := strings.Fields(line)
 			if len(f) >= 2 {
 				wn.exceptions[f[0]] = append(wn.exceptions[f[0]], f[1:]...)
 			}
-		})
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if len(wn.senses) < 100000 {
 		return nil, fmt.Errorf("WordNet in %s has only %d lemmas", dir, len(wn.senses))
@@ -415,7 +442,7 @@ func (m *Model) readFreeDict(name string, inverted bool) error {
 	add := func(frWord string, en []string) {
 		for _, key := range []string{frWord, "~" + french.Stem(frWord, false)} {
 			for _, e := range en {
-				if len(m.fr[key]) < translationKept && !contains(m.fr[key], e) {
+				if len(m.fr[key]) < translationKept && !slices.Contains(m.fr[key], e) {
 					m.fr[key] = append(m.fr[key], e)
 				}
 			}
@@ -458,15 +485,6 @@ func (m *Model) readFreeDict(name string, inverted bool) error {
 	})
 }
 
-func contains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
-}
-
 // b64 decodes dictd's base-64 numbers.
 func b64(s string) int {
 	const digits = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -495,19 +513,15 @@ func eachLine(path string, fn func(string)) error {
 	return sc.Err()
 }
 
-// concepts is the search package's bilingual programming and workflow lexicon
-// (datasource/search/lexicon.txt) read as concepts, one a line: words of one
-// meaning — synonyms, a French word and its English translations — share a
-// concept. The model counts them among its features, as a real model knows that
+// readConcepts reads the search package's bilingual programming and workflow
+// lexicon (datasource/search/lexicon.txt) as concepts, one a line, each numbered by
+// its line: words of one meaning — synonyms, a French word and its English
+// translations — share a concept. The model counts them among its features, as a real model knows that
 // vocabulary too. (Alone, as the stand-in model of earlier rounds, they embedded
 // little beyond what text search already knows: hybrid lost French questions on
 // two held-out sets.)
-type concepts struct {
-	concepts map[string][]int // stem → concept ids
-}
-
-func readConcepts() (*concepts, error) {
-	m := &concepts{concepts: map[string][]int{}}
+func readConcepts() (map[string][]int, error) {
+	concepts := map[string][]int{}
 	sc := bufio.NewScanner(strings.NewReader(search.LexiconText()))
 	for id := 0; sc.Scan(); id++ {
 		line := strings.TrimSpace(sc.Text())
@@ -517,8 +531,8 @@ func readConcepts() (*concepts, error) {
 		line = strings.TrimPrefix(line, "~")
 		for _, w := range search.Tokens(strings.ReplaceAll(line, "=", ",")) {
 			for _, s := range stems(w) {
-				if ids := m.concepts[s]; len(ids) == 0 || ids[len(ids)-1] != id {
-					m.concepts[s] = append(ids, id)
+				if ids := concepts[s]; len(ids) == 0 || ids[len(ids)-1] != id {
+					concepts[s] = append(ids, id)
 				}
 			}
 		}
@@ -526,10 +540,10 @@ func readConcepts() (*concepts, error) {
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
-	if len(m.concepts) < 500 {
-		return nil, fmt.Errorf("only %d words in the concept dictionary", len(m.concepts))
+	if len(concepts) < 500 {
+		return nil, fmt.Errorf("only %d words in the concept dictionary", len(concepts))
 	}
-	return m, nil
+	return concepts, nil
 }
 
 // stems are the English and French Snowball stems of a folded word.

@@ -30,9 +30,15 @@ import (
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "fakellm:", err)
+		if errors.As(err, new(usageError)) {
+			os.Exit(2) // as the flag package does for a flag it cannot parse
+		}
 		os.Exit(1)
 	}
 }
+
+// usageError is a flag value run refuses: exit status 2, as for any usage error.
+type usageError struct{ error }
 
 func run() error {
 	addr := flag.String("addr", "127.0.0.1:0", "listen address")
@@ -41,7 +47,7 @@ func run() error {
 	embed := flag.String("embed", "words", "what /v1/embeddings answers: words (a hashed bag of words) or thesaurus (a stand-in model where paraphrases and French land close; needs WordNet and FreeDict)")
 	flag.Parse()
 	if *embed != "words" && *embed != "thesaurus" {
-		return fmt.Errorf("--embed must be words or thesaurus (got %q)", *embed)
+		return usageError{fmt.Errorf("--embed must be words or thesaurus (got %q)", *embed)}
 	}
 
 	var script llmtest.Script
