@@ -28,21 +28,16 @@ const codeMarker = "="
 // dotted name also gives its code-shaped parts between / and . and its tails after
 // each /, so "api.example.com/v1/first-notice" is found by "/v1/first-notice" and
 // by "first-notice". Plain words give nothing: CodeWords("sms replies") is empty,
-// CodeWords("reads sms_replies") is ["sms_replies"].
+// CodeWords("reads sms_replies") is ["sms_replies"]. It never panics, whatever
+// bytes s holds.
 func CodeWords(s string) []string {
 	var out []string
-	forEachCodeWord(s, func(w string) { out = append(out, w) })
+	forEachCodeRun(s, func(run string) { codeRun(run, func(w string) { out = append(out, w) }) })
 	return out
 }
 
 // maxCodeParts bounds the parts and tails one long path or dotted chain gives.
 const maxCodeParts = 8
-
-// forEachCodeWord calls emit for every code word of s (see CodeWords). It never
-// panics, whatever bytes s holds.
-func forEachCodeWord(s string, emit func(string)) {
-	forEachCodeRun(s, func(run string) { codeRun(run, emit) })
-}
 
 // forEachCodeRun calls fn for every run of word runes and marks in s that holds a
 // mark, a digit or an uppercase letter (a plain lowercase word cannot be code).
