@@ -72,7 +72,7 @@ func codeRun(run string, emit func(string)) {
 	if !codeShaped(run) {
 		return
 	}
-	emit(foldCode(run))
+	emit(fold(run))
 	if !strings.ContainsAny(run, "./") {
 		return
 	}
@@ -81,7 +81,7 @@ func codeRun(run string, emit func(string)) {
 	// db.sms_replies), when code-shaped themselves.
 	for _, p := range strings.FieldsFunc(run, func(r rune) bool { return r == '.' || r == '/' }) {
 		if p = strings.Trim(p, "_-"); p != run && codeShaped(p) && n < maxCodeParts {
-			emit(foldCode(p))
+			emit(fold(p))
 			n++
 		}
 	}
@@ -91,7 +91,7 @@ func codeRun(run string, emit func(string)) {
 			continue
 		}
 		if t := strings.Trim(run[i+1:], "_./-"); strings.ContainsRune(t, '/') {
-			emit(foldCode(t))
+			emit(fold(t))
 			n++
 		}
 	}
@@ -123,25 +123,6 @@ func codeShaped(w string) bool {
 		prev = r
 	}
 	return false
-}
-
-// foldCode lowercases w and strips its accents as Tokens does, keeping its marks.
-func foldCode(w string) string {
-	ascii := true
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
-		return w
-	}
-	var b strings.Builder
-	for _, r := range w {
-		b.WriteString(foldRune(r))
-	}
-	return b.String()
 }
 
 // codeMemo keeps the index terms of each run of code met during an index build,

@@ -116,13 +116,29 @@ func emitASCII(part string, emit func(string)) {
 }
 
 func emitFolded(part string, emit func(string)) {
+	if f := fold(part); f != "" {
+		emit(f)
+	}
+}
+
+// fold lowercases s and strips its accents, rune by rune (foldRune). A word that is
+// lowercase ASCII already (most code words) comes back as it is, uncopied.
+func fold(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
 	var b strings.Builder
-	for _, r := range part {
+	for _, r := range s {
 		b.WriteString(foldRune(r))
 	}
-	if b.Len() > 0 {
-		emit(b.String())
-	}
+	return b.String()
 }
 
 // foldRune lowercases r and strips its accent (é → e, œ → oe, ß → ss), because the
