@@ -540,7 +540,7 @@ func (m *Model) start(call func(context.Context, func(convo.Event)) (agent.Resul
 	m.run = r
 	m.lastErr, m.sawErr, m.sawProp, m.stopping = nil, false, false, false
 	m.st.busy, m.st.retry = true, nil
-	m.st.setState("retrieving", m.now())
+	m.st.setState(stateLabel(convo.StateRetrieving), m.now())
 	m.runStart, m.gotData, m.attempts = m.now(), false, 0
 	return tea.Batch(cmd, m.ensureTick())
 }
