@@ -623,9 +623,10 @@ func Check(ctx context.Context, src datasource.Source, graphKey string, rev Reve
 var ErrNotUndoable = errors.New("this source cannot be changed by undo")
 
 // Apply reverses rev on the source: on a source that changes a working copy at once
-// (file, memory), all of it or nothing, any drift refusing the whole; on another
-// Mutable source (ArangoDB), step by step, leaving and listing what no longer
-// matches (running it again finishes an interrupted undo: steps are idempotent).
+// (file, memory, and ArangoDB in one stream transaction), all of it or nothing, any
+// drift refusing the whole; on another Mutable source (a Nodius server, through its
+// apply endpoint), step by step, leaving and listing what no longer matches
+// (running it again finishes an interrupted undo: steps are idempotent).
 func Apply(ctx context.Context, src datasource.Source, graphKey string, rev Reversal) (Report, error) {
 	if c, ok := src.(datasource.WorkingCopyChanger); ok {
 		var rep Report
