@@ -75,10 +75,9 @@ func (s *Source) Change(ctx context.Context, graphKey string, fn func(datasource
 // otherwise, and whatever happens to ctx, the transaction is aborted. A read that
 // failed is the error returned, whatever fn made of it: the lookups report such a
 // node or edge as missing, so fn's decision (a conflict, a drift, a record) says
-// nothing. A failure of fn that says the action
-// does not fit the graph (a node gone, a key taken, a field that is not an object)
-// is a *datasource.ConflictError, as in the other sources; failures to reach or
-// use the database are returned classified.
+// nothing. A failure of fn that says the action does not fit the graph (a node gone,
+// a key taken, a field that is not an object) is a *datasource.ConflictError, as in
+// the other sources; failures to reach or use the database are returned classified.
 func (s *Source) inTransaction(ctx context.Context, graphKey string, fn func(w *txCopy) error) error {
 	wait := s.cfg.LockWait
 	if wait <= 0 {
