@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
@@ -69,8 +68,7 @@ func processAlive(claimer string) bool {
 	if n == os.Getpid() {
 		return true
 	}
-	err = syscall.Kill(n, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return pidAlive(n)
 }
 
 // decisionError is a decision that cannot be taken as asked (exit 2, nothing done).
