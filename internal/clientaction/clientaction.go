@@ -1,0 +1,200 @@
+// Package clientaction reads the tags the Nodius assistant writes into its answers.
+// The server's prompt asks the model to name what it mentions with tags the web
+// client turns into links ({{node:KEY}}, {{sheet:KEY}}, {{graph:KEY}}) and actions
+// on the canvas ({{select:a,b}}, {{highlight:a,b}}, {{fitArea:x1,y1,x2,y2}},
+// {{link:url|text}}). A terminal has no canvas: the tags become readable names, a
+// hyperlink, or a note the user can act on — never raw braces. The tag grammar is the
+// web client's: {{word:params}} with no '}' inside params.
+package clientaction
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Kind is what a tag asks for.
+type Kind string
+
+const (
+	Node       Kind = "node"       // a node, by key
+	Sheet      Kind = "sheet"      // a sheet, by key
+	Graph      Kind = "graph"      // another graph, by key
+	HTML       Kind = "html"       // an HTML class, by key
+	NodeConfig Kind = "nodeConfig" // a node type, by key
+	Select     Kind = "select"     // several nodes to select
+	Highlight  Kind = "highlight"  // several nodes to select and zoom to
+	FitArea    Kind = "fitArea"    // an area of the canvas to zoom to
+	Link       Kind = "link"       // an external link
+)
+
+// Area is a rectangle of the canvas.
+type Area struct {
+	MinX float64 `json:"minX"`
+	MinY float64 `json:"minY"`
+	MaxX float64 `json:"maxX"`
+	MaxY float64 `json:"maxY"`
+}
+
+// Action is one tag, read. Keys holds the key of node, sheet, graph, html and
+// nodeConfig tags and the keys of select and highlight; URL and Label a link's.
+type Action struct {
+	Kind  Kind     `json:"kind"`
+	Keys  []string `json:"keys,omitempty"`
+	Area  *Area    `json:"area,omitempty"`
+	URL   string   `json:"url,omitempty"`
+	Label string   `json:"label,omitempty"`
+	// Raw is the tag as the model wrote it.
+	Raw string `json:"raw"`
+}
+
+// Segment is a run of plain text or one tag: exactly one of Text and Action is set
+// (Text may be empty only when Action is not nil).
+type Segment struct {
+	Text   string
+	Action *Action
+}
+
+// Parse splits s into text and tags. A tag whose kind is unknown or whose
+// parameters do not read (an empty key, a fitArea without four numbers) stays text
+// without its braces, so nothing the model wrote is lost and no brace is shown.
+func Parse(s string) []Segment {
+	var out []Segment
+	text := func(t string) {
+		if t == "" {
+			return
+		}
+		if n := len(out); n > 0 && out[n-1].Action == nil {
+			out[n-1].Text += t
+			return
+		}
+		out = append(out, Segment{Text: t})
+	}
+	for {
+		start, end, ok := nextTag(s)
+		if !ok {
+			text(s)
+			return out
+		}
+		text(s[:start])
+		raw := s[start:end]
+		if a, ok := read(raw); ok {
+			out = append(out, Segment{Action: &a})
+		} else {
+			text(unbraced(raw))
+		}
+		s = s[end:]
+	}
+}
+
+// nextTag finds the first {{word:params}} in s: its start and end offsets.
+func nextTag(s string) (start, end int, ok bool) {
+	from := 0
+	for {
+		i := strings.Index(s[from:], "{{")
+		if i < 0 {
+			return 0, 0, false
+		}
+		i += from
+		if n, ok := tagLen(s[i:]); ok {
+			return i, i + n, true
+		}
+		from = i + 1
+	}
+}
+
+// tagLen returns the length of the tag at the start of s, if s starts with one.
+func tagLen(s string) (int, bool) {
+	j := 2
+	for j < len(s) && isWord(s[j]) {
+		j++
+	}
+	if j == 2 || j >= len(s) || s[j] != ':' {
+		return 0, false
+	}
+	k := strings.IndexByte(s[j+1:], '}')
+	if k < 0 {
+		return 0, false
+	}
+	k += j + 1
+	if k+1 >= len(s) || s[k+1] != '}' {
+		return 0, false
+	}
+	return k + 2, true
+}
+
+// isWord is JavaScript's \w: ASCII letters, digits and underscore.
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// read interprets one tag ("{{kind:params}}").
+func read(raw string) (Action, bool) {
+	body := raw[2 : len(raw)-2]
+	kind, params, _ := strings.Cut(body, ":")
+	a := Action{Kind: Kind(kind), Raw: raw}
+	switch a.Kind {
+	case Node, Sheet, Graph, HTML, NodeConfig:
+		k := strings.TrimSpace(params)
+		if k == "" {
+			return a, false
+		}
+		a.Keys = []string{k}
+	case Select, Highlight:
+		for _, k := range strings.Split(params, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				a.Keys = append(a.Keys, k)
+			}
+		}
+		if len(a.Keys) == 0 {
+			return a, false
+		}
+	case FitArea:
+		parts := strings.Split(params, ",")
+		if len(parts) != 4 {
+			return a, false
+		}
+		var n [4]float64
+		for i, p := range parts {
+			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil {
+				return a, false
+			}
+			n[i] = f
+		}
+		a.Area = &Area{MinX: n[0], MinY: n[1], MaxX: n[2], MaxY: n[3]}
+	case Link:
+		u, label, has := strings.Cut(params, "|")
+		a.URL = strings.TrimSpace(u)
+		a.Label = strings.TrimSpace(label)
+		if !has || a.Label == "" {
+			a.Label = a.URL
+		}
+		if a.URL == "" {
+			return a, false
+		}
+	default:
+		return a, false
+	}
+	return a, true
+}
+
+// unbraced is a tag that does not read, as text: its parameters, or its body when
+// it has none.
+func unbraced(raw string) string {
+	kind, params, _ := strings.Cut(raw[2:len(raw)-2], ":")
+	if strings.TrimSpace(params) != "" {
+		return params
+	}
+	return kind
+}
+
+// Actions returns the tags of s, in order.
+func Actions(s string) []Action {
+	var out []Action
+	for _, seg := range Parse(s) {
+		if seg.Action != nil {
+			out = append(out, *seg.Action)
+		}
+	}
+	return out
+}
