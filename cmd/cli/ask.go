@@ -133,6 +133,7 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 		}
 	}
 	out := newPrinter(f.IO, o.Format)
+	out.names, out.graphFlag = tagNames(ctx, rt.Source, graph), "--graph "+graph
 	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
 	return finishRun(ctx, f, rt, out, o, res, err)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/changetext"
+	"github.com/nodius/nodius-ai/internal/clientaction"
 	"github.com/nodius/nodius-ai/internal/mdstream"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
@@ -31,6 +32,16 @@ type printer struct {
 	enc     *json.Encoder
 	wrote   bool // something of the current answer reached stdout
 	lastNL  bool
+
+	// The assistant's tags ({{node:K}}, {{link:url|text}}, …) become readable text
+	// in text and markdown (never raw braces); json keeps them as the model wrote
+	// them. tags holds back a tag split across tokens; actions collects the
+	// canvas actions of the answer for the note printed after it.
+	tags    clientaction.Splitter
+	names   clientaction.Names
+	actions []clientaction.Action
+	// graphFlag is what the note's command needs to name the graph ("--graph demo").
+	graphFlag string
 }
 
 func newPrinter(ios *IOStreams, format string) *printer {
@@ -90,9 +101,21 @@ func (p *printer) token(s string) {
 	if p.strip != nil {
 		s = p.strip.Write(s)
 	}
+	p.write(p.tags.Feed(s))
+}
+
+// write renders the tags of ready text and writes it.
+func (p *printer) write(s string) {
 	if s == "" {
 		return
 	}
+	segs := clientaction.Parse(s)
+	for _, seg := range segs {
+		if seg.Action != nil {
+			p.actions = append(p.actions, *seg.Action)
+		}
+	}
+	s = clientaction.Render(segs, clientaction.Options{Names: p.names, Hyperlinks: p.ios.OutTTY && p.md == nil})
 	if p.md != nil {
 		p.pending.WriteString(s)
 		// Render the blocks that are done; keep the unfinished one for later.
@@ -111,6 +134,7 @@ func (p *printer) token(s string) {
 
 // endAnswer flushes the current message: the rest of the markdown, or a final newline.
 func (p *printer) endAnswer() {
+	p.write(p.tags.Flush())
 	if p.md != nil && p.pending.Len() > 0 {
 		p.renderMarkdown(p.pending.String())
 		p.pending.Reset()
@@ -119,6 +143,10 @@ func (p *printer) endAnswer() {
 		io.WriteString(p.ios.Out, "\n")
 	}
 	p.wrote, p.lastNL = false, true
+	for _, n := range clientaction.Notes(p.actions, p.graphFlag) {
+		p.status("%s", n)
+	}
+	p.actions = nil
 }
 
 func (p *printer) renderMarkdown(block string) {

@@ -121,3 +121,27 @@ func TestPrinterMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// TestPrinterRendersTags: the assistant's tags never reach stdout raw, piped or on a
+// terminal, even split across tokens; the tagged key stays; json keeps them as written.
+func TestPrinterRendersTags(t *testing.T) {
+	t.Parallel()
+	evs := answerEvents("see {{node:fet", "ch-api}} and {{highlight:a,b}} or {{link:https://x.io|docs}}")
+	for _, tty := range []bool{false, true} {
+		out, _ := printEvents("text", tty, false, evs...)
+		if strings.Contains(out, "{{") || strings.Contains(out, "}}") || !strings.Contains(out, "fetch-api") || !strings.Contains(out, "a, b") {
+			t.Errorf("tty=%v: text = %q", tty, out)
+		}
+	}
+	if out, _ := printEvents("markdown", false, false, evs...); strings.Contains(out, "{{") {
+		t.Errorf("markdown = %q", out)
+	}
+	out, _ := printEvents("json", false, false, evs...)
+	if !strings.Contains(out, `{{node:fet`) || !strings.Contains(out, `{{highlight:a,b}}`) {
+		t.Errorf("json lost the tags: %q", out)
+	}
+	_, errOut := printEvents("text", false, true, evs...)
+	if !strings.Contains(errOut, "inspect graph") || !strings.Contains(errOut, "--around a") {
+		t.Errorf("no note for the highlight: %q", errOut)
+	}
+}

@@ -45,7 +45,10 @@ func TestParse(t *testing.T) {
 
 func TestRenderNeverShowsBraces(t *testing.T) {
 	t.Parallel()
-	names := Names{NodeTypes: map[string]string{"fetch_api": "API Call"}, Sheets: map[string]string{"0": "main"}}
+	names := Names{
+		NodeType: func(k string) string { return map[string]string{"fetch_api": "API Call"}[k] },
+		Sheet:    func(k string) string { return map[string]string{"0": "main"}[k] },
+	}
 	tests := []struct {
 		in, want string
 	}{

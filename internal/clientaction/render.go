@@ -9,11 +9,19 @@ import (
 )
 
 // Names resolves keys to what a person reads: a node's type name, a sheet's or a
-// graph's name. Missing entries show the key alone.
+// graph's name. A nil function, or "" from one, shows the key alone. They are
+// functions so that only the keys an answer names are looked up.
 type Names struct {
-	NodeTypes map[string]string // node key → its type's display name
-	Sheets    map[string]string // sheet key → sheet name
-	Graphs    map[string]string // graph key → graph name
+	NodeType func(nodeKey string) string // the node's type, by display name
+	Sheet    func(sheetKey string) string
+	Graph    func(graphKey string) string
+}
+
+func lookup(f func(string) string, key string) string {
+	if f == nil {
+		return ""
+	}
+	return f(key)
 }
 
 // Options of Render.
@@ -66,17 +74,17 @@ func Text(a Action, n Names) string {
 	}
 	switch a.Kind {
 	case Node:
-		if t := n.NodeTypes[a.Keys[0]]; t != "" {
+		if t := lookup(n.NodeType, a.Keys[0]); t != "" {
 			return key + " (" + termtext.Strip(t) + ")"
 		}
 		return key
 	case Sheet:
-		if name := n.Sheets[a.Keys[0]]; name != "" && name != a.Keys[0] {
+		if name := lookup(n.Sheet, a.Keys[0]); name != "" && name != a.Keys[0] {
 			return termtext.Strip(name) + " (sheet " + key + ")"
 		}
 		return "sheet " + key
 	case Graph:
-		if name := n.Graphs[a.Keys[0]]; name != "" && name != a.Keys[0] {
+		if name := lookup(n.Graph, a.Keys[0]); name != "" && name != a.Keys[0] {
 			return key + " (" + termtext.Strip(name) + ")"
 		}
 		return key

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/clientaction"
+)
+
+// tagNames resolves the keys the assistant tags in an answer ({{node:K}},
+// {{sheet:K}}, {{graph:K}}) through the source: a node's type by its display name,
+// a sheet's and the graph's names. Only the keys an answer names are looked up, and
+// each type list and graph document is read once. A failed read shows the key alone.
+func tagNames(ctx context.Context, src datasource.Source, graph string) clientaction.Names {
+	if src == nil || graph == "" {
+		return clientaction.Names{}
+	}
+	var (
+		g       *datasource.Graph
+		configs map[string]string
+	)
+	graphDoc := func() *datasource.Graph {
+		if g == nil {
+			gr, err := src.Graph(ctx, graph)
+			if err != nil {
+				gr = datasource.Graph{}
+			}
+			g = &gr
+		}
+		return g
+	}
+	return clientaction.Names{
+		NodeType: func(key string) string {
+			n, err := src.Node(ctx, graph, key)
+			if err != nil || n.Type == "" {
+				return ""
+			}
+			if configs == nil {
+				configs = map[string]string{}
+				if cs, err := src.Configs(ctx, graph); err == nil {
+					for _, c := range cs {
+						configs[c.Key] = c.DisplayName
+					}
+				}
+			}
+			if name := configs[n.Type]; name != "" {
+				return name
+			}
+			return n.Type
+		},
+		Sheet: func(key string) string { return graphDoc().Sheets[key] },
+		Graph: func(key string) string {
+			if key != graph {
+				return ""
+			}
+			return graphDoc().Name
+		},
+	}
+}
