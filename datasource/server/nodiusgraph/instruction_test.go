@@ -1,0 +1,113 @@
+package nodiusgraph
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+)
+
+func TestApply(t *testing.T) {
+	node := func() any {
+		var v any
+		_ = json.Unmarshal([]byte(`{"_key":"n","posX":1,"data":{"tags":["a","b","c"],"title":"héllo 😀!","on":true}}`), &v)
+		return v
+	}
+	cases := []struct {
+		name, in string
+		path     []string
+		want     any
+		err      string
+	}{
+		{"set creates the last key", `{"o":1,"p":["data","url"],"v":"u"}`, []string{"data", "url"}, "u", ""},
+		{"set needs the keys before it", `{"o":1,"p":["data","x","y"],"v":1}`, nil, nil, "Key not found: x at path data"},
+		{"set of a missing top object", `{"o":1,"p":["nope","y"],"v":1}`, nil, nil, "Key not found: nope at path "},
+		{"remove", `{"o":2,"p":["data","on"]}`, []string{"data", "on"}, nil, ""},
+		{"remove needs the key", `{"o":2,"p":["data","off"]}`, nil, nil, "Key not found: off at path data"},
+		{"array add", `{"o":3,"p":["data","tags"],"v":"d"}`, []string{"data", "tags"}, []any{"a", "b", "c", "d"}, ""},
+		{"array insert", `{"o":4,"p":["data","tags"],"i":1,"v":"x"}`, []string{"data", "tags"}, []any{"a", "x", "b", "c"}, ""},
+		{"array insert out of range", `{"o":4,"p":["data","tags"],"i":9,"v":"x"}`, nil, nil, "Invalid index 9 for array of length 3"},
+		{"array pop", `{"o":7,"p":["data","tags"]}`, []string{"data", "tags"}, []any{"a", "b"}, ""},
+		{"array shift", `{"o":8,"p":["data","tags"]}`, []string{"data", "tags"}, []any{"b", "c"}, ""},
+		{"array unshift", `{"o":9,"p":["data","tags"],"v":"z"}`, []string{"data", "tags"}, []any{"z", "a", "b", "c"}, ""},
+		{"array remove index", `{"o":14,"p":["data","tags"],"i":0}`, []string{"data", "tags"}, []any{"b", "c"}, ""},
+		{"array move", `{"o":17,"p":["data","tags"],"f":0,"t":2}`, []string{"data", "tags"}, []any{"b", "c", "a"}, ""},
+		{"an element by index", `{"o":1,"p":["data","tags","1"],"v":"B"}`, []string{"data", "tags"}, []any{"a", "B", "c"}, ""},
+		{"not an array", `{"o":3,"p":["data","title"],"v":1}`, nil, nil, "Target is not an array for arrayAdd operation"},
+		{"string insert counts UTF-16 units", `{"o":16,"p":["data","title"],"i":8,"v":"X"}`, []string{"data", "title"}, "héllo 😀X!", ""},
+		{"string insert replacing", `{"o":16,"p":["data","title"],"i":0,"t":5,"v":"bye"}`, []string{"data", "title"}, "bye 😀!", ""},
+		{"string append", `{"o":10,"p":["data","title"],"v":"?"}`, []string{"data", "title"}, "héllo 😀!?", ""},
+		{"string remove", `{"o":11,"p":["data","title"],"i":5,"l":3}`, []string{"data", "title"}, "héllo!", ""},
+		{"string replace at", `{"o":12,"p":["data","title"],"i":0,"l":1,"v":"H"}`, []string{"data", "title"}, "Héllo 😀!", ""},
+		{"string replace first", `{"o":5,"p":["data","title"],"s":"l","r":"L"}`, []string{"data", "title"}, "héLlo 😀!", ""},
+		{"string replace all", `{"o":6,"p":["data","title"],"s":"l","r":"L"}`, []string{"data", "title"}, "héLLo 😀!", ""},
+		{"bool toggle", `{"o":13,"p":["data","on"]}`, []string{"data", "on"}, false, ""},
+		{"dict merge", `{"o":15,"p":["data"],"v":{"on":false,"k":1}}`, []string{"data", "k"}, float64(1), ""},
+		{"dict merge onto nothing", `{"o":15,"p":["meta"],"v":{"k":1}}`, []string{"meta"}, map[string]any{"k": float64(1)}, ""},
+		{"object move", `{"o":18,"p":["data","title"],"d":["name"]}`, []string{"name"}, "héllo 😀!", ""},
+		{"object insert", `{"o":19,"p":["posX"],"d":["data","tags"],"i":0}`, []string{"data", "tags"}, []any{float64(1), "a", "b", "c"}, ""},
+		{"invalid operation", `{"o":99,"p":["posX"],"v":1}`, nil, nil, "Invalid operation type"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var in Instruction
+			if err := json.Unmarshal([]byte(tc.in), &in); err != nil {
+				t.Fatal(err)
+			}
+			before := node()
+			got, err := Apply(before, in)
+			if !reflect.DeepEqual(before, node()) {
+				t.Error("Apply changed its target")
+			}
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("err = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := lookup(got, tc.path)
+			if tc.want == nil {
+				if ok {
+					t.Fatalf("%v still there: %v", tc.path, v)
+				}
+				return
+			}
+			if !reflect.DeepEqual(v, tc.want) {
+				t.Errorf("%v = %#v, want %#v", tc.path, v, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplayKeepsEachMessageOnce: an instruction message filed under two sheets'
+// histories applies each sheet's part once.
+func TestReplayKeepsEachMessageOnce(t *testing.T) {
+	seed, err := os.ReadFile("../testdata/seed-graph.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok, err := Parse(seed)
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	msg := json.RawMessage(`{"type":"applyInstructionToGraph","_id":3,"instructions":[
+		{"i":{"o":3,"p":["data","log"],"v":1},"sheetId":"0","nodeId":"root"},
+		{"i":{"o":1,"p":["posX"],"v":7},"sheetId":"1","nodeId":"sort_stats"}]}`)
+	root, _ := g.Sheets["0"].Node("root")
+	root["data"] = map[string]any{"log": []any{}}
+	for _, sheet := range []string{"0", "1"} {
+		if err := g.Replay(msg, sheet); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, _ = g.Sheets["0"].Node("root")
+	if log := root["data"].(map[string]any)["log"].([]any); len(log) != 1 {
+		t.Errorf("root's log = %v, want one entry", log)
+	}
+	if n, _ := g.Sheets["1"].Node("sort_stats"); n["posX"] != float64(7) {
+		t.Errorf("sort_stats posX = %v", n["posX"])
+	}
+}
