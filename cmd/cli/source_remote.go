@@ -3,7 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
@@ -36,10 +36,10 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 // openServer opens a server: source with the --token bearer JWT. It reads the live
 // graph (the saved state and the editing messages since) and applies approved
 // changes through the server's editing socket. What the user should know about a
-// read (only the saved state could be had) is said once on stderr. --fallback is
+// read (only the saved state could be had) is said once on errOut. --fallback is
 // not used: the server reads its own database.
-func openServer(ctx context.Context, cfg *config.Config, url string) (datasource.Source, error) {
-	notice := func(msg string) { fmt.Fprintln(os.Stderr, "nodius-ai: note: "+termtext.OneLine(msg)) }
+func openServer(ctx context.Context, cfg *config.Config, url string, errOut io.Writer) (datasource.Source, error) {
+	notice := func(msg string) { fmt.Fprintln(errOut, "nodius-ai: note: "+termtext.OneLine(msg)) }
 	if cfg.Fallback != "" {
 		notice("--fallback is ignored with a server: source: the Nodius server reads its own database")
 	}

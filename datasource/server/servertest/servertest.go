@@ -73,6 +73,10 @@ type client struct {
 type Options struct {
 	// HTTPAddr and WSAddr to listen on (default 127.0.0.1:0 each).
 	HTTPAddr, WSAddr string
+	// PairedPorts puts the WebSocket on the HTTP port + 2000, where the real
+	// server in plain HTTP mode has it (and where nodiusws.Address looks), on
+	// 127.0.0.1; HTTPAddr and WSAddr are then ignored.
+	PairedPorts bool
 }
 
 // New starts a stand-in with no graphs and no users.
@@ -85,12 +89,18 @@ func New(opt Options) (*Server, error) {
 	}
 	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}}
 	var err error
-	if s.httpLn, err = net.Listen("tcp", opt.HTTPAddr); err != nil {
-		return nil, err
-	}
-	if s.wsLn, err = net.Listen("tcp", opt.WSAddr); err != nil {
-		s.httpLn.Close()
-		return nil, err
+	if opt.PairedPorts {
+		if err := s.listenPaired(); err != nil {
+			return nil, err
+		}
+	} else {
+		if s.httpLn, err = net.Listen("tcp", opt.HTTPAddr); err != nil {
+			return nil, err
+		}
+		if s.wsLn, err = net.Listen("tcp", opt.WSAddr); err != nil {
+			s.httpLn.Close()
+			return nil, err
+		}
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/graph/get", s.graphGet)
@@ -103,6 +113,29 @@ func New(opt Options) (*Server, error) {
 	s.URL = "http://" + s.httpLn.Addr().String()
 	s.WSURL = "ws://" + s.wsLn.Addr().String() + "/"
 	return s, nil
+}
+
+// listenPaired finds a free port P with P+2000 free too.
+func (s *Server) listenPaired() error {
+	for try := 0; try < 50; try++ {
+		h, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		port := h.Addr().(*net.TCPAddr).Port
+		if port+2000 > 65535 {
+			h.Close()
+			continue
+		}
+		w, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+2000))
+		if err != nil {
+			h.Close()
+			continue
+		}
+		s.httpLn, s.wsLn = h, w
+		return nil
+	}
+	return errors.New("no free pair of ports (P, P+2000) on 127.0.0.1")
 }
 
 // Close stops both listeners and closes every socket.
