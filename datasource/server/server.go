@@ -365,8 +365,8 @@ func (s *Source) nodeConfigs(ctx context.Context, workspace string) ([]datasourc
 // open and registered on every sheet when keep is true (to apply through it).
 type live struct {
 	graph    *nodiusgraph.Graph
-	conn     *editsock.Conn // nil: only the saved state could be had
-	regSeq   uint64         // the last registration's place among the frames
+	conn     *editsock.Conn    // nil: only the saved state could be had
+	regSeq   map[string]uint64 // each sheet's registration's place among the frames
 	replayed int
 	failed   int
 	why      string // when conn is nil: why the socket could not be had
@@ -395,7 +395,7 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 	if err != nil {
 		return nil, err
 	}
-	l := &live{graph: g}
+	l := &live{graph: g, regSeq: map[string]uint64{}}
 	conn, err := editsock.Dial(ctx, s.wsURL, editsock.Options{
 		Options:    nodiusws.Options{Token: s.token, HTTPClient: s.hc},
 		AckTimeout: s.ackWait,
@@ -465,13 +465,16 @@ func (s *Source) register(ctx context.Context, l *live) error {
 				l.replayed++
 			}
 		}
-		l.regSeq = reg.Seq
+		l.regSeq[id] = reg.Seq
 	}
 	return nil
 }
 
 // catchUp applies the editing messages other clients made since the registrations
-// and reports how many.
+// and reports how many. A message that reached this socket before the registration
+// of a sheet it touches is in that registration's answer: only the parts for sheets
+// registered before it are applied here. A batch counted twice that way is refused
+// by the copy (its keys exist, or are gone) and changes nothing.
 func (l *live) catchUp() int {
 	l.mu.Lock()
 	late := l.late
@@ -479,21 +482,30 @@ func (l *live) catchUp() int {
 	l.mu.Unlock()
 	n := 0
 	for _, b := range late {
-		if b.seq <= l.regSeq {
-			continue
-		}
 		var m nodiusgraph.Message
 		if json.Unmarshal(b.msg, &m) != nil {
 			continue
 		}
-		n++
+		before := func(sheet string) bool { seq, ok := l.regSeq[sheet]; return ok && seq < b.seq }
 		switch m.Type {
 		case "applyInstructionToGraph":
-			_ = l.graph.ApplyInstructions(m.Instructions)
+			var mine []nodiusgraph.GraphInstruction
+			for _, in := range m.Instructions {
+				if before(in.SheetID) {
+					mine = append(mine, in)
+				}
+			}
+			if len(mine) > 0 && l.graph.ApplyInstructions(mine) == nil {
+				n++
+			}
 		case "batchCreateElements":
-			_ = l.graph.BatchCreate(m.SheetID, m.Nodes, m.Edges)
+			if before(m.SheetID) && l.graph.BatchCreate(m.SheetID, m.Nodes, m.Edges) == nil {
+				n++
+			}
 		case "batchDeleteElements":
-			_ = l.graph.BatchDelete(m.SheetID, m.NodeKeys, m.EdgeKeys)
+			if before(m.SheetID) && l.graph.BatchDelete(m.SheetID, m.NodeKeys, m.EdgeKeys) == nil {
+				n++
+			}
 		}
 	}
 	return n
