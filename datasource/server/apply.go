@@ -191,7 +191,8 @@ func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiu
 	}
 	l, err := s.load(ctx, graphKey, true)
 	if err != nil {
-		return nodiusws.ApplyReport{}, err
+		// Nothing was sent: the report says the first step never happened.
+		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
 	}
 	defer l.close(context.WithoutCancel(ctx))
 	l.catchUp()

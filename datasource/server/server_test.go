@@ -425,6 +425,12 @@ func TestApplyServerActionReportsAPartialApply(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 
+	// A token the socket refuses: nothing is applied, and the report does not say complete.
+	rep, err = source(t, s, "bad", nil).ApplyServerAction(ctx, graphKey, nodiusws.ApplyAction{Instructions: []json.RawMessage{in("root")}, SheetID: "0"})
+	if err == nil || rep.Complete() || rep.Instructions != 0 {
+		t.Errorf("bad token: report %+v, err %v", rep, err)
+	}
+
 	// An instruction for a node of sheet 1 named on sheet 0.
 	rep, err = src.ApplyServerAction(ctx, graphKey, nodiusws.ApplyAction{Instructions: []json.RawMessage{in("sort_stats")}, SheetID: "0"})
 	if err == nil || rep.Failed != "applyInstructionToGraph" || !strings.Contains(rep.Reason, "Node with id sort_stats not found") || !strings.Contains(rep.Reason, "sheet 1") {
