@@ -299,7 +299,16 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	}
 	defer l.close(context.WithoutCancel(ctx))
 	l.catchUp()
-	steps, created, err := s.prepare(l, a, o.Expect)
+	// The node types give new nodes their handles and size; without them a node is
+	// created bare (an empty handles object), as the server's converter does.
+	_, defaults, err := s.nodeConfigs(ctx, workspaceOf(l.graph))
+	if err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.Auth {
+			return datasource.ApplyResult{}, err
+		}
+	}
+	steps, created, err := s.prepare(l, a, o.Expect, defaults)
 	if err != nil {
 		return datasource.ApplyResult{}, err
 	}
@@ -310,7 +319,7 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	}
 	// Edits other clients made while this was prepared: check again on them.
 	if l.catchUp() > 0 {
-		if steps, created, err = s.prepare(l, a, o.Expect); err != nil {
+		if steps, created, err = s.prepare(l, a, o.Expect, defaults); err != nil {
 			return datasource.ApplyResult{}, err
 		}
 	}
@@ -332,6 +341,8 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 		Note: "applied through the Nodius server's editing socket: the graph's editors see it now"}, nil
 }
 
+func workspaceOf(g *nodiusgraph.Graph) string { ws, _ := g.Doc["workspace"].(string); return ws }
+
 func nonNil(v []string) []string {
 	if v == nil {
 		return []string{}
@@ -341,7 +352,7 @@ func nonNil(v []string) []string {
 
 // prepare checks the expectation on the live graph, converts the action into
 // editing steps and tries them on a copy of it.
-func (s *Source) prepare(l *live, a datasource.Action, expect *datasource.Action) ([]step, datasource.Created, error) {
+func (s *Source) prepare(l *live, a datasource.Action, expect *datasource.Action, defaults map[string]typeDefaults) ([]step, datasource.Created, error) {
 	snap, err := l.graph.Snapshot()
 	if err != nil {
 		return nil, datasource.Created{}, err
@@ -352,7 +363,7 @@ func (s *Source) prepare(l *live, a datasource.Action, expect *datasource.Action
 		}
 	}
 	try := l.graph.Clone()
-	c := converter{g: try, created: datasource.Created{Nodes: []string{}, Edges: []string{}}}
+	c := converter{g: try, defaults: defaults, created: datasource.Created{Nodes: []string{}, Edges: []string{}}}
 	if err := c.action(a, 0); err != nil {
 		var r *nodiusgraph.Refusal
 		if errors.As(err, &r) {

@@ -19,9 +19,10 @@ import (
 // order, step by step, trying each step on g so that a later step sees the earlier
 // ones and a step the graph does not allow is found before anything is sent.
 type converter struct {
-	g       *nodiusgraph.Graph
-	steps   []step
-	created datasource.Created
+	g        *nodiusgraph.Graph
+	defaults map[string]typeDefaults // by node type: what a new node starts with
+	steps    []step
+	created  datasource.Created
 }
 
 func (c *converter) add(st step) error {
@@ -85,17 +86,32 @@ func (c *converter) action(a datasource.Action, depth int) error {
 		if sheet == "" {
 			sheet = "0"
 		}
+		// As createNodeFromConfig: the type's handles, size, data and version,
+		// unless the proposal gives its own.
+		def := c.defaults[p.TypeKey]
 		var data any = map[string]any{}
 		if p.Data != nil {
 			data = plain(p.Data)
+		} else if def.data != nil {
+			data = nodiusgraph.Clone(def.data)
 		}
 		handles := plain(p.Handles)
-		if handles == nil {
+		if m, _ := handles.(map[string]any); len(m) == 0 {
 			handles = map[string]any{}
+			if def.handles != nil {
+				handles = nodiusgraph.Clone(def.handles)
+			}
 		}
-		node := map[string]any{"_key": key, "graphKey": gk, "sheet": sheet, "type": p.TypeKey, "typeVersion": 1,
-			"posX": p.PosX, "posY": p.PosY, "size": map[string]any{"width": 200, "height": 100},
-			"handles": handles, "data": data}
+		var size any = map[string]any{"width": 200, "height": 100}
+		if def.size != nil {
+			size = nodiusgraph.Clone(def.size)
+		}
+		var version any = 1
+		if def.version != nil {
+			version = def.version
+		}
+		node := map[string]any{"_key": key, "graphKey": gk, "sheet": sheet, "type": p.TypeKey, "typeVersion": version,
+			"posX": p.PosX, "posY": p.PosY, "size": size, "handles": handles, "data": data}
 		if p.Process != "" {
 			node["process"] = p.Process
 		}

@@ -323,20 +323,23 @@ func (s *Source) saved(ctx context.Context, graphKey string) (*nodiusgraph.Graph
 }
 
 // nodeConfigs reads the node types the user can see (POST /api/nodeconfig/list)
-// and keeps those of the graph's workspace and the built-in "root" one.
-func (s *Source) nodeConfigs(ctx context.Context, workspace string) ([]datasource.NodeConfig, error) {
+// and keeps those of the graph's workspace and the built-in "root" one. defaults
+// holds, by type, what a new node of that type starts with (the config's node:
+// handles, size, data, and its version), as the server's createNodeFromConfig
+// takes it.
+func (s *Source) nodeConfigs(ctx context.Context, workspace string) (configs []datasource.NodeConfig, defaults map[string]typeDefaults, err error) {
 	status, data, err := s.post(ctx, "/api/nodeconfig/list", map[string]any{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if status != http.StatusOK {
-		return nil, statusError(status, data)
+		return nil, nil, statusError(status, data)
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, &fault.Error{Code: fault.ServerError, Err: err, Message: "the Nodius server's node type list is not a JSON array"}
+		return nil, nil, &fault.Error{Code: fault.ServerError, Err: err, Message: "the Nodius server's node type list is not a JSON array"}
 	}
-	out := []datasource.NodeConfig{}
+	configs, defaults = []datasource.NodeConfig{}, map[string]typeDefaults{}
 	for _, r := range raw {
 		var c datasource.NodeConfig
 		if json.Unmarshal(r, &c) != nil || c.Key == "" {
@@ -345,19 +348,29 @@ func (s *Source) nodeConfigs(ctx context.Context, workspace string) ([]datasourc
 		if c.Workspace != "" && c.Workspace != "root" && workspace != "" && c.Workspace != workspace {
 			continue
 		}
-		if len(c.Handles) == 0 {
-			var inner struct {
-				Node struct {
-					Handles map[string]datasource.HandleGroup `json:"handles"`
-				} `json:"node"`
-			}
-			if json.Unmarshal(r, &inner) == nil {
-				c.Handles = inner.Node.Handles
-			}
+		var inner struct {
+			Version any `json:"version"`
+			Node    struct {
+				Handles map[string]datasource.HandleGroup `json:"handles"`
+			} `json:"node"`
 		}
-		out = append(out, c)
+		var node struct {
+			Node map[string]any `json:"node"`
+		}
+		if json.Unmarshal(r, &inner) == nil && len(c.Handles) == 0 {
+			c.Handles = inner.Node.Handles
+		}
+		if json.Unmarshal(r, &node) == nil && node.Node != nil {
+			defaults[c.Key] = typeDefaults{version: inner.Version, handles: node.Node["handles"], size: node.Node["size"], data: node.Node["data"]}
+		}
+		configs = append(configs, c)
 	}
-	return out, nil
+	return configs, defaults, nil
+}
+
+// typeDefaults is what a new node of a type starts with.
+type typeDefaults struct {
+	version, handles, size, data any
 }
 
 // live is a graph as the editors have it: the saved state, with the editing
@@ -518,7 +531,7 @@ func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, 
 		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError, Err: err,
 			Message: fmt.Sprintf("the Nodius server's graph %q has a node or edge this client cannot read: %v", l.graph.Key(), err)}
 	}
-	configs, err := s.nodeConfigs(ctx, snap.Graph.Workspace)
+	configs, _, err := s.nodeConfigs(ctx, snap.Graph.Workspace)
 	if err != nil {
 		var fe *fault.Error
 		if errors.As(err, &fe) && fe.Code == fault.Auth {

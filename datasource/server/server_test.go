@@ -234,8 +234,12 @@ func TestApplyAction(t *testing.T) {
 			}},
 		{"create_node", `{"type":"create_node","payload":{"nodeKey":"logger","typeKey":"log-node","sheet":"0","posX":10,"posY":20,"data":{"level":"info"}}}`, 1,
 			func(t *testing.T, snap datasource.Snapshot, res datasource.ApplyResult) {
-				if _, ok := nodeOf(t, snap, "logger"); !ok || len(res.Created.Nodes) != 1 || res.Created.Nodes[0] != "logger" {
+				n, ok := nodeOf(t, snap, "logger")
+				if !ok || len(res.Created.Nodes) != 1 || res.Created.Nodes[0] != "logger" {
 					t.Errorf("created %v", res.Created)
+				}
+				if _, ok := n.Handles["L"]; !ok {
+					t.Errorf("the new node did not get its type's handles: %v", n.Handles)
 				}
 			}},
 		{"delete_node takes its edges", `{"type":"delete_node","payload":{"nodeKey":"error_handler","removedEdges":[
