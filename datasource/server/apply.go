@@ -194,7 +194,7 @@ func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiu
 		// Nothing was sent: the report says the first step never happened.
 		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
 	}
-	defer l.close(context.WithoutCancel(ctx))
+	defer l.close()
 	l.catchUp()
 	sheet := a.SheetID
 	if sheet == "" {
@@ -297,7 +297,7 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	if err != nil {
 		return datasource.ApplyResult{}, err
 	}
-	defer l.close(context.WithoutCancel(ctx))
+	defer l.close()
 	l.catchUp()
 	// The node types give new nodes their handles and size; without them a node is
 	// created bare (an empty handles object), as the server's converter does.

@@ -393,9 +393,10 @@ type broadcast struct {
 	seq uint64
 }
 
-func (l *live) close(ctx context.Context) {
+// close closes the socket (see editsock.Conn.Close for why it sends no
+// disconnedUserOnGraph).
+func (l *live) close() {
 	if l.conn != nil {
-		_ = l.conn.Disconnect(ctx, l.graph.Key())
 		_ = l.conn.Close()
 	}
 }
@@ -426,7 +427,7 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 		l.conn = conn
 		err = s.register(ctx, l)
 		if err != nil {
-			l.close(ctx)
+			l.close()
 			l.conn = nil
 		}
 	}
@@ -439,7 +440,7 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 		return l, nil
 	}
 	if !keep {
-		l.close(ctx)
+		l.close()
 		l.conn = nil
 	}
 	switch {

@@ -94,7 +94,9 @@ func Dial(ctx context.Context, addr string, opt Options) (*Conn, error) {
 	return c, nil
 }
 
-// Close disconnects.
+// Close closes the socket, which ends its registrations. There is deliberately no
+// disconnedUserOnGraph: the server removes the first registration of the *user* on
+// each sheet, which may be the same person's web editor, not this socket.
 func (c *Conn) Close() error {
 	err := c.ws.Close(websocket.StatusNormalClosure, "")
 	<-c.done
@@ -261,15 +263,6 @@ type Registration struct {
 	Missing []json.RawMessage
 	// Seq places the answer among the frames received (see Options.OnBroadcast).
 	Seq uint64
-}
-
-// Disconnect tells the server this socket stops editing the graph (the server's
-// spelling: disconnedUserOnGraph). It is not acknowledged.
-func (c *Conn) Disconnect(ctx context.Context, graphKey string) error {
-	body, _ := json.Marshal(map[string]any{"type": "disconnedUserOnGraph", "graphKey": graphKey})
-	wctx, cancel := context.WithTimeout(ctx, c.opt.AckTimeout)
-	defer cancel()
-	return c.ws.Write(wctx, websocket.MessageText, body)
 }
 
 // ApplyInstructions sends one applyInstructionToGraph (at most MaxInstructions

@@ -410,12 +410,16 @@ func (s *Server) handle(c *client, data []byte) bool {
 	case "registerUserOnGraph":
 		return s.register(c, m, id, hasID)
 	case "disconnedUserOnGraph":
-		if lg := s.live[c.graph]; lg != nil {
+		// As the real server: the first registration of the user on each sheet
+		// goes, whichever connection made it.
+		gk, _ := m["graphKey"].(string)
+		if lg := s.live[gk]; lg != nil {
 			for sh, cs := range lg.editors {
-				lg.editors[sh] = slices.DeleteFunc(cs, func(x *client) bool { return x.user.ID == c.user.ID })
+				if i := slices.IndexFunc(cs, func(x *client) bool { return x.user.ID == c.user.ID }); i >= 0 {
+					lg.editors[sh] = slices.Delete(cs, i, i+1)
+				}
 			}
 		}
-		c.graph, c.sheets = "", nil
 		return true
 	case "applyInstructionToGraph", "batchCreateElements", "batchDeleteElements":
 	default:
