@@ -1,6 +1,7 @@
 package nodiusgraph
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -109,5 +110,82 @@ func TestReplayKeepsEachMessageOnce(t *testing.T) {
 	}
 	if n, _ := g.Sheets["1"].Node("sort_stats"); n["posX"] != float64(7) {
 		t.Errorf("sort_stats posX = %v", n["posX"])
+	}
+}
+
+// TestReplay08MatchesTheSave: the missingMessages the real server gave a late
+// client (08, ed6, fromTimestamp 0) replayed on the seed graph give the graph the
+// server saved afterwards: every node at its saved place, the same nodes and edges
+// (less the created edge the server's save loses, a bug the recording notes).
+func TestReplay08MatchesTheSave(t *testing.T) {
+	seed, err := os.ReadFile("../testdata/seed-graph.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := Parse(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("../testdata/08-editing-ws.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []json.RawMessage
+	var saved struct {
+		Sheets map[string]struct {
+			Nodes map[string][2]float64 `json:"nodes"`
+			Edges []string              `json:"edges"`
+		} `json:"_sheets"`
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var l struct {
+			Dir   string `json:"dir"`
+			Conn  string `json:"conn"`
+			Path  string `json:"path"`
+			Frame struct {
+				Missing []json.RawMessage `json:"missingMessages"`
+			} `json:"frame"`
+			Body struct {
+				Digest json.RawMessage `json:"_digest_of_body"`
+			} `json:"body"`
+		}
+		if json.Unmarshal(line, &l) != nil {
+			continue
+		}
+		if l.Conn == "ed6" && len(l.Frame.Missing) > 0 {
+			missing = l.Frame.Missing
+		}
+		if l.Dir == "resp" && l.Path == "/api/graph/get" {
+			_ = json.Unmarshal(l.Body.Digest, &saved) // the last one is after the autosave
+		}
+	}
+	if len(missing) != 4 || len(saved.Sheets) != 2 {
+		t.Fatalf("%d missing messages and %d saved sheets in the recording, want 4 and 2", len(missing), len(saved.Sheets))
+	}
+	for i, m := range missing {
+		if err := g.Replay(m, "0"); err != nil {
+			t.Fatalf("message %d: %v", i+1, err)
+		}
+	}
+	for id, want := range saved.Sheets {
+		sh := g.Sheets[id]
+		if len(sh.Nodes) != len(want.Nodes) {
+			t.Errorf("sheet %s: %d nodes, the save has %d", id, len(sh.Nodes), len(want.Nodes))
+		}
+		for key, pos := range want.Nodes {
+			n, ok := sh.Node(key)
+			if !ok || n["posX"] != pos[0] || n["posY"] != pos[1] {
+				t.Errorf("sheet %s: node %s = %v,%v, saved at %v", id, key, n["posX"], n["posY"], pos)
+			}
+		}
+		var edges []string
+		for _, e := range sh.Edges {
+			if k := e["_key"].(string); len(k) < 64 { // the created edge: not saved (server bug)
+				edges = append(edges, k)
+			}
+		}
+		if !reflect.DeepEqual(edges, want.Edges) && !(len(edges) == 0 && len(want.Edges) == 0) {
+			t.Errorf("sheet %s: edges %v, saved %v", id, edges, want.Edges)
+		}
 	}
 }
