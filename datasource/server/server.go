@@ -163,13 +163,15 @@ func (s *Source) Close() error {
 	return nil
 }
 
-// note remembers what the last read was, and tells the user once.
-func (s *Source) note(short, sentence string) {
+// note remembers what the last read was (short, for Describe), and tells the user
+// sentence the first time a note of that kind (key) is made: a chat that reads the
+// graph on every question says it once, before its screen starts.
+func (s *Source) note(key, short, sentence string) {
 	s.mu.Lock()
 	s.lastNote = short
-	first := sentence != "" && !s.said[sentence]
+	first := sentence != "" && !s.said[key]
 	if first {
-		s.said[sentence] = true
+		s.said[key] = true
 	}
 	s.mu.Unlock()
 	if first && s.notify != nil {
@@ -436,7 +438,7 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 			return nil, err
 		}
 		l.why = err.Error()
-		s.note("saved state only", fmt.Sprintf("only the state the Nodius server last saved could be read for graph %q (it saves about every 30 s, so recent edits may be missing): %s", graphKey, l.why))
+		s.note("saved", "saved state only", fmt.Sprintf("only the state the Nodius server last saved could be read for graph %q (it saves about every 30 s, so recent edits may be missing): %s", graphKey, l.why))
 		return l, nil
 	}
 	if !keep {
@@ -445,10 +447,10 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 	}
 	switch {
 	case l.failed > 0:
-		s.note(fmt.Sprintf("live, %d editing messages not replayed", l.failed), fmt.Sprintf(
+		s.note("replay", fmt.Sprintf("live, %d editing messages not replayed", l.failed), fmt.Sprintf(
 			"%d of the %d editing messages made since graph %q was last saved could not be replayed: what is shown may differ from the editors' graph", l.failed, l.failed+l.replayed, graphKey))
 	default:
-		s.note(fmt.Sprintf("live: saved state + %d editing messages", l.replayed), "")
+		s.note("live", fmt.Sprintf("live: saved state + %d editing messages", l.replayed), "")
 	}
 	return l, nil
 }
@@ -538,7 +540,7 @@ func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, 
 		if errors.As(err, &fe) && fe.Code == fault.Auth {
 			return datasource.Snapshot{}, err
 		}
-		s.note("node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
+		s.note("types", "node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
 		configs = []datasource.NodeConfig{}
 	}
 	snap.Configs = configs
