@@ -290,7 +290,10 @@ func reportSentence(r nodiusws.ApplyReport) string {
 // part-way stops there, and the error says what was applied and what was not. An
 // edit another client makes in the instant between the check and the server's
 // receipt of a message is not seen (the server has no compare-and-set); edits seen
-// before sending are caught up and checked again.
+// before sending are caught up and checked again. A refusal after part of the
+// action was applied is a *datasource.ConflictError too, whose sentence says what
+// was applied: the approval is then recorded as such, never left pending to be
+// applied twice.
 func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
 	o := datasource.ApplyOptionsOf(opts)
 	l, err := s.load(ctx, graphKey, true)
@@ -333,9 +336,12 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 			}
 			return datasource.ApplyResult{}, err
 		}
+		// Part of it is in the graph: the decision is recorded with this sentence
+		// (a ConflictError is recorded, not left pending), so that approving again
+		// cannot apply the first part twice.
 		return datasource.ApplyResult{Applied: false, Created: datasource.Created{Nodes: nonNil(rep.NodesCreated), Edges: nonNil(rep.EdgesCreated)},
-				Note: "partly applied"}, &fault.Error{Code: fault.InvalidRequest, Err: err,
-				Message: fmt.Sprintf("the change to graph %q was only partly applied: %s — look at the graph in the editor", graphKey, reportSentence(rep))}
+				Note: "partly applied"}, &datasource.ConflictError{Err: &fault.Error{Code: fault.InvalidRequest, Err: err,
+				Message: fmt.Sprintf("only part of the change reached graph %q: %s — look at the graph in the editor", graphKey, reportSentence(rep))}}
 	}
 	return datasource.ApplyResult{Applied: true, Created: created,
 		Note: "applied through the Nodius server's editing socket: the graph's editors see it now"}, nil

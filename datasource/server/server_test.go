@@ -441,3 +441,28 @@ func TestApplyServerActionReportsAPartialApply(t *testing.T) {
 		t.Errorf("report %+v, err %v", rep, err)
 	}
 }
+
+// TestApplyActionStoppedPartWay: the server refuses the second message of an
+// action: the error is recorded as a decision (a conflict) and says what was
+// applied.
+func TestApplyActionStoppedPartWay(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	src := source(t, s, "tok-alice", nil)
+	a := action(t, `{"type":"batch","payload":{"actions":[
+		{"type":"move_node","payload":{"nodeKey":"root","posX":1,"posY":2}},
+		{"type":"create_node","payload":{"nodeKey":"n1","typeKey":"log-node","sheet":"0","posX":1,"posY":1}}]}}`)
+	s.RefuseNext("batchCreateElements", "Node with _key n1 already exists")
+	_, err := src.ApplyAction(ctx, graphKey, a)
+	if !datasource.IsConflict(err) || !strings.Contains(err.Error(), "only part of the change") ||
+		!strings.Contains(err.Error(), "applied 2 instruction(s)") || !strings.Contains(err.Error(), "n1 already exists") {
+		t.Fatalf("err = %v", err)
+	}
+	g := s.Live(graphKey)
+	if n, _ := g.Sheets["0"].Node("root"); n["posX"] != float64(1) {
+		t.Errorf("root posX = %v: the first message should be applied", n["posX"])
+	}
+	if _, ok := g.NodeSheet("n1"); ok {
+		t.Error("n1 created despite the refusal")
+	}
+}

@@ -47,7 +47,8 @@ type Server struct {
 	saved   map[string]*nodiusgraph.Graph
 	live    map[string]*liveGraph
 	configs []json.RawMessage
-	last    int64 // the last time given out (ms): strictly increasing
+	last    int64             // the last time given out (ms): strictly increasing
+	refuse  map[string]string // by message type: refuse the next one with this sentence
 }
 
 type liveGraph struct {
@@ -87,7 +88,7 @@ func New(opt Options) (*Server, error) {
 	if opt.WSAddr == "" {
 		opt.WSAddr = "127.0.0.1:0"
 	}
-	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}}
+	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}, refuse: map[string]string{}}
 	var err error
 	if opt.PairedPorts {
 		if err := s.listenPaired(); err != nil {
@@ -192,6 +193,16 @@ func (s *Server) Save(graphKey string) {
 	g := lg.g.Clone()
 	g.Doc["lastUpdatedTime"] = float64(s.now())
 	s.saved[graphKey] = g
+}
+
+// RefuseNext makes the stand-in refuse the next editing message of that type
+// (applyInstructionToGraph, batchCreateElements, batchDeleteElements) with the
+// sentence, as the real server refuses one the graph does not allow: for testing
+// what a client does when a change stops part-way.
+func (s *Server) RefuseNext(msgType, sentence string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse[msgType] = sentence
 }
 
 // Live returns a copy of the graph as its editors have it (the saved state when
@@ -433,6 +444,10 @@ func (s *Server) handle(c *client, data []byte) bool {
 	if json.Unmarshal(data, &msg) != nil {
 		c.send(map[string]any{"error": "Invalid JSON"})
 		return true
+	}
+	if sentence, ok := s.refuse[typ]; ok {
+		delete(s.refuse, typ)
+		return refuse(sentence)
 	}
 	var sheets []string // the histories the message is filed under
 	var err error
