@@ -36,26 +36,105 @@ const (
 )
 
 // Instruction is one change of a value at a path, in Nodius's short-keyed form
-// {o, p, v, i, l, s, r, f, t, d}. Pointers tell an absent index from 0.
+// {o, p, v, i, l, s, r, f, t, d}. Pointers tell an absent index from 0, and HasV an
+// absent value from null (JavaScript's undefined and null differ here: a SET
+// without v is refused, a SET of null is not).
 type Instruction struct {
-	O Op       `json:"o"`
-	P []string `json:"p,omitempty"`
-	V any      `json:"v,omitempty"`
-	I *float64 `json:"i,omitempty"`
-	L *float64 `json:"l,omitempty"`
-	S *string  `json:"s,omitempty"`
-	R *string  `json:"r,omitempty"`
-	F *float64 `json:"f,omitempty"`
-	T *float64 `json:"t,omitempty"`
-	D []string `json:"d,omitempty"`
+	O    Op
+	P    []string
+	V    any
+	HasV bool
+	I    *float64
+	L    *float64
+	S    *string
+	R    *string
+	F    *float64
+	T    *float64
+	D    []string
+}
+
+type instructionJSON struct {
+	O Op              `json:"o"`
+	P []string        `json:"p,omitempty"`
+	V json.RawMessage `json:"v,omitempty"`
+	I *float64        `json:"i,omitempty"`
+	L *float64        `json:"l,omitempty"`
+	S *string         `json:"s,omitempty"`
+	R *string         `json:"r,omitempty"`
+	F *float64        `json:"f,omitempty"`
+	T *float64        `json:"t,omitempty"`
+	D []string        `json:"d,omitempty"`
+}
+
+// MarshalJSON writes v when HasV is set, null included.
+func (in Instruction) MarshalJSON() ([]byte, error) {
+	j := instructionJSON{O: in.O, P: in.P, I: in.I, L: in.L, S: in.S, R: in.R, F: in.F, T: in.T, D: in.D}
+	if in.HasV {
+		v, err := json.Marshal(in.V)
+		if err != nil {
+			return nil, err
+		}
+		j.V = v
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads the short-keyed form; HasV says whether v was there.
+func (in *Instruction) UnmarshalJSON(data []byte) error {
+	var j instructionJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*in = Instruction{O: j.O, P: j.P, I: j.I, L: j.L, S: j.S, R: j.R, F: j.F, T: j.T, D: j.D}
+	if j.V != nil {
+		in.HasV = true
+		if err := json.Unmarshal(j.V, &in.V); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Set is the instruction that sets the value at path (InstructionBuilder.key(...).set(v)).
-func Set(v any, path ...string) Instruction { return Instruction{O: OpSet, P: path, V: v} }
+func Set(v any, path ...string) Instruction { return Instruction{O: OpSet, P: path, V: v, HasV: true} }
 
-// Validate checks what the server checks before applying (validateInstruction).
+// Validate checks what the server checks before applying (validateInstruction),
+// with its sentences.
 func (in Instruction) Validate() error {
-	if in.O < OpSet || in.O > OpObjInsert {
+	switch in.O {
+	case OpSet, OpArrAdd, OpArrUnshift, OpStrAppend, OpDictMerge:
+		if !in.HasV {
+			return errors.New("Missing value for operation")
+		}
+	case OpArrInsert, OpStrInsert:
+		if in.I == nil || !in.HasV {
+			return errors.New("Missing index or value for operation")
+		}
+	case OpArrRemIdx:
+		if in.I == nil {
+			return errors.New("Missing index for operation")
+		}
+	case OpStrRemove, OpStrRepAt:
+		if in.I == nil || in.L == nil {
+			return errors.New("Missing index or length for operation")
+		}
+	case OpStrReplace, OpStrRepAll:
+		if in.S == nil || *in.S == "" || in.R == nil {
+			return errors.New("Missing search or replacement string")
+		}
+	case OpArrMove:
+		if in.F == nil || in.T == nil {
+			return errors.New("Missing from_index or to_index for operation")
+		}
+	case OpObjMove, OpObjInsert:
+		if in.D == nil {
+			return errors.New("Missing destination path for operation")
+		}
+		if in.O == OpObjInsert && in.I != nil && *in.I < 0 {
+			return errors.New("Invalid index for operation")
+		}
+	case OpRemove, OpArrPop, OpArrShift, OpBoolToggle:
+	default:
 		return errors.New("Invalid operation type")
 	}
 	return nil
@@ -291,15 +370,15 @@ func moveValue(root any, in Instruction) (any, error) {
 		if len(in.D) == 0 {
 			return v, nil
 		}
-		return walk(root, in.D, 0, Instruction{O: OpSet, V: v})
+		return walk(root, in.D, 0, Instruction{O: OpSet, V: v, HasV: true})
 	}
 	if len(in.D) == 0 {
 		return nil, errors.New("Destination path must be provided for objectInsert")
 	}
 	if in.I == nil {
-		return walk(root, in.D, 0, Instruction{O: OpArrAdd, V: v})
+		return walk(root, in.D, 0, Instruction{O: OpArrAdd, V: v, HasV: true})
 	}
-	return walk(root, in.D, 0, Instruction{O: OpArrInsert, I: in.I, V: v})
+	return walk(root, in.D, 0, Instruction{O: OpArrInsert, I: in.I, V: v, HasV: true})
 }
 
 func lookup(root any, path []string) (any, bool) {

@@ -48,6 +48,9 @@ func TestApply(t *testing.T) {
 		{"object move", `{"o":18,"p":["data","title"],"d":["name"]}`, []string{"name"}, "héllo 😀!", ""},
 		{"object insert", `{"o":19,"p":["posX"],"d":["data","tags"],"i":0}`, []string{"data", "tags"}, []any{float64(1), "a", "b", "c"}, ""},
 		{"invalid operation", `{"o":99,"p":["posX"],"v":1}`, nil, nil, "Invalid operation type"},
+		{"set without a value", `{"o":1,"p":["posX"]}`, nil, nil, "Missing value for operation"},
+		{"set of null", `{"o":1,"p":["data","on"],"v":null}`, []string{"data"}, map[string]any{"on": nil, "tags": []any{"a", "b", "c"}, "title": "héllo 😀!"}, ""},
+		{"replace without search", `{"o":5,"p":["data","title"],"r":"x"}`, nil, nil, "Missing search or replacement string"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +88,19 @@ func TestApply(t *testing.T) {
 
 // TestReplayKeepsEachMessageOnce: an instruction message filed under two sheets'
 // histories applies each sheet's part once.
+// TestSetOfNullIsSent: a SET of null keeps its v on the wire (the server refuses a
+// SET without one).
+func TestSetOfNullIsSent(t *testing.T) {
+	b, _ := json.Marshal(Set(nil, "data", "x"))
+	if string(b) != `{"o":1,"p":["data","x"],"v":null}` {
+		t.Errorf("Set(nil) = %s", b)
+	}
+	b, _ = json.Marshal(Instruction{O: OpRemove, P: []string{"a"}})
+	if string(b) != `{"o":2,"p":["a"]}` {
+		t.Errorf("remove = %s", b)
+	}
+}
+
 func TestReplayKeepsEachMessageOnce(t *testing.T) {
 	seed, err := os.ReadFile("../testdata/seed-graph.json")
 	if err != nil {
