@@ -427,10 +427,13 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 		refused = errors.As(err, &fe) && fe.Code == fault.Auth
 	} else {
 		l.conn = conn
+		savedState := g.Clone()
 		err = s.register(ctx, l)
 		if err != nil {
+			// A registration refused part-way leaves some sheets replayed: back to
+			// the saved state, which is what the note says.
 			l.close()
-			l.conn = nil
+			l.conn, l.graph, l.replayed, l.failed = nil, savedState, 0, 0
 		}
 	}
 	if err != nil {
