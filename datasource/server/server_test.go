@@ -466,3 +466,33 @@ func TestApplyActionStoppedPartWay(t *testing.T) {
 		t.Error("n1 created despite the refusal")
 	}
 }
+
+// TestReplayFailureIsSaid: editing messages that do not apply to the saved state
+// (here: already in it) are counted and said.
+func TestReplayFailureIsSaid(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	carol := newEditor(t, s, "tok-carol")
+	node, _ := json.Marshal(map[string]any{"_key": "x1", "graphKey": graphKey, "sheet": "0", "type": "log-node"})
+	if err := carol.c.BatchCreate(ctx, "0", []json.RawMessage{node}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A saved state that already holds the edit but says it is older than it.
+	g := s.Live(graphKey)
+	g.Doc["lastUpdatedTime"] = float64(1)
+	body, _ := g.MarshalJSON()
+	if err := s.AddGraph(body); err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	src := source(t, s, "tok-alice", &notices)
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "1 of the 1 editing messages") {
+		t.Errorf("notices = %q", notices)
+	}
+	if d := src.Describe(); !strings.Contains(d, "not replayed") {
+		t.Errorf("Describe = %q", d)
+	}
+}
