@@ -2,13 +2,14 @@ package cli
 
 import (
 	"context"
-	"strings"
+	"fmt"
+	"io"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/server"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // openArango opens an arango:// or arangos:// source. The URL's ?workspace= wins over
@@ -32,27 +33,18 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 	return src, nil
 }
 
-// openServer opens a server: source, with the --fallback arango source for graphs
-// the server does not hold in memory, and the --token bearer JWT.
-func openServer(ctx context.Context, cfg *config.Config, url string) (datasource.Source, error) {
-	var fallback datasource.Source
-	if fb := cfg.Fallback; fb != "" {
-		if !strings.HasPrefix(fb, "arango://") && !strings.HasPrefix(fb, "arangos://") {
-			return nil, &convo.Error{Code: convo.CodeConfig,
-				Message: "--fallback must be an arango:// or arangos:// URL (the database behind the Nodius server)"}
-		}
-		src, err := openArango(ctx, cfg, fb)
-		if err != nil {
-			return nil, err
-		}
-		fallback = src
+// openServer opens a server: source with the --token bearer JWT. It reads the live
+// graph (the saved state and the editing messages since) and applies approved
+// changes through the server's editing socket. What the user should know about a
+// read (only the saved state could be had) is said once on errOut. --fallback is
+// not used: the server reads its own database.
+func openServer(ctx context.Context, cfg *config.Config, url string, errOut io.Writer) (datasource.Source, error) {
+	notice := func(msg string) { fmt.Fprintln(errOut, "nodius-ai: note: "+termtext.OneLine(msg)) }
+	if cfg.Fallback != "" {
+		notice("--fallback is ignored with a server: source: the Nodius server reads its own database")
 	}
-	s, err := server.New(server.Options{BaseURL: url, Token: cfg.Token, Fallback: fallback,
-		MaxBytes: cfg.Limits.MaxSnapshotBytes})
+	s, err := server.New(server.Options{BaseURL: url, Token: cfg.Token, MaxBytes: cfg.Limits.MaxSnapshotBytes, Notice: notice})
 	if err != nil {
-		if c, ok := fallback.(interface{ Close() error }); ok {
-			_ = c.Close()
-		}
 		return nil, err
 	}
 	return s, nil

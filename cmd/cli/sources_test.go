@@ -3,8 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,10 +12,11 @@ import (
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
+	"github.com/nodius/nodius-ai/datasource/server/servertest"
 )
 
 // The same small graph is served by each kind of source (file, ArangoDB, the Nodius
-// server's memory endpoint, its Arango fallback), and `inspect context` must print
+// server), and `inspect context` must print
 // the same thing for all of them: what a source stores (composite keys, _from/_to,
 // duplicated edges, other workspaces) must never reach the retrieval context.
 
@@ -117,31 +116,6 @@ func (g sourceGraph) loadArango(fa *arangotest.Server) {
 	fa.Insert(arangotest.Configs, map[string]any{"_key": "hidden", "workspace": "other", "displayName": "Hidden"})
 }
 
-// memoryAnswer is the server's GET /api/ai/memory/{graph} body: nodes and edges by
-// sheet, and the edge dup listed twice, as the server indexes each edge by its
-// source and by its target.
-func (g sourceGraph) memoryAnswer(dup string) map[string]any {
-	sheets := map[string]map[string][]any{}
-	sheet := func(id string) map[string][]any {
-		if sheets[id] == nil {
-			sheets[id] = map[string][]any{"nodes": {}, "edges": {}}
-		}
-		return sheets[id]
-	}
-	for _, n := range g.nodes {
-		s := sheet(n["sheet"].(string))
-		s["nodes"] = append(s["nodes"], n)
-	}
-	for _, e := range g.edges {
-		s := sheet(e["sheet"].(string))
-		s["edges"] = append(s["edges"], e)
-		if e["_key"] == dup {
-			s["edges"] = append(s["edges"], e)
-		}
-	}
-	return map[string]any{"graph": g.graph, "sheets": sheets, "nodeConfigs": g.configs}
-}
-
 func cloneMap(m map[string]any) map[string]any {
 	b, _ := json.Marshal(m)
 	var out map[string]any
@@ -149,25 +123,52 @@ func cloneMap(m map[string]any) map[string]any {
 	return out
 }
 
-// memoryServer is a Nodius server holding the graphs named by held in memory (404 for
-// the others); it wants the bearer token srcToken.
-func memoryServer(t *testing.T, g sourceGraph, held ...string) *httptest.Server {
+// nodiusServer is a stand-in Nodius server (its WebSocket on the HTTP port + 2000,
+// where the CLI looks) holding the graph as /api/graph/get answers it (sheetsList,
+// _sheets with graphKey on nodes and edges), its node types and one of another
+// workspace, for the user of srcToken.
+func nodiusServer(t *testing.T, g sourceGraph) *servertest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "Bearer "+srcToken {
-			http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
-			return
+	s, err := servertest.New(servertest.Options{PairedPorts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	doc := cloneMap(g.graph)
+	doc["sheetsList"] = doc["sheets"]
+	delete(doc, "sheets")
+	doc["lastUpdatedTime"] = 1
+	sheets := map[string]map[string][]any{}
+	for id := range g.graph["sheets"].(map[string]any) {
+		sheets[id] = map[string][]any{"nodes": {}, "edges": {}}
+	}
+	for _, n := range g.nodes {
+		d := cloneMap(n)
+		d["graphKey"] = srcGraph
+		sheets[n["sheet"].(string)]["nodes"] = append(sheets[n["sheet"].(string)]["nodes"], d)
+	}
+	for _, e := range g.edges {
+		d := cloneMap(e)
+		d["graphKey"] = srcGraph
+		sheets[e["sheet"].(string)]["edges"] = append(sheets[e["sheet"].(string)]["edges"], d)
+	}
+	doc["_sheets"] = sheets
+	body, _ := json.Marshal(doc)
+	if err := s.AddGraph(body); err != nil {
+		t.Fatal(err)
+	}
+	var configs []json.RawMessage
+	for _, c := range append(slices.Clone(g.configs), map[string]any{"_key": "hidden", "workspace": "other", "displayName": "Hidden"}) {
+		d := cloneMap(c)
+		if d["workspace"] == nil {
+			d["workspace"] = srcWS
 		}
-		key, ok := strings.CutPrefix(r.URL.Path, "/api/ai/memory/")
-		if !ok || r.Method != http.MethodGet || !slices.Contains(held, key) {
-			http.Error(w, `{"error":"not in memory"}`, http.StatusNotFound)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(g.memoryAnswer("e2"))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		b, _ := json.Marshal(d)
+		configs = append(configs, b)
+	}
+	s.SetNodeConfigs(configs)
+	s.AddUser(srcToken, servertest.User{ID: "u1", Name: "alice", Workspaces: []string{srcWS}})
+	return s
 }
 
 // contextOut is `inspect context --format json` (DESIGN.md section 2).
@@ -219,8 +220,7 @@ func TestInspectContextSources(t *testing.T) {
 
 	fa := arangotest.New(t)
 	g.loadArango(fa)
-	inMemory := memoryServer(t, g, srcGraph)
-	empty := memoryServer(t, g)
+	nodius := nodiusServer(t, g)
 
 	tests := []struct {
 		name   string
@@ -232,11 +232,9 @@ func TestInspectContextSources(t *testing.T) {
 		{"arango", []string{"--source", fa.URL(srcWS)}, 0, "", true},
 		{"arango, workspace from --workspace", []string{"--source", strings.TrimSuffix(fa.URL(srcWS), "?workspace="+srcWS), "--workspace", srcWS}, 0, "", true},
 		{"arango, graph of another workspace", []string{"--source", fa.URL("other")}, 2, `no graph "` + srcGraph + `"`, true},
-		{"server holding the graph", []string{"--source", "server:" + inMemory.URL, "--token", srcToken, "--fallback", fa.URL(srcWS)}, 0, "", false},
-		{"server without it: the fallback answers", []string{"--source", "server:" + empty.URL, "--token", srcToken, "--fallback", fa.URL(srcWS)}, 0, "", true},
-		{"server without it, fallback of another workspace", []string{"--source", "server:" + empty.URL, "--token", srcToken, "--fallback", fa.URL("other")}, 2, `no graph "` + srcGraph + `"`, true},
-		{"server without it, no fallback", []string{"--source", "server:" + empty.URL, "--token", srcToken}, 2, `no graph "` + srcGraph + `"`, false},
-		{"server, no token", []string{"--source", "server:" + inMemory.URL}, 1, "401", false},
+		{"server", []string{"--source", "server:" + nodius.URL, "--token", srcToken}, 0, "", false},
+		{"server, --fallback ignored", []string{"--source", "server:" + nodius.URL, "--token", srcToken, "--fallback", fa.URL(srcWS)}, 0, "--fallback is ignored", false},
+		{"server, no token", []string{"--source", "server:" + nodius.URL}, 1, "401", false},
 	}
 	// Not parallel: each case tells by the fake's query count whether ArangoDB was asked.
 	for _, tc := range tests {

@@ -1,15 +1,19 @@
-// Package server reads graphs from a running Nodius server's memory endpoint (seed
-// 001's MemoryAwareDataSource, seen from outside the server): the live state of a
-// graph being edited, with changes not yet saved to ArangoDB. A graph the server does
-// not hold in memory (404) is read from the fallback source, usually ArangoDB.
+// Package server reads and changes graphs held by a running Nodius server, the way
+// the server offers them (DESIGN.md, "The Nodius server").
 //
-// Each read fetches one snapshot (GET /api/ai/memory/{graphKey}) and answers from it
-// in memory. Every call asks the server, so it sees the editor's current state; when
-// the server sent an ETag or Last-Modified, the request is conditional and an
-// unchanged graph (304) is answered from the snapshot kept (View pins one snapshot
-// for a caller that reads several times). Approved
-// proposals go to POST /api/ai/memory/{graphKey}/apply, with the state the person
-// approving was shown as "expect" (see Source.ApplyAction).
+// Reading: the server has no endpoint for the graph as it is being edited. POST
+// /api/graph/get answers the state it last saved (it saves from memory about every
+// 30 s), and registering on the editing WebSocket (registerUserOnGraph) with
+// fromTimestamp = the graph's lastUpdatedTime answers the editing messages made
+// since (missingMessages). The live graph is the saved one with those messages
+// replayed (package nodiusgraph). When the socket cannot be had, the saved state is
+// used and the Source says so (Options.Notice, Describe).
+//
+// Applying: an approved action of the local agent is turned into the editing
+// messages the server's own action converter produces (instructions, batches of
+// nodes and edges to create or delete) and sent on the editing socket, so web
+// editors see it at once; see ApplyAction. The server's assistant hands its
+// approved actions (ai:apply_action) to ApplyServerAction the same way.
 package server
 
 import (
@@ -22,64 +26,83 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/datasource/server/editsock"
+	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
-// DefaultTimeout bounds one request to the server (headers and body).
+// DefaultTimeout bounds one HTTP request to the server (headers and body).
 const DefaultTimeout = 30 * time.Second
 
-// DefaultMaxBytes bounds one answer of the server (a graph snapshot): far above any
-// real graph, low enough that a broken or hostile server cannot exhaust memory.
+// DefaultMaxBytes bounds one answer of the server (a graph): far above any real
+// graph, low enough that a broken or hostile server cannot exhaust memory.
 const DefaultMaxBytes = 32 << 20
+
+// DefaultEditorName is the name other editors of the graph see for this client.
+const DefaultEditorName = "nodius-ai (terminal)"
 
 // Options configure a Source.
 type Options struct {
 	// BaseURL is the Nodius server, e.g. https://nodius.example.com.
 	BaseURL string
-	// Token is the bearer JWT sent with every request ("" sends none).
+	// Token is the user's JWT: HTTP calls send it as a bearer token, the WebSocket
+	// in its authenticate frame. It goes to no other host.
 	Token string
-	// Fallback answers for graphs the server does not hold in memory; nil means
-	// such graphs are not found.
-	Fallback datasource.Source
-	// Timeout bounds each request (default DefaultTimeout).
+	// WSURL overrides where the WebSocket is (nodiusws.Address: by default
+	// wss://host/ws for an https server, ws://host:port+2000 for an http one).
+	WSURL string
+	// Timeout bounds each HTTP request (default DefaultTimeout).
 	Timeout time.Duration
+	// AckTimeout bounds each acknowledgement on the editing socket.
+	AckTimeout time.Duration
 	// HTTPClient replaces the default client (tests).
 	HTTPClient *http.Client
-	// MaxBytes bounds one answer, a snapshot (default DefaultMaxBytes; config key
+	// MaxBytes bounds one answer (default DefaultMaxBytes; config key
 	// max_snapshot_bytes). A larger answer fails with a sentence naming the key.
 	MaxBytes int
+	// EditorName is what other editors see while this client is registered.
+	EditorName string
+	// Notice, when set, is told once each thing the user should know about what
+	// was read (only the saved state could be had, messages that did not replay).
+	Notice func(string)
 }
 
-// Source is a datasource.Source over a Nodius server's memory endpoint. It also
-// applies whole actions through the server (datasource.ActionApplier).
+// Source is a datasource.Source over a Nodius server. It also applies whole actions
+// (datasource.ActionApplier) and the server assistant's approved actions
+// (nodiusws.Applier) through the editing socket.
 type Source struct {
 	base     *url.URL
 	token    string
-	fallback datasource.Source
+	wsURL    string
 	timeout  time.Duration
+	ackWait  time.Duration
 	hc       *http.Client
 	maxBytes int
-	// validated holds the last snapshot of each graph with the server's ETag or
-	// Last-Modified, so an unchanged graph is revalidated instead of sent again.
-	validated *revalidator
+	name     string
+	notify   func(string)
+
+	mu       sync.Mutex
+	said     map[string]bool
+	lastNote string
 }
 
 var (
-	_ datasource.Source         = (*Source)(nil)
-	_ datasource.Snapshotter    = (*Source)(nil)
-	_ datasource.ActionApplier  = (*Source)(nil)
-	_ datasource.Describer      = (*Source)(nil)
-	_ datasource.VectorSearcher = (*Source)(nil)
+	_ datasource.Source        = (*Source)(nil)
+	_ datasource.Snapshotter   = (*Source)(nil)
+	_ datasource.ActionApplier = (*Source)(nil)
+	_ datasource.Describer     = (*Source)(nil)
+	_ nodiusws.Applier         = (*Source)(nil)
 )
 
-// New checks the URL and returns a Source; it sends no request.
+// New checks the URLs and returns a Source; it sends no request.
 func New(opts Options) (*Source, error) {
 	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -87,6 +110,10 @@ func New(opts Options) (*Source, error) {
 			Message: fmt.Sprintf("server source needs an http:// or https:// URL (got %q) — use --source server:https://HOST", fault.MaskCredentials(opts.BaseURL))}
 	}
 	u.User = nil
+	ws, err := nodiusws.Address(u, opts.WSURL)
+	if err != nil {
+		return nil, err
+	}
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -109,135 +136,111 @@ func New(opts Options) (*Source, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxBytes
 	}
-	return &Source{base: u, token: opts.Token, fallback: opts.Fallback, timeout: timeout, hc: hc, maxBytes: maxBytes,
-		validated: &revalidator{last: map[string]*validatedSnapshot{}}}, nil
+	name := opts.EditorName
+	if name == "" {
+		name = DefaultEditorName
+	}
+	return &Source{base: u, token: opts.Token, wsURL: ws, timeout: timeout, ackWait: opts.AckTimeout, hc: hc,
+		maxBytes: maxBytes, name: name, notify: opts.Notice, said: map[string]bool{}}, nil
 }
 
-// Describe names the server (and the fallback).
+// Describe names the server, and says when the last read had only the saved state.
 func (s *Source) Describe() string {
 	d := "server:" + s.base.String()
-	if s.fallback != nil {
-		if fd, ok := s.fallback.(datasource.Describer); ok {
-			d += " (fallback " + fd.Describe() + ")"
-		} else {
-			d += " (with fallback)"
-		}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lastNote != "" {
+		d += " (" + s.lastNote + ")"
 	}
 	return d
 }
 
-// Close releases idle connections and closes the fallback when it can be closed.
+// Close releases idle connections.
 func (s *Source) Close() error {
-	if s == nil {
-		return nil
-	}
-	s.hc.CloseIdleConnections()
-	if c, ok := s.fallback.(io.Closer); ok {
-		return c.Close()
+	if s != nil {
+		s.hc.CloseIdleConnections()
 	}
 	return nil
 }
 
-// errNotInMemory says the server answered 404: the graph is not being edited now.
-var errNotInMemory = errors.New("graph not held in the server's memory")
-
-// memoryAnswer is the body of GET /api/ai/memory/{graphKey}.
-type memoryAnswer struct {
-	Graph  *datasource.Graph `json:"graph"`
-	Sheets map[string]struct {
-		Nodes []datasource.Node `json:"nodes"`
-		Edges []datasource.Edge `json:"edges"`
-	} `json:"sheets"`
-	NodeConfigs []datasource.NodeConfig `json:"nodeConfigs"`
+// note remembers what the last read was (short, for Describe), and tells the user
+// sentence the first time a note of that kind (key) is made: a chat that reads the
+// graph on every question says it once, before its screen starts.
+func (s *Source) note(key, short, sentence string) {
+	s.mu.Lock()
+	s.lastNote = short
+	first := sentence != "" && !s.said[key]
+	if first {
+		s.said[key] = true
+	}
+	s.mu.Unlock()
+	if first && s.notify != nil {
+		s.notify(sentence)
+	}
 }
 
-func (s *Source) endpoint(graphKey string, tail ...string) string {
+func (s *Source) endpoint(path string) string {
 	u := *s.base
-	parts := append([]string{"api", "ai", "memory", graphKey}, tail...)
-	esc := make([]string, len(parts))
-	for i, p := range parts {
-		esc[i] = url.PathEscape(p)
-	}
-	u.Path = strings.TrimRight(s.base.Path, "/") + "/" + strings.Join(parts, "/")
-	u.RawPath = strings.TrimRight(s.base.EscapedPath(), "/") + "/" + strings.Join(esc, "/")
+	u.Path = strings.TrimRight(s.base.Path, "/") + path
+	u.RawPath = ""
 	return u.String()
 }
 
-// do sends one request and returns the body of a 2xx answer. 404 gives
-// errNotInMemory; other failures are *fault.Error with a sentence to print.
-func (s *Source) do(ctx context.Context, method, target string, body any) ([]byte, error) {
-	data, _, err := s.doWith(ctx, method, target, body, nil)
-	return data, err
-}
-
-// doWith is do with extra request headers, returning the answer's headers too;
-// 304 gives errNotModified.
-func (s *Source) doWith(ctx context.Context, method, target string, body any, hdr http.Header) ([]byte, http.Header, error) {
+// post sends one JSON request and returns the status and body of the answer.
+// Transport failures and the statuses every endpoint shares (401, 403, 429, 5xx
+// except where the caller reads them) are *fault.Error with a sentence to print.
+func (s *Source) post(ctx context.Context, path string, body any) (int, []byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, nil, fmt.Errorf("encode request: %w", err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	b, err := json.Marshal(body)
 	if err != nil {
-		return nil, nil, fmt.Errorf("build request: %w", err)
+		return 0, nil, fmt.Errorf("encode request: %w", err)
 	}
-	for k, vs := range hdr {
-		req.Header[k] = vs
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint(path), bytes.NewReader(b))
+	if err != nil {
+		return 0, nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	req.Header.Set("Content-Type", "application/json")
 	if s.token != "" {
 		req.Header.Set("Authorization", "Bearer "+s.token)
 	}
 	resp, err := s.hc.Do(req)
 	if err != nil {
-		return nil, nil, s.netError(ctx, err)
+		return 0, nil, s.netError(ctx, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.maxBytes)+1))
 	if err != nil {
-		return nil, nil, s.netError(ctx, err)
+		return 0, nil, s.netError(ctx, err)
 	}
 	if len(data) > s.maxBytes {
-		return nil, nil, fault.Limit("the Nodius server's answer", "max_snapshot_bytes", s.maxBytes)
+		return 0, nil, fault.Limit("the Nodius server's answer", "max_snapshot_bytes", s.maxBytes)
 	}
 	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return data, resp.Header, nil
-	case resp.StatusCode == http.StatusNotModified:
-		return nil, resp.Header, errNotModified
-	case resp.StatusCode == http.StatusNotFound:
-		return nil, nil, errNotInMemory
 	case resp.StatusCode == http.StatusUnauthorized:
-		msg := "the Nodius server rejected the token (401) — set a valid JWT with --token or NODIUS_AI_TOKEN"
+		msg := "the Nodius server refused the token (401" + serverMessage(data) + ") — it may have expired or been revoked by a newer login: give a fresh one with --token or NODIUS_AI_TOKEN"
 		if s.token == "" {
 			msg = "the Nodius server wants a token (401) — pass a JWT with --token or NODIUS_AI_TOKEN"
 		}
-		return nil, nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
+		return resp.StatusCode, nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
 	case resp.StatusCode == http.StatusForbidden:
-		return nil, nil, &fault.Error{Code: fault.Auth, Status: 403,
-			Message: "the Nodius server refused access (403) — the token's user may not read or change this graph"}
-	case resp.StatusCode == http.StatusConflict:
-		return nil, nil, &refusedError{body: data, err: &fault.Error{Code: fault.InvalidRequest, Status: 409,
-			Message: fmt.Sprintf("the Nodius server refused the request (409%s)", serverMessage(data))}}
+		return resp.StatusCode, nil, &fault.Error{Code: fault.Auth, Status: 403,
+			Message: "the Nodius server refused access (403" + serverMessage(data) + ") — the token's user may not read this graph's workspace"}
 	case resp.StatusCode == http.StatusTooManyRequests:
-		return nil, nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
+		return resp.StatusCode, nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
 			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
-	case resp.StatusCode >= 500:
-		return nil, nil, &fault.Error{Code: fault.ServerError, Status: resp.StatusCode, Retryable: true,
-			Message: fmt.Sprintf("the Nodius server failed (%d%s) — retry, or look at the server's log", resp.StatusCode, serverMessage(data))}
-	default:
-		return nil, nil, &fault.Error{Code: fault.InvalidRequest, Status: resp.StatusCode,
-			Message: fmt.Sprintf("the Nodius server refused the request (%d%s)", resp.StatusCode, serverMessage(data))}
 	}
+	return resp.StatusCode, data, nil
+}
+
+func statusError(status int, data []byte) error {
+	if status >= 500 {
+		return &fault.Error{Code: fault.ServerError, Status: status, Retryable: true,
+			Message: fmt.Sprintf("the Nodius server failed (%d%s) — retry, or look at the server's log", status, serverMessage(data))}
+	}
+	return &fault.Error{Code: fault.InvalidRequest, Status: status,
+		Message: fmt.Sprintf("the Nodius server refused the request (%d%s) — is server: the Nodius server's URL?", status, serverMessage(data))}
 }
 
 // serverMessage extracts {"error": "..."} or {"message": "..."} from an error body.
@@ -255,7 +258,7 @@ func serverMessage(body []byte) string {
 	}
 	msg = strings.TrimSpace(strings.ReplaceAll(msg, "\n", " "))
 	if len(msg) > 200 {
-		msg = msg[:200] + "…"
+		msg = strings.ToValidUTF8(msg[:200], "") + "…"
 	}
 	if msg == "" {
 		return ""
@@ -285,112 +288,291 @@ func (s *Source) netError(ctx context.Context, err error) error {
 		Message: fmt.Sprintf("cannot reach the Nodius server at %s — check the network and the server: URL", where)}
 }
 
-// fetch gets the graph's live snapshot. errNotInMemory means the server does not
-// hold it.
-func (s *Source) fetch(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
-	last, hdr := s.validated.conditions(graphKey)
-	data, respHdr, err := s.doWith(ctx, http.MethodGet, s.endpoint(graphKey), nil, hdr)
-	if errors.Is(err, errNotModified) && last != nil {
-		return last.copy(), nil
+// saved reads the graph as the server last saved it (POST /api/graph/get). An
+// unknown key is answered with an empty body, or a 500 when the graph is built:
+// a 500 is asked again without building to tell the two apart.
+func (s *Source) saved(ctx context.Context, graphKey string) (*nodiusgraph.Graph, error) {
+	status, data, err := s.post(ctx, "/api/graph/get", map[string]any{"retrieveGraph": map[string]any{"token": graphKey, "buildGraph": true}})
+	if err != nil {
+		return nil, err
+	}
+	if status >= 500 {
+		st2, d2, err2 := s.post(ctx, "/api/graph/get", map[string]any{"retrieveGraph": map[string]any{"token": graphKey, "buildGraph": false}})
+		if err2 == nil && st2 == http.StatusOK && len(bytes.TrimSpace(d2)) == 0 {
+			return nil, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
+		}
+		return nil, statusError(status, data)
+	}
+	if status != http.StatusOK {
+		return nil, statusError(status, data)
+	}
+	g, ok, err := nodiusgraph.Parse(data)
+	if err != nil {
+		return nil, &fault.Error{Code: fault.ServerError, Err: err,
+			Message: fmt.Sprintf("the Nodius server's graph %q is not valid JSON (%v) — is server: the Nodius server's URL?", graphKey, err)}
+	}
+	if !ok {
+		return nil, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
+	}
+	if g.Key() == "" {
+		g.Doc["_key"] = graphKey
+	}
+	if len(g.Sheets) == 0 {
+		return nil, &fault.Error{Code: fault.ServerError,
+			Message: fmt.Sprintf("the Nodius server sent graph %q without its sheets — is server: the Nodius server's URL?", graphKey)}
+	}
+	return g, nil
+}
+
+// nodeConfigs reads the node types the user can see (POST /api/nodeconfig/list)
+// and keeps those of the graph's workspace and the built-in "root" one. defaults
+// holds, by type, what a new node of that type starts with (the config's node:
+// handles, size, data, and its version), as the server's createNodeFromConfig
+// takes it.
+func (s *Source) nodeConfigs(ctx context.Context, workspace string) (configs []datasource.NodeConfig, defaults map[string]typeDefaults, err error) {
+	status, data, err := s.post(ctx, "/api/nodeconfig/list", map[string]any{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if status != http.StatusOK {
+		return nil, nil, statusError(status, data)
+	}
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, nil, &fault.Error{Code: fault.ServerError, Err: err, Message: "the Nodius server's node type list is not a JSON array"}
+	}
+	configs, defaults = []datasource.NodeConfig{}, map[string]typeDefaults{}
+	for _, r := range raw {
+		var c datasource.NodeConfig
+		if json.Unmarshal(r, &c) != nil || c.Key == "" {
+			continue
+		}
+		if c.Workspace != "" && c.Workspace != "root" && workspace != "" && c.Workspace != workspace {
+			continue
+		}
+		var inner struct {
+			Version any `json:"version"`
+			Node    struct {
+				Handles map[string]datasource.HandleGroup `json:"handles"`
+			} `json:"node"`
+		}
+		var node struct {
+			Node map[string]any `json:"node"`
+		}
+		if json.Unmarshal(r, &inner) == nil && len(c.Handles) == 0 {
+			c.Handles = inner.Node.Handles
+		}
+		if json.Unmarshal(r, &node) == nil && node.Node != nil {
+			defaults[c.Key] = typeDefaults{version: inner.Version, handles: node.Node["handles"], size: node.Node["size"], data: node.Node["data"]}
+		}
+		configs = append(configs, c)
+	}
+	return configs, defaults, nil
+}
+
+// typeDefaults is what a new node of a type starts with.
+type typeDefaults struct {
+	version, handles, size, data any
+}
+
+// live is a graph as the editors have it: the saved state, with the editing
+// messages since its save replayed, and the socket that registered for them, still
+// open and registered on every sheet when keep is true (to apply through it).
+type live struct {
+	graph    *nodiusgraph.Graph
+	conn     *editsock.Conn    // nil: only the saved state could be had
+	regSeq   map[string]uint64 // each sheet's registration's place among the frames
+	replayed int
+	failed   int
+	why      string // when conn is nil: why the socket could not be had
+
+	mu   sync.Mutex
+	late []broadcast // editing messages other clients made after the registrations
+}
+
+type broadcast struct {
+	msg json.RawMessage
+	seq uint64
+}
+
+// close closes the socket (see editsock.Conn.Close for why it sends no
+// disconnedUserOnGraph).
+func (l *live) close() {
+	if l.conn != nil {
+		_ = l.conn.Close()
+	}
+}
+
+// load reads the live graph. A socket that cannot be opened or registered leaves
+// the saved state with why set, unless the token is refused (an auth error) or keep
+// is true (applying needs the socket).
+func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, error) {
+	g, err := s.saved(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
+	l := &live{graph: g, regSeq: map[string]uint64{}}
+	conn, err := editsock.Dial(ctx, s.wsURL, editsock.Options{
+		Options:    nodiusws.Options{Token: s.token, HTTPClient: s.hc},
+		AckTimeout: s.ackWait,
+		OnBroadcast: func(msg json.RawMessage, seq uint64) {
+			l.mu.Lock()
+			l.late = append(l.late, broadcast{msg, seq})
+			l.mu.Unlock()
+		},
+	})
+	refused := false // the token itself was refused: an error, not a notice
+	if err != nil {
+		var fe *fault.Error
+		refused = errors.As(err, &fe) && fe.Code == fault.Auth
+	} else {
+		l.conn = conn
+		savedState := g.Clone()
+		err = s.register(ctx, l)
+		if err != nil {
+			// A registration refused part-way leaves some sheets replayed: back to
+			// the saved state, which is what the note says.
+			l.close()
+			l.conn, l.graph, l.replayed, l.failed = nil, savedState, 0, 0
+		}
 	}
 	if err != nil {
-		return datasource.Snapshot{}, err
+		if keep || refused || ctx.Err() != nil {
+			return nil, err
+		}
+		l.why = err.Error()
+		s.note("saved", "saved state only", fmt.Sprintf("only the state the Nodius server last saved could be read for graph %q (it saves about every 30 s, so recent edits may be missing): %s", graphKey, l.why))
+		return l, nil
 	}
-	var ans memoryAnswer
-	if err := json.Unmarshal(data, &ans); err != nil {
+	if !keep {
+		l.close()
+		l.conn = nil
+	}
+	switch {
+	case l.failed > 0:
+		s.note("replay", fmt.Sprintf("live, %d editing messages not replayed", l.failed), fmt.Sprintf(
+			"%d of the %d editing messages made since graph %q was last saved could not be replayed: what is shown may differ from the editors' graph", l.failed, l.failed+l.replayed, graphKey))
+	default:
+		s.note("live", fmt.Sprintf("live: saved state + %d editing messages", l.replayed), "")
+	}
+	return l, nil
+}
+
+// register registers l.conn on every sheet from the graph's save time and replays
+// the messages each answers. The server files an instruction message under each
+// sheet it touches and a batch under the sender's sheet, so each is replayed once.
+func (s *Source) register(ctx context.Context, l *live) error {
+	from := l.graph.LastUpdated()
+	for _, id := range l.graph.SheetIDs() {
+		reg, err := l.conn.Register(ctx, l.graph.Key(), id, s.name, from)
+		if err != nil {
+			var re *editsock.RefusedError
+			if errors.As(err, &re) {
+				code := fault.ServerError
+				if strings.Contains(re.Message, "Access denied") {
+					code = fault.Auth
+				}
+				return &fault.Error{Code: code, Err: err, Message: fmt.Sprintf(
+					"the Nodius server would not register this client as an editor of graph %q (sheet %s): %s", l.graph.Key(), id, re.Message)}
+			}
+			return err
+		}
+		for _, m := range reg.Missing {
+			if err := l.graph.Replay(m, id); err != nil {
+				l.failed++
+			} else {
+				l.replayed++
+			}
+		}
+		l.regSeq[id] = reg.Seq
+	}
+	return nil
+}
+
+// catchUp applies the editing messages other clients made since the registrations
+// and reports how many. A message that reached this socket before the registration
+// of a sheet it touches is in that registration's answer: only the parts for sheets
+// registered before it are applied here. A batch counted twice that way is refused
+// by the copy (its keys exist, or are gone) and changes nothing.
+func (l *live) catchUp() int {
+	l.mu.Lock()
+	late := l.late
+	l.late = nil
+	l.mu.Unlock()
+	n := 0
+	for _, b := range late {
+		var m nodiusgraph.Message
+		if json.Unmarshal(b.msg, &m) != nil {
+			continue
+		}
+		before := func(sheet string) bool { seq, ok := l.regSeq[sheet]; return ok && seq < b.seq }
+		switch m.Type {
+		case "applyInstructionToGraph":
+			var mine []nodiusgraph.GraphInstruction
+			for _, in := range m.Instructions {
+				if before(in.SheetID) {
+					mine = append(mine, in)
+				}
+			}
+			if len(mine) > 0 && l.graph.ApplyInstructions(mine) == nil {
+				n++
+			}
+		case "batchCreateElements":
+			if before(m.SheetID) && l.graph.BatchCreate(m.SheetID, m.Nodes, m.Edges) == nil {
+				n++
+			}
+		case "batchDeleteElements":
+			if before(m.SheetID) && l.graph.BatchDelete(m.SheetID, m.NodeKeys, m.EdgeKeys) == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// snapshotOf converts a live graph, with the node types of its workspace.
+func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, error) {
+	snap, err := l.graph.Snapshot()
+	if err != nil {
 		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError, Err: err,
-			Message: fmt.Sprintf("the Nodius server sent a malformed snapshot of graph %q (%v) — is server: the Nodius server's URL?", graphKey, err)}
+			Message: fmt.Sprintf("the Nodius server's graph %q has a node or edge this client cannot read: %v", l.graph.Key(), err)}
 	}
-	if ans.Graph == nil {
-		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError,
-			Message: fmt.Sprintf("the Nodius server's snapshot of graph %q has no \"graph\" — is server: the Nodius server's URL?", graphKey)}
+	configs, _, err := s.nodeConfigs(ctx, snap.Graph.Workspace)
+	if err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.Auth {
+			return datasource.Snapshot{}, err
+		}
+		s.note("types", "node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
+		configs = []datasource.NodeConfig{}
 	}
-	snap := assemble(graphKey, ans)
-	s.validated.remember(graphKey, respHdr, snap)
+	snap.Configs = configs
 	return snap, nil
 }
 
-// assemble flattens the sheets into one snapshot: nodes and edges get their sheet id
-// when they lack it, edges seen twice (the server indexes each edge by its source and
-// by its target) are kept once, and edges whose ends are not in the snapshot (an
-// editor's transient state) are dropped.
-func assemble(graphKey string, ans memoryAnswer) datasource.Snapshot {
-	g := *ans.Graph
-	if g.Key == "" {
-		g.Key = graphKey
+// Snapshot returns the graph as its editors have it now.
+func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
+	l, err := s.load(ctx, graphKey, false)
+	if err != nil {
+		return datasource.Snapshot{}, err
 	}
-	snap := datasource.Snapshot{Graph: g, Nodes: []datasource.Node{}, Edges: []datasource.Edge{}, Configs: ans.NodeConfigs}
-	if snap.Configs == nil {
-		snap.Configs = []datasource.NodeConfig{}
-	}
-	sheetIDs := make([]string, 0, len(ans.Sheets))
-	for id := range ans.Sheets {
-		sheetIDs = append(sheetIDs, id)
-	}
-	slices.Sort(sheetIDs)
-	nodeSeen := map[string]bool{}
-	for _, id := range sheetIDs {
-		for _, n := range ans.Sheets[id].Nodes {
-			if n.Key == "" || nodeSeen[n.Key] {
-				continue
-			}
-			if n.Sheet == "" {
-				n.Sheet = id
-			}
-			nodeSeen[n.Key] = true
-			snap.Nodes = append(snap.Nodes, n)
-		}
-	}
-	edgeSeen := map[string]bool{}
-	for _, id := range sheetIDs {
-		for _, e := range ans.Sheets[id].Edges {
-			if e.Key == "" || edgeSeen[e.Key] || !nodeSeen[e.Source] || !nodeSeen[e.Target] {
-				continue
-			}
-			if e.Sheet == "" {
-				e.Sheet = id
-			}
-			edgeSeen[e.Key] = true
-			snap.Edges = append(snap.Edges, e)
-		}
-	}
-	return snap
+	return s.snapshotOf(ctx, l)
 }
 
 // View reads the graph once and returns a source that answers from that one
-// snapshot, or the fallback when the server does not hold the graph (nil fallback:
-// not found). Every read of Source fetches the whole graph; a caller that reads
-// several times for one answer (a tool call: the node, its edges, the type names)
-// takes a View, so the answer costs one request and comes from one state.
+// snapshot: a caller that reads several times for one answer (a tool call) takes a
+// View, so the answer costs one read and comes from one state.
 func (s *Source) View(ctx context.Context, graphKey string) (datasource.Source, error) {
-	snap, err := s.fetch(ctx, graphKey)
-	if errors.Is(err, errNotInMemory) {
-		if s.fallback == nil {
-			return nil, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
-		}
-		return s.fallback, nil
-	}
+	snap, err := s.Snapshot(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
 	st, err := memgraph.New([]datasource.Snapshot{snap})
 	if err != nil {
 		return nil, &fault.Error{Code: fault.ServerError, Err: err,
-			Message: fmt.Sprintf("the Nodius server's snapshot of graph %q is inconsistent: %v", graphKey, err)}
+			Message: fmt.Sprintf("the Nodius server's graph %q is inconsistent: %v", graphKey, err)}
 	}
 	return st, nil
-}
-
-// Snapshot returns the graph as the editor holds it now (or as the fallback has it).
-func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
-	snap, err := s.fetch(ctx, graphKey)
-	if errors.Is(err, errNotInMemory) {
-		if s.fallback == nil {
-			return datasource.Snapshot{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
-		}
-		return datasource.LoadSnapshot(ctx, s.fallback, graphKey)
-	}
-	return snap, err
 }
 
 // Graph returns the graph's metadata.
@@ -411,7 +593,7 @@ func (s *Source) Nodes(ctx context.Context, graphKey, sheet string) ([]datasourc
 	return src.Nodes(ctx, graphKey, sheet)
 }
 
-// Edges lists edges (each once), of one sheet when sheet is not empty.
+// Edges lists edges, of one sheet when sheet is not empty.
 func (s *Source) Edges(ctx context.Context, graphKey, sheet string) ([]datasource.Edge, error) {
 	src, err := s.View(ctx, graphKey)
 	if err != nil {
@@ -429,7 +611,7 @@ func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource
 	return src.Node(ctx, graphKey, nodeKey)
 }
 
-// Configs lists the custom node types the server sent with the graph.
+// Configs lists the node types of the graph's workspace.
 func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
 	src, err := s.View(ctx, graphKey)
 	if err != nil {
@@ -438,7 +620,7 @@ func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.Nod
 	return src.Configs(ctx, graphKey)
 }
 
-// Search ranks nodes by text over the live graph (the fallback may use the embedding).
+// Search ranks nodes by text over the live graph.
 func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, queryEmbedding []float32) ([]datasource.ScoredNode, error) {
 	src, err := s.View(ctx, graphKey)
 	if err != nil {
@@ -454,153 +636,4 @@ func (s *Source) Neighborhood(ctx context.Context, graphKey, nodeKey string, dep
 		return datasource.Neighborhood{}, err
 	}
 	return src.Neighborhood(ctx, graphKey, nodeKey, depth, dir)
-}
-
-// VectorSearch ranks by similarity: over the live nodes' embeddings, or on the
-// fallback's side. A fallback that cannot rank by vectors gives an error, and the
-// retriever uses text ranking.
-func (s *Source) VectorSearch(ctx context.Context, graphKey string, queryEmbedding []float32, limit int) ([]datasource.ScoredNode, error) {
-	src, err := s.View(ctx, graphKey)
-	if err != nil {
-		return nil, err
-	}
-	vs, ok := src.(datasource.VectorSearcher)
-	if !ok {
-		return nil, errors.New("the fallback source cannot rank by vectors")
-	}
-	return vs.VectorSearch(ctx, graphKey, queryEmbedding, limit)
-}
-
-// ApplyAction sends an approved action to the server, which applies it to the live
-// graph and its editors. A graph the server does not hold goes to the fallback.
-//
-// The server's apply endpoint reports no steps (datasource.Record): the recorder is
-// fed on a fresh snapshot read right before the action is sent. What the person
-// approving was shown (datasource.Expect) is checked on that snapshot too, and also
-// sent with the action as "expect", the datasource.Precondition the graph must
-// meet: a server that honours it checks it in the same step as the change and
-// answers 409 {"applied": false, "conflicts": [...]} when it does not hold, which
-// is a *datasource.ConflictError here. Today's servers ignore the field, so a
-// change made in the server between the snapshot and the apply is not seen: only
-// the server can close that gap.
-func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
-	o := datasource.ApplyOptionsOf(opts)
-	if err := s.beforeApply(ctx, graphKey, a, o); err != nil {
-		return datasource.ApplyResult{}, err
-	}
-	body := map[string]any{"action": a}
-	if o.Expect != nil {
-		if pre := datasource.PreconditionOf(*o.Expect); !pre.Empty() {
-			body["expect"] = pre
-		}
-	}
-	data, err := s.do(ctx, http.MethodPost, s.endpoint(graphKey, "apply"), body)
-	var refused *refusedError
-	if errors.As(err, &refused) {
-		if conflict := conflictOf(refused.body); conflict != nil {
-			return datasource.ApplyResult{}, conflict
-		}
-	}
-	if errors.Is(err, errNotInMemory) {
-		if s.fallback == nil {
-			return datasource.ApplyResult{}, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
-		}
-		return datasource.Apply(ctx, s.fallback, graphKey, a, opts...)
-	}
-	if err != nil {
-		return datasource.ApplyResult{}, err
-	}
-	var res datasource.ApplyResult
-	if err := json.Unmarshal(data, &res); err != nil {
-		return datasource.ApplyResult{}, &fault.Error{Code: fault.ServerError, Err: err,
-			Message: fmt.Sprintf("the Nodius server's answer to apply was malformed (%v); the change may or may not be applied — check the graph", err)}
-	}
-	if res.Created.Nodes == nil {
-		res.Created.Nodes = []string{}
-	}
-	if res.Created.Edges == nil {
-		res.Created.Edges = []string{}
-	}
-	if !res.Applied {
-		if conflict := conflictOf(data); conflict != nil {
-			return datasource.ApplyResult{}, conflict
-		}
-		return res, &fault.Error{Code: fault.InvalidRequest,
-			Message: fmt.Sprintf("the Nodius server did not apply the change to graph %q%s", graphKey, noteSuffix(res.Note))}
-	}
-	return res, nil
-}
-
-// beforeApply checks an expectation and feeds a recorder on one snapshot of the
-// graph, read right before the action is sent: the recorder sees the action made on
-// an in-memory copy of it.
-func (s *Source) beforeApply(ctx context.Context, graphKey string, a datasource.Action, o datasource.ApplyOptions) error {
-	if o.Expect == nil && o.Record == nil {
-		return nil
-	}
-	snap, err := datasource.LoadSnapshot(ctx, s, graphKey)
-	if err != nil {
-		return err
-	}
-	if o.Expect != nil {
-		if err := datasource.CheckShown(datasource.SnapshotLookup(snap), *o.Expect); err != nil {
-			return &datasource.ConflictError{Err: err}
-		}
-	}
-	if o.Record != nil {
-		snap.Graph.Key = graphKey
-		sim, err := memgraph.New([]datasource.Snapshot{snap})
-		if err != nil {
-			return err
-		}
-		// A copy that refuses the action leaves the recorder with that failure: the
-		// server, not the copy, decides whether the action applies.
-		_, _ = sim.ApplyAction(ctx, graphKey, a, datasource.Record(o.Record))
-	}
-	return nil
-}
-
-// refusedError is a 409 answer: the server refused the request as it stands. Its
-// body is kept for apply, which reads the conflicts a server honouring "expect"
-// lists; anything else sees the classified error it wraps.
-type refusedError struct {
-	body []byte
-	err  *fault.Error
-}
-
-func (e *refusedError) Error() string { return e.err.Error() }
-func (e *refusedError) Unwrap() error { return e.err }
-
-// maxConflicts bounds how many of the server's reasons are kept, and how long each.
-const (
-	maxConflicts     = 10
-	maxConflictBytes = 300
-)
-
-// conflictOf reads {"applied": false, "conflicts": ["..."]}, the answer of a server
-// that found the graph not to be what the person approving was shown, into a
-// *datasource.ConflictError (nil when the answer lists no conflict).
-func conflictOf(body []byte) error {
-	var ans struct {
-		Applied   bool     `json:"applied"`
-		Conflicts []string `json:"conflicts"`
-	}
-	if json.Unmarshal(body, &ans) != nil || ans.Applied || len(ans.Conflicts) == 0 {
-		return nil
-	}
-	reasons := ans.Conflicts[:min(len(ans.Conflicts), maxConflicts)]
-	for i, r := range reasons {
-		if r = strings.TrimSpace(r); len(r) > maxConflictBytes {
-			r = strings.ToValidUTF8(r[:maxConflictBytes], "") + "…"
-		}
-		reasons[i] = r
-	}
-	return &datasource.ConflictError{Err: fmt.Errorf("%w (the Nodius server says): %s", datasource.ErrGraphChanged, strings.Join(reasons, "; "))}
-}
-
-func noteSuffix(note string) string {
-	if note == "" {
-		return ""
-	}
-	return ": " + note
 }

@@ -1,603 +1,498 @@
-package server
+package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"net/http"
-	"net/http/httptest"
-	"slices"
-	"sort"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/datasource/memgraph"
-	"github.com/nodius/nodius-ai/datasource/undo"
+	"github.com/nodius/nodius-ai/datasource/server"
+	"github.com/nodius/nodius-ai/datasource/server/editsock"
+	"github.com/nodius/nodius-ai/datasource/server/servertest"
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
-const token = "jwt-123"
+const graphKey = servertest.SeedGraphKey
 
-// memoryBody is the live graph "live": two sheets, every edge listed twice as the
-// server's edgeMap does (by source and by target), one node without a sheet field.
-const memoryBody = `{
-  "graph": {"_key": "live", "name": "Live", "workspace": "ws1", "sheets": {"0": "main", "1": "aux"}},
-  "sheets": {
-    "0": {"nodes": [
-            {"_key": "root", "type": "starter", "sheet": "0"},
-            {"_key": "fetch", "type": "api-call", "sheet": "0", "process": "fetch(url)", "embedding": [1, 0]},
-            {"_key": "shape", "type": "js", "process": "reshape rows", "embedding": [0, 1]}],
-          "edges": [
-            {"_key": "e1", "sheet": "0", "source": "root", "target": "fetch"},
-            {"_key": "e1", "sheet": "0", "source": "root", "target": "fetch"},
-            {"_key": "e2", "sheet": "0", "source": "fetch", "target": "shape"},
-            {"_key": "e2", "sheet": "0", "source": "fetch", "target": "shape"},
-            {"_key": "dangling", "sheet": "0", "source": "fetch", "target": "gone"}]},
-    "1": {"nodes": [{"_key": "aux", "type": "js", "sheet": "1"}], "edges": []}
-  },
-  "nodeConfigs": [{"_key": "api-call", "displayName": "API Call"}]
-}`
-
-// fakeServer implements the memory endpoint contract for graph "live".
-type fakeServer struct {
-	mu      sync.Mutex
-	applied []json.RawMessage
-	expects []json.RawMessage // the "expect" of each apply request, as sent
-	gets    int
-	status  int           // forced status for every request, when not 0
-	body    string        // replaces memoryBody, when not ""
-	delay   time.Duration // before answering
-	// honour makes apply check "expect" (a datasource.Precondition) against the
-	// graph it holds, in the same step as the apply, as a server honouring it would:
-	// 409 {"applied": false, "conflicts": [...]} when it does not hold.
-	honour bool
-	// beforeApply, when set, runs as an apply request arrives, before anything is
-	// checked: an editor changing the live graph at that moment.
-	beforeApply func(f *fakeServer)
-}
-
-func (f *fakeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	status, body, delay := f.status, f.body, f.delay
-	f.mu.Unlock()
-	if delay > 0 {
-		select {
-		case <-time.After(delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if r.Header.Get("Authorization") != "Bearer "+token {
-		http.Error(w, `{"error":"unauthorized"}`, http.StatusUnauthorized)
-		return
-	}
-	if status != 0 {
-		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"error":"boom"}`))
-		return
-	}
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/api/ai/memory/live":
-		f.mu.Lock()
-		f.gets++
-		f.mu.Unlock()
-		if body == "" {
-			body = memoryBody
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(body))
-	case r.Method == http.MethodPost && r.URL.Path == "/api/ai/memory/live/apply":
-		var req struct {
-			Action json.RawMessage `json:"action"`
-			Expect json.RawMessage `json:"expect"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || len(req.Action) == 0 {
-			http.Error(w, `{"error":"no action"}`, http.StatusBadRequest)
-			return
-		}
-		if f.beforeApply != nil {
-			f.beforeApply(f)
-		}
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		f.expects = append(f.expects, req.Expect)
-		if f.honour && len(req.Expect) > 0 {
-			if conflicts := f.unmet(req.Expect); len(conflicts) > 0 {
-				w.WriteHeader(http.StatusConflict)
-				_ = json.NewEncoder(w).Encode(map[string]any{"applied": false, "conflicts": conflicts})
-				return
-			}
-		}
-		f.applied = append(f.applied, req.Action)
-		_, _ = w.Write([]byte(`{"applied": true, "created": {"nodes": ["n1"], "edges": []}}`))
-	default:
-		http.Error(w, `{"error":"graph not in memory"}`, http.StatusNotFound)
-	}
-}
-
-// unmet checks a precondition against the graph the fake holds and lists what
-// differs. f.mu is held.
-func (f *fakeServer) unmet(expect json.RawMessage) []string {
-	var pre datasource.Precondition
-	if err := json.Unmarshal(expect, &pre); err != nil {
-		return []string{"malformed expect: " + err.Error()}
-	}
-	body := f.body
-	if body == "" {
-		body = memoryBody
-	}
-	var ans memoryAnswer
-	if err := json.Unmarshal([]byte(body), &ans); err != nil {
-		return []string{"malformed graph: " + err.Error()}
-	}
-	if err := pre.Check(datasource.SnapshotLookup(assemble("live", ans))); err != nil {
-		return strings.Split(strings.TrimPrefix(err.Error(), datasource.ErrGraphChanged.Error()+": "), "; ")
-	}
-	return nil
-}
-
-func newTestSource(t *testing.T, f *fakeServer, fallback datasource.Source, tok string, timeout time.Duration) *Source {
+func standIn(t *testing.T) *servertest.Server {
 	t.Helper()
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	s, err := New(Options{BaseURL: srv.URL + "/", Token: tok, Fallback: fallback, Timeout: timeout})
+	s, err := servertest.NewSeeded(servertest.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = s.Close() })
+	t.Cleanup(s.Close)
 	return s
 }
 
-// fallbackStore holds graph "stored", which the server does not have in memory.
-func fallbackStore(t *testing.T) *memgraph.Store {
+func source(t *testing.T, s *servertest.Server, token string, notices *[]string) *server.Source {
 	t.Helper()
-	st, err := memgraph.New([]datasource.Snapshot{{
-		Graph: datasource.Graph{Key: "stored", Name: "Stored"},
-		Nodes: []datasource.Node{{Key: "a", Type: "js"}, {Key: "b", Type: "js"}},
-		Edges: []datasource.Edge{{Key: "ab", Source: "a", Target: "b"}},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
-func keys[T any](xs []T, key func(T) string) []string {
-	var out []string
-	for _, x := range xs {
-		out = append(out, key(x))
-	}
-	sort.Strings(out)
-	return out
-}
-
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-func TestLiveGraph(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{}
-	s := newTestSource(t, f, fallbackStore(t), token, 0)
-	ctx := ctxT(t)
-
-	snap, err := s.Snapshot(ctx, "live")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := keys(snap.Nodes, func(n datasource.Node) string { return n.Key }); !slices.Equal(got, []string{"aux", "fetch", "root", "shape"}) {
-		t.Errorf("nodes = %v", got)
-	}
-	if got := keys(snap.Edges, func(e datasource.Edge) string { return e.Key }); !slices.Equal(got, []string{"e1", "e2"}) {
-		t.Errorf("edges = %v, want each once and no dangling edge", got)
-	}
-	n, err := s.Node(ctx, "live", "shape")
-	if err != nil || n.Sheet != "0" || n.Process != "reshape rows" {
-		t.Errorf("node = %+v, %v (sheet filled from the sheet id)", n, err)
-	}
-	sheet1, err := s.Nodes(ctx, "live", "1")
-	if err != nil || len(sheet1) != 1 || sheet1[0].Key != "aux" {
-		t.Errorf("sheet 1 = %+v, %v", sheet1, err)
-	}
-	edges, err := s.Edges(ctx, "live", "")
-	if err != nil || len(edges) != 2 {
-		t.Errorf("edges = %+v, %v", edges, err)
-	}
-	cfgs, err := s.Configs(ctx, "live")
-	if err != nil || len(cfgs) != 1 {
-		t.Errorf("configs = %+v, %v", cfgs, err)
-	}
-	nb, err := s.Neighborhood(ctx, "live", "fetch", 1, datasource.Any)
-	if err != nil || !slices.Equal(keys(nb.Nodes, func(n datasource.Node) string { return n.Key }), []string{"fetch", "root", "shape"}) {
-		t.Errorf("neighborhood = %+v, %v", nb, err)
-	}
-	hits, err := s.Search(ctx, "live", "reshape", 3, nil)
-	if err != nil || len(hits) == 0 || hits[0].Node.Key != "shape" {
-		t.Errorf("search = %+v, %v", hits, err)
-	}
-	vh, err := s.VectorSearch(ctx, "live", []float32{0.1, 1}, 3)
-	if err != nil || len(vh) == 0 || vh[0].Node.Key != "shape" {
-		t.Errorf("vector search = %+v, %v", vh, err)
-	}
-	if _, err := s.Node(ctx, "live", "nope"); !errors.Is(err, datasource.ErrNotFound) {
-		t.Errorf("missing node: %v", err)
-	}
-	f.mu.Lock()
-	gets := f.gets
-	f.mu.Unlock()
-	if gets < 9 {
-		t.Errorf("%d GETs: every call should read the live state", gets)
-	}
-}
-
-func TestFallback(t *testing.T) {
-	t.Parallel()
-	ctx := ctxT(t)
-	s := newTestSource(t, &fakeServer{}, fallbackStore(t), token, 0)
-	g, err := s.Graph(ctx, "stored")
-	if err != nil || g.Name != "Stored" {
-		t.Fatalf("fallback graph = %+v, %v", g, err)
-	}
-	snap, err := s.Snapshot(ctx, "stored")
-	if err != nil || len(snap.Nodes) != 2 {
-		t.Errorf("fallback snapshot = %+v, %v", snap, err)
-	}
-	// Apply to a graph not in memory goes through the fallback.
-	res, err := s.ApplyAction(ctx, "stored", datasource.Action{Type: datasource.CreateNodeAction,
-		CreateNode: &datasource.CreateNodePayload{NodeKey: "c", TypeKey: "starter"}})
-	if err != nil || !slices.Equal(res.Created.Nodes, []string{"c"}) {
-		t.Errorf("fallback apply = %+v, %v", res, err)
-	}
-	if _, err := s.Node(ctx, "stored", "c"); err != nil {
-		t.Errorf("node applied through the fallback not found: %v", err)
-	}
-
-	none := newTestSource(t, &fakeServer{}, nil, token, 0)
-	if _, err := none.Graph(ctx, "stored"); !errors.Is(err, datasource.ErrNotFound) {
-		t.Errorf("no fallback: %v, want not found", err)
-	}
-	if _, err := none.ApplyAction(ctx, "stored", datasource.Action{Type: datasource.MoveNodeAction, MoveNode: &datasource.MoveNodePayload{NodeKey: "a"}}); !errors.Is(err, datasource.ErrNotFound) {
-		t.Errorf("no fallback apply: %v, want not found", err)
-	}
-}
-
-func TestApply(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{}
-	s := newTestSource(t, f, nil, token, 0)
-	a := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{TypeKey: "js", Sheet: "0"}}
-	res, err := datasource.Apply(ctxT(t), s, "live", a)
-	if err != nil || !res.Applied || !slices.Equal(res.Created.Nodes, []string{"n1"}) || res.Created.Edges == nil {
-		t.Fatalf("apply = %+v, %v", res, err)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(f.applied) != 1 {
-		t.Fatalf("server got %d actions", len(f.applied))
-	}
-	var got datasource.Action
-	if err := json.Unmarshal(f.applied[0], &got); err != nil || got.Type != datasource.CreateNodeAction || got.CreateNode.TypeKey != "js" {
-		t.Errorf("server got action %s (%v)", f.applied[0], err)
-	}
-}
-
-func TestErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		f        *fakeServer
-		token    string
-		timeout  time.Duration
-		code     fault.Code
-		contains string
-	}{
-		{"no token", &fakeServer{}, "", 0, fault.Auth, "wants a token"},
-		{"bad token", &fakeServer{}, "nope", 0, fault.Auth, "rejected the token"},
-		{"forbidden", &fakeServer{status: 403}, token, 0, fault.Auth, "403"},
-		{"server error", &fakeServer{status: 502}, token, 0, fault.ServerError, "502: boom"},
-		{"malformed JSON", &fakeServer{body: `{"graph": {"_key": "live"}, "sheets": [`}, token, 0, fault.ServerError, "malformed"},
-		{"not a snapshot", &fakeServer{body: `{"hello": "world"}`}, token, 0, fault.ServerError, "no \"graph\""},
-		{"slow answer", &fakeServer{delay: 2 * time.Second}, token, 100 * time.Millisecond, fault.Timeout, "did not answer"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			s := newTestSource(t, tc.f, fallbackStore(t), tc.token, tc.timeout)
-			_, err := s.Graph(ctxT(t), "live")
-			ce, ok := fault.As(err)
-			if !ok || ce.Code != tc.code || !strings.Contains(ce.Message, tc.contains) {
-				t.Fatalf("err = %v, want %s containing %q", err, tc.code, tc.contains)
+	var mu sync.Mutex
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: s.WSURL, Token: token, AckTimeout: 5 * time.Second,
+		Notice: func(m string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if notices != nil {
+				*notices = append(*notices, m)
 			}
-			if tc.token != "" && strings.Contains(err.Error(), tc.token) {
-				t.Errorf("token in error: %v", err)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return src
+}
+
+// editor is a second client (another user, as a web editor would be) registered on
+// sheet "0" of the graph; it records the broadcasts it receives.
+type editor struct {
+	c    *editsock.Conn
+	mu   sync.Mutex
+	got  []map[string]any
+	seen chan struct{}
+}
+
+func newEditor(t *testing.T, s *servertest.Server, token string) *editor {
+	t.Helper()
+	ctx := context.Background()
+	e := &editor{seen: make(chan struct{}, 100)}
+	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: token}, AckTimeout: 5 * time.Second,
+		OnBroadcast: func(msg json.RawMessage, _ uint64) {
+			var m map[string]any
+			_ = json.Unmarshal(msg, &m)
+			e.mu.Lock()
+			e.got = append(e.got, m)
+			e.mu.Unlock()
+			e.seen <- struct{}{}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	for _, sheet := range []string{"0", "1"} {
+		if _, err := c.Register(ctx, graphKey, sheet, "second client", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.c = c
+	return e
+}
+
+// wait returns the first n broadcasts, waiting for them.
+func (e *editor) wait(t *testing.T, n int) []map[string]any {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		select {
+		case <-e.seen:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the second client received %d broadcast(s), want %d", i, n)
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]map[string]any{}, e.got...)
+}
+
+func move(ctx context.Context, t *testing.T, c *editsock.Conn, node string, x float64) {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"i": map[string]any{"o": 1, "p": []string{"posX"}, "v": x}, "sheetId": "0", "nodeId": node})
+	if err := c.ApplyInstructions(ctx, []json.RawMessage{in}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func nodeOf(t *testing.T, snap datasource.Snapshot, key string) (datasource.Node, bool) {
+	t.Helper()
+	for _, n := range snap.Nodes {
+		if n.Key == key {
+			return n, true
+		}
+	}
+	return datasource.Node{}, false
+}
+
+// TestLiveGraphShowsUnsavedEdits: an edit another client made, that the server
+// has not saved, is in what the source reads; it stays after the save.
+func TestLiveGraphShowsUnsavedEdits(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	carol := newEditor(t, s, "tok-carol")
+	move(ctx, t, carol.c, "fetch_api", 4242)
+	var notices []string
+	src := source(t, s, "tok-alice", &notices)
+	for _, when := range []string{"before the save", "after the save"} {
+		snap, err := src.Snapshot(ctx, graphKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, ok := nodeOf(t, snap, "fetch_api")
+		if !ok || n.PosX != 4242 {
+			t.Fatalf("%s: fetch_api posX = %v, want the unsaved 4242", when, n.PosX)
+		}
+		if snap.Graph.Sheets["1"] != "data-processing" || len(snap.Configs) == 0 {
+			t.Errorf("%s: sheets %v, %d node types", when, snap.Graph.Sheets, len(snap.Configs))
+		}
+		if n, _ := nodeOf(t, snap, "sort_stats"); n.Sheet != "1" {
+			t.Errorf("%s: sort_stats on sheet %q, want 1", when, n.Sheet)
+		}
+		s.Save(graphKey)
+	}
+	if len(notices) != 0 {
+		t.Errorf("notices for a live read: %q", notices)
+	}
+	if d := src.Describe(); !strings.Contains(d, "live") {
+		t.Errorf("Describe = %q, want it to say the graph is live", d)
+	}
+}
+
+// TestSavedStateOnlyIsSaid: without the socket, the saved state is read and the
+// source says so.
+func TestSavedStateOnlyIsSaid(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	carol := newEditor(t, s, "tok-carol")
+	move(ctx, t, carol.c, "fetch_api", 4242)
+	var notices []string
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: "ws://127.0.0.1:1/", Token: "tok-alice",
+		Notice: func(m string) { notices = append(notices, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := src.Snapshot(ctx, graphKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := nodeOf(t, snap, "fetch_api"); n.PosX != 400 {
+		t.Errorf("fetch_api posX = %v, want the saved 400", n.PosX)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "last saved") {
+		t.Errorf("notices = %q, want one saying only the saved state was read", notices)
+	}
+	if d := src.Describe(); !strings.Contains(d, "saved state only") {
+		t.Errorf("Describe = %q", d)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	_, err := source(t, s, "tok-alice", nil).Snapshot(ctx, "nosuchgraph")
+	if !errors.Is(err, datasource.ErrNotFound) {
+		t.Errorf("unknown graph: %v, want not found", err)
+	}
+	_, err = source(t, s, "bad-token", nil).Snapshot(ctx, graphKey)
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != fault.Auth || strings.Contains(err.Error(), "bad-token") {
+		t.Errorf("bad token: %v, want an auth error without the token", err)
+	}
+	// bob reads over HTTP (no workspace check) but may not register: saved state.
+	var notices []string
+	if _, err := source(t, s, "tok-bob", &notices).Snapshot(ctx, graphKey); err != nil || len(notices) != 1 || !strings.Contains(notices[0], "Access denied") {
+		t.Errorf("bob: %v, notices %q", err, notices)
+	}
+}
+
+func action(t *testing.T, js string) datasource.Action {
+	t.Helper()
+	var a datasource.Action
+	if err := json.Unmarshal([]byte(js), &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestApplyAction applies each kind of action through the editing socket: the
+// second client receives it as the web editor would, and the live graph has it.
+func TestApplyAction(t *testing.T) {
+	cases := []struct {
+		name, action string
+		messages     int // broadcasts the second client receives
+		check        func(t *testing.T, snap datasource.Snapshot, res datasource.ApplyResult)
+	}{
+		{"move_node", `{"type":"move_node","payload":{"nodeKey":"fetch_api","posX":555,"posY":333}}`, 1,
+			func(t *testing.T, snap datasource.Snapshot, _ datasource.ApplyResult) {
+				if n, _ := nodeOf(t, snap, "fetch_api"); n.PosX != 555 || n.PosY != 333 {
+					t.Errorf("fetch_api at %v,%v", n.PosX, n.PosY)
+				}
+			}},
+		{"update_node nested data on sheet 1", `{"type":"update_node","payload":{"nodeKey":"sort_stats","changes":{"data.sortBy.field":"pts","type":"transform"}}}`, 1,
+			func(t *testing.T, snap datasource.Snapshot, _ datasource.ApplyResult) {
+				n, _ := nodeOf(t, snap, "sort_stats")
+				f := datasource.NodeFields(n)
+				d, _ := f["data"].(map[string]any)
+				sb, _ := d["sortBy"].(map[string]any)
+				if sb["field"] != "pts" {
+					t.Errorf("sort_stats data = %v", f["data"])
+				}
+			}},
+		{"create_node", `{"type":"create_node","payload":{"nodeKey":"logger","typeKey":"log-node","sheet":"0","posX":10,"posY":20,"data":{"level":"info"}}}`, 1,
+			func(t *testing.T, snap datasource.Snapshot, res datasource.ApplyResult) {
+				n, ok := nodeOf(t, snap, "logger")
+				if !ok || len(res.Created.Nodes) != 1 || res.Created.Nodes[0] != "logger" {
+					t.Errorf("created %v", res.Created)
+				}
+				if _, ok := n.Handles["L"]; !ok {
+					t.Errorf("the new node did not get its type's handles: %v", n.Handles)
+				}
+			}},
+		{"delete_node takes its edges", `{"type":"delete_node","payload":{"nodeKey":"error_handler","removedEdges":[
+			{"_key":"e3","sheet":"0","source":"fetch_api","sourceHandle":"1","target":"error_handler","targetHandle":"0"}]}}`, 1,
+			func(t *testing.T, snap datasource.Snapshot, _ datasource.ApplyResult) {
+				if _, ok := nodeOf(t, snap, "error_handler"); ok {
+					t.Error("error_handler still there")
+				}
+				for _, e := range snap.Edges {
+					if e.Key == "e3" {
+						t.Error("edge e3 of error_handler still there")
+					}
+				}
+			}},
+		{"create_edge gets a key", `{"type":"create_edge","payload":{"sourceKey":"error_handler","sourceHandle":"0","targetKey":"return","targetHandle":"0","sheet":"0"}}`, 1,
+			func(t *testing.T, snap datasource.Snapshot, res datasource.ApplyResult) {
+				if len(res.Created.Edges) != 1 || len(res.Created.Edges[0]) != 64 {
+					t.Errorf("created %v", res.Created)
+				}
+			}},
+		{"delete_edge", `{"type":"delete_edge","payload":{"edgeKey":"e3"}}`, 1, nil},
+		{"batch: create, connect, move in order", `{"type":"batch","payload":{"actions":[
+			{"type":"create_node","payload":{"nodeKey":"n1","typeKey":"log-node","sheet":"0","posX":1,"posY":1}},
+			{"type":"create_edge","payload":{"edgeKey":"en1","sourceKey":"return","sourceHandle":"0","targetKey":"n1","targetHandle":"0","sheet":"0"}},
+			{"type":"move_node","payload":{"nodeKey":"n1","posX":7,"posY":8}}]}}`, 2,
+			func(t *testing.T, snap datasource.Snapshot, res datasource.ApplyResult) {
+				if n, ok := nodeOf(t, snap, "n1"); !ok || n.PosX != 7 {
+					t.Errorf("n1 = %+v", n)
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := standIn(t)
+			ctx := context.Background()
+			carol := newEditor(t, s, "tok-carol")
+			src := source(t, s, "tok-alice", nil)
+			a := action(t, tc.action)
+			res, err := src.ApplyAction(ctx, graphKey, a, datasource.Expect(a))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Applied {
+				t.Fatalf("result %+v", res)
+			}
+			got := carol.wait(t, tc.messages)
+			if len(got) < tc.messages {
+				t.Fatalf("broadcasts %v", got)
+			}
+			snap, err := src.Snapshot(ctx, graphKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.check != nil {
+				tc.check(t, snap, res)
 			}
 		})
 	}
-	t.Run("connection refused", func(t *testing.T) {
-		t.Parallel()
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+}
+
+// TestApplyRefusesAConflictingEdit: another client adds an edge to the node a
+// proposal deletes, after it was shown: nothing is applied.
+func TestApplyRefusesAConflictingEdit(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	src := source(t, s, "tok-alice", nil)
+	shown := action(t, `{"type":"delete_node","payload":{"nodeKey":"error_handler","removedEdges":[
+		{"_key":"e3","sheet":"0","source":"fetch_api","sourceHandle":"1","target":"error_handler","targetHandle":"0"}]}}`)
+	carol := newEditor(t, s, "tok-carol")
+	edge, _ := json.Marshal(map[string]any{"_key": "late", "graphKey": graphKey, "sheet": "0", "source": "error_handler",
+		"sourceHandle": "0", "target": "return", "targetHandle": "0"})
+	if err := carol.c.BatchCreate(ctx, "0", nil, []json.RawMessage{edge}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := src.ApplyAction(ctx, graphKey, shown, datasource.Expect(shown))
+	if !datasource.IsConflict(err) || !errors.Is(err, datasource.ErrGraphChanged) {
+		t.Fatalf("err = %v, want a conflict", err)
+	}
+	if _, ok := s.Live(graphKey).NodeSheet("error_handler"); !ok {
+		t.Error("error_handler was deleted despite the conflict")
+	}
+}
+
+// TestApplyRefusesWhatTheGraphDoesNotAllow: a step the live graph refuses stops the
+// whole action before anything is sent.
+func TestApplyRefusesWhatTheGraphDoesNotAllow(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	src := source(t, s, "tok-alice", nil)
+	a := action(t, `{"type":"batch","payload":{"actions":[
+		{"type":"move_node","payload":{"nodeKey":"root","posX":1,"posY":1}},
+		{"type":"delete_node","payload":{"nodeKey":"nope"}}]}}`)
+	_, err := src.ApplyAction(ctx, graphKey, a)
+	if !datasource.IsConflict(err) {
+		t.Fatalf("err = %v, want a conflict", err)
+	}
+	g := s.Live(graphKey)
+	sh, _ := g.NodeSheet("root")
+	n, _ := g.Sheets[sh].Node("root")
+	if n["posX"] != float64(100) {
+		t.Errorf("root moved to %v: the first step was sent", n["posX"])
+	}
+}
+
+func applyActions(t *testing.T) map[string]nodiusws.ApplyAction {
+	t.Helper()
+	files, _ := filepath.Glob("testdata/04*.jsonl")
+	out := map[string]nodiusws.ApplyAction{}
+	for _, f := range files {
+		fh, err := os.Open(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		addr := l.Addr().String()
-		_ = l.Close()
-		s, err := New(Options{BaseURL: "http://" + addr})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = s.Graph(ctxT(t), "live")
-		if ce, ok := fault.As(err); !ok || ce.Code != fault.Network {
-			t.Errorf("err = %v, want network", err)
-		}
-	})
-	if _, err := New(Options{BaseURL: "ftp://x"}); err == nil {
-		t.Error("ftp URL accepted")
-	}
-}
-
-func TestEndpointEscapesKeys(t *testing.T) {
-	t.Parallel()
-	s, err := New(Options{BaseURL: "https://nodius.example.com/base/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := s.endpoint("a/b?c", "apply"); got != "https://nodius.example.com/base/api/ai/memory/a%2Fb%3Fc/apply" {
-		t.Errorf("endpoint = %s", got)
-	}
-	if d := s.Describe(); d != "server:https://nodius.example.com/base" {
-		t.Errorf("Describe = %s", d)
-	}
-}
-
-// TestViewReadsOnce: a View answers several reads from one GET; a graph the server
-// does not hold is the fallback's.
-func TestViewReadsOnce(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{}
-	s := newTestSource(t, f, fallbackStore(t), token, 0)
-	ctx := ctxT(t)
-	v, err := s.View(ctx, "live")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, err := v.Node(ctx, "live", "shape"); err != nil || n.Process != "reshape rows" {
-		t.Errorf("node = %+v, %v", n, err)
-	}
-	if edges, err := v.Edges(ctx, "live", ""); err != nil || len(edges) != 2 {
-		t.Errorf("edges = %+v, %v", edges, err)
-	}
-	if g, err := v.Graph(ctx, "live"); err != nil || g.Name != "Live" {
-		t.Errorf("graph = %+v, %v", g, err)
-	}
-	f.mu.Lock()
-	gets := f.gets
-	f.mu.Unlock()
-	if gets != 1 {
-		t.Errorf("%d GETs for one view, want 1", gets)
-	}
-	fb, err := s.View(ctx, "stored")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, err := fb.Graph(ctx, "stored"); err != nil || g.Name != "Stored" {
-		t.Errorf("fallback view graph = %+v, %v", g, err)
-	}
-	none := newTestSource(t, &fakeServer{}, nil, token, 0)
-	if _, err := none.View(ctx, "stored"); !errors.Is(err, datasource.ErrNotFound) {
-		t.Errorf("no fallback: %v, want not found", err)
-	}
-}
-
-// TestSnapshotLimit: a snapshot over MaxBytes is refused with a sentence naming
-// max_snapshot_bytes, without reading the rest.
-func TestSnapshotLimit(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{body: `{"graph":{"_key":"live","name":"` + strings.Repeat("x", 200_000) + `"},"sheets":{}}`}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	s, err := New(Options{BaseURL: srv.URL, Token: token, MaxBytes: 100_000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Nodes(ctxT(t), "live", "")
-	fe, ok := fault.As(err)
-	if !ok || fe.Code != fault.BudgetExceeded || !strings.Contains(fe.Message, "max_snapshot_bytes") {
-		t.Fatalf("Nodes of a 200 KB snapshot with a 100 KB limit = %v", err)
-	}
-	// The same snapshot under the default limit is fine.
-	s2, _ := New(Options{BaseURL: srv.URL, Token: token})
-	if _, err := s2.Nodes(ctxT(t), "live", ""); err != nil {
-		t.Fatalf("default limit: %v", err)
-	}
-}
-
-// The apply endpoint takes no expectation: what the person approving was shown is
-// checked on a fresh snapshot before the action is sent, and nothing is sent when
-// the graph differs.
-func TestApplyExpect(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{}
-	s := newTestSource(t, f, nil, token, 0)
-	ctx := ctxT(t)
-	edges, err := s.Edges(ctx, "live", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var shown []datasource.Edge
-	for _, e := range edges {
-		if e.Source == "fetch" || e.Target == "fetch" {
-			shown = append(shown, e)
-		}
-	}
-	if len(shown) < 2 {
-		t.Fatalf("fetch has %d edges", len(shown))
-	}
-	del := datasource.Action{Type: datasource.DeleteNodeAction,
-		DeleteNode: &datasource.DeleteNodePayload{NodeKey: "fetch", RemovedEdges: shown[1:]}}
-	if _, err := datasource.Apply(ctx, s, "live", del, datasource.Expect(del)); !datasource.IsConflict(err) || !strings.Contains(err.Error(), shown[0].Key) {
-		t.Fatalf("apply with an edge not shown: %v", err)
-	}
-	f.mu.Lock()
-	sent := len(f.applied)
-	f.mu.Unlock()
-	if sent != 0 {
-		t.Fatalf("%d actions sent although the graph differs from what was shown", sent)
-	}
-	del.DeleteNode.RemovedEdges = shown
-	if _, err := datasource.Apply(ctx, s, "live", del, datasource.Expect(del)); err != nil {
-		t.Fatalf("apply as shown: %v", err)
-	}
-	f.mu.Lock()
-	sent = len(f.applied)
-	f.mu.Unlock()
-	if sent != 1 {
-		t.Fatalf("%d actions sent, want 1", sent)
-	}
-}
-
-// The apply endpoint reports no steps: a recorder (datasource.Record) is fed on a
-// fresh snapshot read right before the action is sent — for a deleted node, the
-// node and every edge it takes.
-func TestApplyRecord(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{}
-	s := newTestSource(t, f, nil, token, 0)
-	ctx := ctxT(t)
-	node, err := s.Node(ctx, "live", "fetch")
-	if err != nil {
-		t.Fatal(err)
-	}
-	edges, err := s.Edges(ctx, "live", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]bool{}
-	for _, e := range edges {
-		if e.Source == "fetch" || e.Target == "fetch" {
-			want[e.Key] = true
-		}
-	}
-	rec := undo.NewRecorder()
-	del := datasource.Action{Type: datasource.DeleteNodeAction, DeleteNode: &datasource.DeleteNodePayload{NodeKey: "fetch"}}
-	if _, err := datasource.Apply(ctx, s, "live", del, datasource.Record(rec)); err != nil {
-		t.Fatal(err)
-	}
-	rev, err := rec.Reversal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rev.Steps) != 1+len(want) || rev.Steps[0].Op != undo.RestoreNode || rev.Steps[0].Node.Key != node.Key ||
-		rev.Steps[0].Node.Process != node.Process {
-		t.Fatalf("recorded %+v, want fetch restored with its %d edges", rev.Steps, len(want))
-	}
-	for _, st := range rev.Steps[1:] {
-		if st.Op != undo.RestoreEdge || !want[st.Key] {
-			t.Fatalf("recorded step %+v, want the edges of fetch %v", st, want)
-		}
-	}
-}
-
-// What the person approving was shown travels with the action as "expect": a
-// server that honours it refuses an apply whose graph changed after the client's
-// last look (an editor adding an edge to fetch between the fresh snapshot and the
-// apply), the client says the graph changed, and nothing is applied. Today's
-// servers ignore the field and apply: that gap only the server can close.
-func TestApplySendsWhatWasShown(t *testing.T) {
-	t.Parallel()
-	withEdge := strings.Replace(memoryBody, `"edges": [`, `"edges": [{"_key": "e9", "sheet": "0", "source": "root", "sourceHandle": "0", "target": "fetch", "targetHandle": "0"},`, 1)
-	editorAddsAnEdge := func(f *fakeServer) {
-		f.mu.Lock()
-		f.body = withEdge
-		f.mu.Unlock()
-	}
-	for _, honour := range []bool{true, false} {
-		f := &fakeServer{honour: honour, beforeApply: editorAddsAnEdge}
-		s := newTestSource(t, f, nil, token, 0)
-		ctx := ctxT(t)
-		edges, err := s.Edges(ctx, "live", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var shown []datasource.Edge
-		for _, e := range edges {
-			if e.Source == "fetch" || e.Target == "fetch" {
-				shown = append(shown, e)
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var l struct {
+				Frame struct {
+					Type   string               `json:"type"`
+					Action nodiusws.ApplyAction `json:"action"`
+				} `json:"frame"`
+			}
+			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Frame.Type == "ai:apply_action" {
+				out[filepath.Base(f)] = l.Frame.Action
 			}
 		}
-		del := datasource.Action{Type: datasource.DeleteNodeAction,
-			DeleteNode: &datasource.DeleteNodePayload{NodeKey: "fetch", RemovedEdges: shown}}
-		_, err = datasource.Apply(ctx, s, "live", del, datasource.Expect(del))
-		f.mu.Lock()
-		applied, expects := len(f.applied), f.expects
-		f.mu.Unlock()
-		if len(expects) != 1 {
-			t.Fatalf("%d apply requests", len(expects))
-		}
-		var sent datasource.Precondition
-		if err := json.Unmarshal(expects[0], &sent); err != nil {
-			t.Fatalf("expect %s: %v", expects[0], err)
-		}
-		if got := keys(sent.NodeEdges["fetch"], func(e datasource.Edge) string { return e.Key }); !slices.Equal(got, []string{"e1", "e2"}) {
-			t.Errorf("expect sent %s, want fetch's edges e1 and e2", expects[0])
-		}
-		if !honour {
-			// Today's server: applied, the edge added meanwhile unseen.
-			if err != nil || applied != 1 {
-				t.Errorf("a server ignoring expect: %v, %d applied", err, applied)
+		fh.Close()
+	}
+	if len(out) != 10 {
+		t.Fatalf("%d apply_action frames in testdata, want 10 (04a–04i, 04l)", len(out))
+	}
+	return out
+}
+
+// TestApplyServerActionReplays04 applies the ai:apply_action frames the real
+// server sent after each approval (04a–04i, 04l) to the seeded graph, as the web
+// client does: every step is acknowledged and the second client receives it.
+func TestApplyServerActionReplays04(t *testing.T) {
+	for name, a := range applyActions(t) {
+		t.Run(name, func(t *testing.T) {
+			s := standIn(t)
+			ctx := context.Background()
+			carol := newEditor(t, s, "tok-carol")
+			src := source(t, s, "tok-alice", nil)
+			rep, err := src.ApplyServerAction(ctx, graphKey, a)
+			if err != nil || !rep.Complete() {
+				t.Fatalf("report %+v, err %v", rep, err)
 			}
-			continue
-		}
-		if !datasource.IsConflict(err) || !errors.Is(err, datasource.ErrGraphChanged) ||
-			!strings.Contains(err.Error(), "the Nodius server says") || !strings.Contains(err.Error(), "e9: root:0 → fetch:0") {
-			t.Fatalf("apply on a server honouring expect: %v", err)
-		}
-		if applied != 0 {
-			t.Fatalf("%d actions applied although the graph differs from what was shown", applied)
-		}
+			want := 0
+			for _, n := range []int{len(a.Instructions), len(a.NodesToCreate) + len(a.EdgesToCreate), len(a.NodeKeysToDelete) + len(a.EdgeKeysToDelete)} {
+				if n > 0 {
+					want++
+				}
+			}
+			carol.wait(t, want)
+			if rep.Instructions != len(a.Instructions) || len(rep.NodesCreated) != len(a.NodesToCreate) || len(rep.NodesDeleted) != len(a.NodeKeysToDelete) {
+				t.Errorf("report %+v for %d instructions, %d nodes created, %d deleted", rep, len(a.Instructions), len(a.NodesToCreate), len(a.NodeKeysToDelete))
+			}
+			if len(a.NodeKeysToDelete) > 0 && len(rep.EdgesDeleted) <= len(a.EdgeKeysToDelete) {
+				t.Errorf("the deleted node's edges were not added: %v", rep.EdgesDeleted)
+			}
+		})
 	}
 }
 
-// "expect" is sent only when there is something to expect: not without
-// datasource.Expect (pictures, undo), not for a creation.
-func TestApplySendsNoEmptyExpect(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{honour: true}
-	s := newTestSource(t, f, nil, token, 0)
-	ctx := ctxT(t)
-	create := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "js", Sheet: "0"}}
-	del := datasource.Action{Type: datasource.DeleteNodeAction, DeleteNode: &datasource.DeleteNodePayload{NodeKey: "shape"}}
-	for _, tc := range []struct {
-		a    datasource.Action
-		opts []datasource.ApplyOption
-	}{{create, []datasource.ApplyOption{datasource.Expect(create)}}, {del, nil}} {
-		if _, err := datasource.Apply(ctx, s, "live", tc.a, tc.opts...); err != nil {
-			t.Fatal(err)
-		}
+// TestApplyServerActionReportsAPartialApply: the server's instructions name sheet
+// "0"; a node of sheet 1 is "not found", and the report says so after the move of
+// a node of sheet 0 went through in the message before.
+func TestApplyServerActionReportsAPartialApply(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	src := source(t, s, "tok-alice", nil)
+	in := func(node string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"i": map[string]any{"o": 1, "p": []string{"posX"}, "v": 9}, "sheetId": "0", "nodeId": node})
+		return b
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for i, e := range f.expects {
-		if len(e) != 0 {
-			t.Errorf("request %d sent expect %s", i+1, e)
-		}
+	node, _ := json.Marshal(map[string]any{"_key": "x1", "graphKey": graphKey, "sheet": "0", "type": "log-node"})
+	a := nodiusws.ApplyAction{Instructions: []json.RawMessage{in("root")}, NodesToCreate: []json.RawMessage{node}, NodeKeysToDelete: []string{"sort_stats"}, SheetID: "0"}
+	rep, err := src.ApplyServerAction(ctx, graphKey, a)
+	if err == nil || rep.Complete() {
+		t.Fatalf("report %+v, err %v: want a failure", rep, err)
+	}
+	if rep.Instructions != 1 || len(rep.NodesCreated) != 1 || rep.Failed != "batchDeleteElements" || !strings.Contains(rep.Reason, "sort_stats not found") {
+		t.Errorf("report %+v", rep)
+	}
+	if !strings.Contains(err.Error(), "not fully applied") || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("err = %v", err)
+	}
+
+	// A token the socket refuses: nothing is applied, and the report does not say complete.
+	rep, err = source(t, s, "bad", nil).ApplyServerAction(ctx, graphKey, nodiusws.ApplyAction{Instructions: []json.RawMessage{in("root")}, SheetID: "0"})
+	if err == nil || rep.Complete() || rep.Instructions != 0 {
+		t.Errorf("bad token: report %+v, err %v", rep, err)
+	}
+
+	// An instruction for a node of sheet 1 named on sheet 0.
+	rep, err = src.ApplyServerAction(ctx, graphKey, nodiusws.ApplyAction{Instructions: []json.RawMessage{in("sort_stats")}, SheetID: "0"})
+	if err == nil || rep.Failed != "applyInstructionToGraph" || !strings.Contains(rep.Reason, "Node with id sort_stats not found") || !strings.Contains(rep.Reason, "sheet 1") {
+		t.Errorf("report %+v, err %v", rep, err)
 	}
 }
 
-// A 409 without conflicts (another refusal) stays the server's refusal, not a
-// changed graph.
-func TestApplyRefusedWithoutConflicts(t *testing.T) {
-	t.Parallel()
-	f := &fakeServer{status: http.StatusConflict}
-	s := newTestSource(t, f, nil, token, 0)
-	create := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "js", Sheet: "0"}}
-	_, err := datasource.Apply(ctxT(t), s, "live", create)
-	if datasource.IsConflict(err) || !fault.Is(err, fault.InvalidRequest) || !strings.Contains(err.Error(), "409") {
-		t.Fatalf("apply answered 409 without conflicts: %v", err)
+// TestApplyActionStoppedPartWay: the server refuses the second message of an
+// action: the error is recorded as a decision (a conflict) and says what was
+// applied.
+func TestApplyActionStoppedPartWay(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	src := source(t, s, "tok-alice", nil)
+	a := action(t, `{"type":"batch","payload":{"actions":[
+		{"type":"move_node","payload":{"nodeKey":"root","posX":1,"posY":2}},
+		{"type":"create_node","payload":{"nodeKey":"n1","typeKey":"log-node","sheet":"0","posX":1,"posY":1}}]}}`)
+	s.RefuseNext("batchCreateElements", "Node with _key n1 already exists")
+	_, err := src.ApplyAction(ctx, graphKey, a)
+	if !datasource.IsConflict(err) || !strings.Contains(err.Error(), "only part of the change") ||
+		!strings.Contains(err.Error(), "applied 2 instruction(s)") || !strings.Contains(err.Error(), "n1 already exists") {
+		t.Fatalf("err = %v", err)
+	}
+	g := s.Live(graphKey)
+	if n, _ := g.Sheets["0"].Node("root"); n["posX"] != float64(1) {
+		t.Errorf("root posX = %v: the first message should be applied", n["posX"])
+	}
+	if _, ok := g.NodeSheet("n1"); ok {
+		t.Error("n1 created despite the refusal")
+	}
+}
+
+// TestReplayFailureIsSaid: editing messages that do not apply to the saved state
+// (here: already in it) are counted and said.
+func TestReplayFailureIsSaid(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	carol := newEditor(t, s, "tok-carol")
+	node, _ := json.Marshal(map[string]any{"_key": "x1", "graphKey": graphKey, "sheet": "0", "type": "log-node"})
+	if err := carol.c.BatchCreate(ctx, "0", []json.RawMessage{node}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A saved state that already holds the edit but says it is older than it.
+	g := s.Live(graphKey)
+	g.Doc["lastUpdatedTime"] = float64(1)
+	body, _ := g.MarshalJSON()
+	if err := s.AddGraph(body); err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	src := source(t, s, "tok-alice", &notices)
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "1 of the 1 editing messages") {
+		t.Errorf("notices = %q", notices)
+	}
+	if d := src.Describe(); !strings.Contains(d, "not replayed") {
+		t.Errorf("Describe = %q", d)
 	}
 }

@@ -9,14 +9,16 @@
 // with N MB of arguments, every round), wide (30 calls of 120 KB arguments, every
 // round: just under the default limits), calls (N thousand tool calls), line (one SSE
 // line of N MB), slow (one token, then a comment every second and nothing else),
-// garbage (N MB of random bytes). Mode snapshot answers GET /api/ai/memory/{key}
-// with an N MB graph snapshot.
+// garbage (N MB of random bytes). Mode snapshot answers POST /api/graph/get (the
+// Nodius server's saved graph) with an N MB graph.
 package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -123,22 +125,27 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // snapshot sends a graph whose nodes never end.
 func (h *handler) snapshot(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasPrefix(r.URL.Path, "/api/ai/memory/") {
+	if r.URL.Path != "/api/graph/get" {
 		http.NotFound(w, r)
 		return
 	}
-	key := strings.TrimPrefix(r.URL.Path, "/api/ai/memory/")
+	var body struct {
+		RetrieveGraph struct {
+			Token string `json:"token"`
+		} `json:"retrieveGraph"`
+	}
+	_ = json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&body)
 	w.Header().Set("Content-Type", "application/json")
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
-	fmt.Fprintf(bw, `{"graph":{"_key":%q,"name":"big","sheets":{"0":"main"}},"sheets":{"0":{"edges":[],"nodes":[`, key)
-	process := strings.Repeat("x", 4000)
+	fmt.Fprintf(bw, `{"_key":%q,"name":"big","sheetsList":{"0":"main"},"lastUpdatedTime":1,"_sheets":{"0":{"edges":[],"nodes":[`, body.RetrieveGraph.Token)
+	data := strings.Repeat("x", 4000)
 	for i, sent := 0, 0; sent < h.size && r.Context().Err() == nil; i++ {
 		if i > 0 {
 			bw.WriteString(",")
 		}
-		n, _ := fmt.Fprintf(bw, `{"_key":"n%d","type":"html","sheet":"0","process":%q}`, i, process)
+		n, _ := fmt.Fprintf(bw, `{"_key":"n%d","type":"html","sheet":"0","data":{"text":%q}}`, i, data)
 		sent += n
 	}
-	fmt.Fprint(bw, `]}},"nodeConfigs":[]}`)
+	fmt.Fprint(bw, `]}}}`)
 }

@@ -1,0 +1,437 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/datasource/server/editsock"
+	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
+	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
+)
+
+// Step kinds: the editing messages a change is made of.
+const (
+	stepInstructions = "applyInstructionToGraph"
+	stepCreate       = "batchCreateElements"
+	stepDelete       = "batchDeleteElements"
+)
+
+// step is one editing message to send. The server applies each message whole or
+// not at all; a change of several messages can stop part-way.
+type step struct {
+	kind         string
+	sheet        string            // create and delete
+	instructions []json.RawMessage // {i, sheetId, nodeId|edgeId, hints…}
+	nodes, edges []map[string]any  // create
+	nodeKeys     []string          // delete
+	edgeKeys     []string          // delete
+}
+
+func (st step) describe() string {
+	switch st.kind {
+	case stepInstructions:
+		return fmt.Sprintf("%d instruction(s)", len(st.instructions))
+	case stepCreate:
+		return fmt.Sprintf("the creation of %s on sheet %s", countOf(len(st.nodes), len(st.edges)), st.sheet)
+	}
+	return fmt.Sprintf("the deletion of %s on sheet %s", countOf(len(st.nodeKeys), len(st.edgeKeys)), st.sheet)
+}
+
+func countOf(nodes, edges int) string {
+	var parts []string
+	if nodes > 0 {
+		parts = append(parts, fmt.Sprintf("%d node(s)", nodes))
+	}
+	if edges > 0 {
+		parts = append(parts, fmt.Sprintf("%d edge(s)", edges))
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, " and ")
+}
+
+// onto applies the step to g as the server would (to keep a copy current, or to
+// try a change before sending it).
+func (st step) onto(g *nodiusgraph.Graph) error {
+	switch st.kind {
+	case stepInstructions:
+		list := make([]nodiusgraph.GraphInstruction, len(st.instructions))
+		for i, raw := range st.instructions {
+			if err := json.Unmarshal(raw, &list[i]); err != nil {
+				return &nodiusgraph.Refusal{Message: "Invalid instruction:" + err.Error()}
+			}
+		}
+		return g.ApplyInstructions(list)
+	case stepCreate:
+		return g.BatchCreate(st.sheet, st.nodes, st.edges)
+	}
+	return g.BatchDelete(st.sheet, st.nodeKeys, st.edgeKeys)
+}
+
+// send sends the step on the socket and waits for its acknowledgement.
+func (st step) send(ctx context.Context, c *editsock.Conn) error {
+	switch st.kind {
+	case stepInstructions:
+		return c.ApplyInstructions(ctx, st.instructions)
+	case stepCreate:
+		return c.BatchCreate(ctx, st.sheet, rawList(st.nodes), rawList(st.edges))
+	}
+	return c.BatchDelete(ctx, st.sheet, st.nodeKeys, st.edgeKeys)
+}
+
+func rawList(objs []map[string]any) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(objs))
+	for _, o := range objs {
+		b, _ := json.Marshal(o)
+		out = append(out, b)
+	}
+	return out
+}
+
+// chunk splits instruction steps into messages the server takes (at most
+// editsock.MaxInstructions each: it closes the socket on more).
+func chunk(steps []step) []step {
+	var out []step
+	for _, st := range steps {
+		if st.kind != stepInstructions || len(st.instructions) <= editsock.MaxInstructions {
+			out = append(out, st)
+			continue
+		}
+		for i := 0; i < len(st.instructions); i += editsock.MaxInstructions {
+			out = append(out, step{kind: stepInstructions, instructions: st.instructions[i:min(i+editsock.MaxInstructions, len(st.instructions))]})
+		}
+	}
+	return out
+}
+
+// run sends the steps in order, each after the previous one's acknowledgement,
+// keeping l.graph current, and stops at the first refusal. The report says what
+// was acknowledged; the error is the refusal.
+func run(ctx context.Context, l *live, steps []step) (nodiusws.ApplyReport, int, error) {
+	var rep nodiusws.ApplyReport
+	for i, st := range steps {
+		if err := st.send(ctx, l.conn); err != nil {
+			rep.Failed = st.kind
+			rep.Reason = reasonOf(err)
+			if st.kind == stepInstructions {
+				rep.Reason += sheetHint(l.graph, st)
+			}
+			return rep, i, err
+		}
+		_ = st.onto(l.graph)
+		switch st.kind {
+		case stepInstructions:
+			rep.Instructions += len(st.instructions)
+		case stepCreate:
+			for _, n := range st.nodes {
+				rep.NodesCreated = append(rep.NodesCreated, keyOf(n))
+			}
+			for _, e := range st.edges {
+				rep.EdgesCreated = append(rep.EdgesCreated, keyOf(e))
+			}
+		case stepDelete:
+			rep.NodesDeleted = append(rep.NodesDeleted, st.nodeKeys...)
+			rep.EdgesDeleted = append(rep.EdgesDeleted, st.edgeKeys...)
+		}
+	}
+	return rep, len(steps), nil
+}
+
+func keyOf(o map[string]any) string { s, _ := o["_key"].(string); return s }
+
+func reasonOf(err error) string {
+	var re *editsock.RefusedError
+	if errors.As(err, &re) {
+		return re.Message
+	}
+	return err.Error()
+}
+
+// sheetHint explains a "not found" of an instruction naming the wrong sheet: the
+// server's converter always names sheet "0", so a node of another sheet is not
+// found there.
+func sheetHint(g *nodiusgraph.Graph, st step) string {
+	for _, raw := range st.instructions {
+		var in nodiusgraph.GraphInstruction
+		if json.Unmarshal(raw, &in) != nil {
+			continue
+		}
+		if in.NodeID != "" {
+			if sh, ok := g.NodeSheet(in.NodeID); ok && sh != in.SheetID {
+				return fmt.Sprintf(" (node %s is on sheet %s, the instruction names sheet %s)", in.NodeID, sh, in.SheetID)
+			}
+		}
+		if in.EdgeID != "" {
+			if sh, ok := g.EdgeSheet(in.EdgeID); ok && sh != in.SheetID {
+				return fmt.Sprintf(" (edge %s is on sheet %s, the instruction names sheet %s)", in.EdgeID, sh, in.SheetID)
+			}
+		}
+	}
+	return ""
+}
+
+// ApplyServerAction applies an ai:apply_action of the server's assistant the way
+// the Nodius web client does: the instructions (applyInstructionToGraph), then the
+// nodes and edges to create (batchCreateElements), then the keys to delete with the
+// deleted nodes' edges added (batchDeleteElements), each after the previous
+// acknowledgement. The report says what was applied, also when a step is refused;
+// the error then says it in a sentence.
+func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+	if a.Empty() {
+		return nodiusws.ApplyReport{}, nil
+	}
+	l, err := s.load(ctx, graphKey, true)
+	if err != nil {
+		// Nothing was sent: the report says the first step never happened.
+		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+	}
+	defer l.close()
+	l.catchUp()
+	sheet := a.SheetID
+	if sheet == "" {
+		sheet = "0"
+	}
+	var steps []step
+	if len(a.Instructions) > 0 {
+		steps = append(steps, step{kind: stepInstructions, instructions: a.Instructions})
+	}
+	if len(a.NodesToCreate) > 0 || len(a.EdgesToCreate) > 0 {
+		st := step{kind: stepCreate, sheet: sheet}
+		for _, list := range []struct {
+			raw []json.RawMessage
+			dst *[]map[string]any
+		}{{a.NodesToCreate, &st.nodes}, {a.EdgesToCreate, &st.edges}} {
+			for _, r := range list.raw {
+				var o map[string]any
+				if err := json.Unmarshal(r, &o); err != nil || o == nil {
+					return nodiusws.ApplyReport{Failed: stepCreate, Reason: "malformed node or edge in ai:apply_action"},
+						&fault.Error{Code: fault.ServerError, Message: "the server's ai:apply_action holds a node or edge that is not a JSON object: nothing was applied"}
+				}
+				*list.dst = append(*list.dst, o)
+			}
+		}
+		steps = append(steps, st)
+	}
+	if len(a.NodeKeysToDelete) > 0 || len(a.EdgeKeysToDelete) > 0 {
+		steps = append(steps, step{kind: stepDelete, sheet: sheet, nodeKeys: a.NodeKeysToDelete,
+			edgeKeys: withNodeEdges(l.graph, sheet, a.NodeKeysToDelete, a.EdgeKeysToDelete)})
+	}
+	// Instructions are sent as they came, in messages the server takes.
+	rep, _, err := run(ctx, l, chunk(steps))
+	if err != nil {
+		return rep, &fault.Error{Code: fault.InvalidRequest, Err: err, Message: "the approved change was not fully applied: " + reportSentence(rep)}
+	}
+	return rep, nil
+}
+
+// withNodeEdges adds to edgeKeys the edges of the nodes to delete, on their sheet,
+// as the web client does (the server does not remove a node's edges itself).
+func withNodeEdges(g *nodiusgraph.Graph, sheet string, nodeKeys, edgeKeys []string) []string {
+	out := append([]string{}, edgeKeys...)
+	seen := map[string]bool{}
+	for _, k := range out {
+		seen[k] = true
+	}
+	sh := g.Sheets[sheet]
+	if sh == nil {
+		return out
+	}
+	for _, n := range nodeKeys {
+		for _, e := range sh.EdgesOf(n) {
+			if !seen[e] {
+				seen[e] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// reportSentence says what a report holds: what was applied and what was refused.
+func reportSentence(r nodiusws.ApplyReport) string {
+	var done []string
+	if r.Instructions > 0 {
+		done = append(done, fmt.Sprintf("%d instruction(s)", r.Instructions))
+	}
+	if n := len(r.NodesCreated) + len(r.EdgesCreated); n > 0 {
+		done = append(done, "created "+countOf(len(r.NodesCreated), len(r.EdgesCreated)))
+	}
+	if n := len(r.NodesDeleted) + len(r.EdgesDeleted); n > 0 {
+		done = append(done, "deleted "+countOf(len(r.NodesDeleted), len(r.EdgesDeleted)))
+	}
+	applied := "nothing was applied"
+	if len(done) > 0 {
+		applied = "applied " + strings.Join(done, ", ")
+	}
+	if r.Complete() {
+		return applied
+	}
+	return fmt.Sprintf("%s; the server refused %s (%s) and nothing after it was sent", applied, r.Failed, r.Reason)
+}
+
+// ApplyAction applies an approved action of the local agent through the editing
+// socket, as the edits of a web editor, so that the graph's editors see it at once.
+//
+// The socket is registered on every sheet first, which gives the live graph. On it:
+// the expectation (datasource.Expect: what the person approving was shown) is
+// checked, and the action is tried on a copy; a difference or a step the graph does
+// not allow refuses the whole action (*datasource.ConflictError) before anything is
+// sent. The action's steps are then sent in order, consecutive steps of one kind
+// merged into one message (the server applies each message whole); a refusal
+// part-way stops there, and the error says what was applied and what was not. An
+// edit another client makes in the instant between the check and the server's
+// receipt of a message is not seen (the server has no compare-and-set); edits seen
+// before sending are caught up and checked again. A refusal after part of the
+// action was applied is a *datasource.ConflictError too, whose sentence says what
+// was applied: the approval is then recorded as such, never left pending to be
+// applied twice.
+func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
+	o := datasource.ApplyOptionsOf(opts)
+	l, err := s.load(ctx, graphKey, true)
+	if err != nil {
+		return datasource.ApplyResult{}, err
+	}
+	defer l.close()
+	l.catchUp()
+	// The node types give new nodes their handles and size; without them a node is
+	// created bare (an empty handles object), as the server's converter does.
+	_, defaults, err := s.nodeConfigs(ctx, workspaceOf(l.graph))
+	if err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.Auth {
+			return datasource.ApplyResult{}, err
+		}
+	}
+	steps, created, err := s.prepare(l, a, o.Expect, defaults)
+	if err != nil {
+		return datasource.ApplyResult{}, err
+	}
+	if o.Record != nil {
+		if err := recordOn(ctx, l.graph, a, o.Record); err != nil {
+			return datasource.ApplyResult{}, err
+		}
+	}
+	// Edits other clients made while this was prepared: check again on them.
+	if l.catchUp() > 0 {
+		if steps, created, err = s.prepare(l, a, o.Expect, defaults); err != nil {
+			return datasource.ApplyResult{}, err
+		}
+	}
+	rep, sent, err := run(ctx, l, chunk(steps))
+	if err != nil {
+		if sent == 0 {
+			var re *editsock.RefusedError
+			if errors.As(err, &re) {
+				return datasource.ApplyResult{}, &datasource.ConflictError{Err: fmt.Errorf(
+					"%w: the Nodius server refused the change (%s); nothing was applied", datasource.ErrGraphChanged, re.Message)}
+			}
+			return datasource.ApplyResult{}, err
+		}
+		// Part of it is in the graph: the decision is recorded with this sentence
+		// (a ConflictError is recorded, not left pending), so that approving again
+		// cannot apply the first part twice.
+		return datasource.ApplyResult{Applied: false, Created: datasource.Created{Nodes: nonNil(rep.NodesCreated), Edges: nonNil(rep.EdgesCreated)},
+				Note: "partly applied"}, &datasource.ConflictError{Err: &fault.Error{Code: fault.InvalidRequest, Err: err,
+				Message: fmt.Sprintf("only part of the change reached graph %q: %s — look at the graph in the editor", graphKey, reportSentence(rep))}}
+	}
+	return datasource.ApplyResult{Applied: true, Created: created,
+		Note: "applied through the Nodius server's editing socket: the graph's editors see it now"}, nil
+}
+
+func workspaceOf(g *nodiusgraph.Graph) string { ws, _ := g.Doc["workspace"].(string); return ws }
+
+func nonNil(v []string) []string {
+	if v == nil {
+		return []string{}
+	}
+	return v
+}
+
+// prepare checks the expectation on the live graph, converts the action into
+// editing steps and tries them on a copy of it.
+func (s *Source) prepare(l *live, a datasource.Action, expect *datasource.Action, defaults map[string]typeDefaults) ([]step, datasource.Created, error) {
+	snap, err := l.graph.Snapshot()
+	if err != nil {
+		return nil, datasource.Created{}, err
+	}
+	if expect != nil {
+		if err := datasource.CheckShown(datasource.SnapshotLookup(snap), *expect); err != nil {
+			return nil, datasource.Created{}, &datasource.ConflictError{Err: err}
+		}
+	}
+	try := l.graph.Clone()
+	c := converter{g: try, defaults: defaults, created: datasource.Created{Nodes: []string{}, Edges: []string{}}}
+	if err := c.action(a, 0); err != nil {
+		var r *nodiusgraph.Refusal
+		if errors.As(err, &r) {
+			return nil, datasource.Created{}, &datasource.ConflictError{Err: err}
+		}
+		return nil, datasource.Created{}, err
+	}
+	return merge(c.steps), c.created, nil
+}
+
+// recordOn feeds a recorder (undo) with the action made on an in-memory copy of
+// the live graph as it is right before sending.
+func recordOn(ctx context.Context, g *nodiusgraph.Graph, a datasource.Action, r datasource.Recorder) error {
+	snap, err := g.Snapshot()
+	if err != nil {
+		return err
+	}
+	sim, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		return err
+	}
+	// The copy refusing the action leaves the recorder with that failure: the
+	// server, not the copy, decides.
+	_, _ = sim.ApplyAction(ctx, g.Key(), a, datasource.Record(r))
+	return nil
+}
+
+// merge joins consecutive steps of one kind (and sheet, for batches) into one
+// message, so that most actions are one message the server applies whole.
+func merge(steps []step) []step {
+	var out []step
+	for _, st := range steps {
+		if n := len(out); n > 0 && out[n-1].kind == st.kind && (st.kind == stepInstructions || out[n-1].sheet == st.sheet) {
+			last := &out[n-1]
+			last.instructions = append(last.instructions, st.instructions...)
+			last.nodes = append(last.nodes, st.nodes...)
+			last.edges = append(last.edges, st.edges...)
+			last.nodeKeys = append(last.nodeKeys, st.nodeKeys...)
+			last.edgeKeys = appendNew(last.edgeKeys, st.edgeKeys...)
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func appendNew(dst []string, keys ...string) []string {
+	for _, k := range keys {
+		dup := false
+		for _, d := range dst {
+			dup = dup || d == k
+		}
+		if !dup {
+			dst = append(dst, k)
+		}
+	}
+	return dst
+}
+
+// newKey makes a key as the server does for what its assistant creates: 64 hex digits.
+func newKey() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

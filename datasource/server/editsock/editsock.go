@@ -1,0 +1,304 @@
+// Package editsock is a client of the Nodius server's editing protocol: the same
+// authenticated WebSocket the web editor uses to register on a graph's sheets and
+// send it changes (registerUserOnGraph, applyInstructionToGraph,
+// batchCreateElements, batchDeleteElements). Each request carries an _id and waits
+// for its acknowledgement, the message echoed back with _response {status,
+// message}; the server's refusals come back as *RefusedError with its sentence.
+// Messages other clients make reach this one as broadcasts (without _id), handed to
+// the OnBroadcast function.
+//
+// Register returns the messages as the server answers them; the caller replays them.
+package editsock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
+)
+
+// DefaultAckTimeout bounds the wait for one acknowledgement: the server answers at
+// once, so a silent one means a lost connection or a message it dropped.
+const DefaultAckTimeout = 15 * time.Second
+
+// MaxInstructions is how many instructions the server takes in one
+// applyInstructionToGraph: it closes the socket on more.
+const MaxInstructions = 20
+
+// RefusedError is the server's refusal of one editing request: Op is the message
+// type, Message the server's sentence ("Node with id x not found").
+type RefusedError struct {
+	Op      string
+	Message string
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the Nodius server refused %s: %s", e.Op, e.Message)
+}
+
+// ErrClosed is wrapped by the error of a request on a socket the server closed
+// (it closes an editing socket that sends before registering, or on a bad request).
+var ErrClosed = errors.New("the editing socket was closed")
+
+// Options of Dial.
+type Options struct {
+	nodiusws.Options
+	// AckTimeout bounds each acknowledgement (default DefaultAckTimeout).
+	AckTimeout time.Duration
+	// OnBroadcast is called, on the reading goroutine, with each editing message
+	// another client made (applyInstructionToGraph, batchCreateElements,
+	// batchDeleteElements without _id). Nil ignores them.
+	// seq is the frame's place in what the socket received: a broadcast with a seq
+	// above a registration's Seq happened after that registration's answer.
+	OnBroadcast func(msg json.RawMessage, seq uint64)
+}
+
+// Conn is an authenticated editing socket.
+type Conn struct {
+	ws   *websocket.Conn
+	opt  Options
+	User nodiusws.AuthResult
+
+	mu      sync.Mutex
+	nextID  int
+	waiting map[int]chan reply
+	err     error // set once the reader stops
+	done    chan struct{}
+	seq     uint64 // frames read, on the reading goroutine only
+}
+
+type reply struct {
+	raw json.RawMessage
+	seq uint64
+	err error
+}
+
+// Dial connects to addr (see nodiusws.Address) and authenticates.
+func Dial(ctx context.Context, addr string, opt Options) (*Conn, error) {
+	ws, user, err := nodiusws.Dial(ctx, addr, opt.Options)
+	if err != nil {
+		return nil, err
+	}
+	if opt.AckTimeout <= 0 {
+		opt.AckTimeout = DefaultAckTimeout
+	}
+	c := &Conn{ws: ws, opt: opt, User: user, waiting: map[int]chan reply{}, done: make(chan struct{})}
+	go c.read()
+	return c, nil
+}
+
+// Close closes the socket, which ends its registrations. There is deliberately no
+// disconnedUserOnGraph: the server removes the first registration of the *user* on
+// each sheet, which may be the same person's web editor, not this socket.
+func (c *Conn) Close() error {
+	err := c.ws.Close(websocket.StatusNormalClosure, "")
+	<-c.done
+	return err
+}
+
+func (c *Conn) read() {
+	defer close(c.done)
+	for {
+		_, data, err := c.ws.Read(context.Background())
+		if err != nil {
+			c.stop(err)
+			return
+		}
+		c.seq++
+		var head struct {
+			Type     string          `json:"type"`
+			ID       json.RawMessage `json:"_id"`
+			Response *struct {
+				Status  bool   `json:"status"`
+				Message string `json:"message"`
+			} `json:"_response"`
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &head) != nil {
+			continue
+		}
+		var id int
+		hasID := len(head.ID) > 0 && string(head.ID) != "null" && json.Unmarshal(head.ID, &id) == nil
+		switch {
+		case hasID && head.Response != nil:
+			c.answer(id, reply{raw: data, seq: c.seq})
+		case head.Error != "" && head.Type == "":
+			// {"error":"Invalid JSON"} names no request: the server's answer to a
+			// registration on an unknown graph or sheet. Requests are one at a time.
+			c.failAll(&RefusedError{Op: "the request", Message: head.Error})
+		case !hasID && c.opt.OnBroadcast != nil:
+			switch head.Type {
+			case "applyInstructionToGraph", "batchCreateElements", "batchDeleteElements":
+				c.opt.OnBroadcast(json.RawMessage(data), c.seq)
+			}
+		}
+	}
+}
+
+func (c *Conn) answer(id int, r reply) {
+	c.mu.Lock()
+	ch := c.waiting[id]
+	delete(c.waiting, id)
+	c.mu.Unlock()
+	if ch != nil {
+		ch <- r
+	}
+}
+
+func (c *Conn) failAll(err error) {
+	c.mu.Lock()
+	for id, ch := range c.waiting {
+		delete(c.waiting, id)
+		ch <- reply{err: err}
+	}
+	c.mu.Unlock()
+}
+
+func (c *Conn) stop(err error) {
+	c.mu.Lock()
+	c.err = err
+	c.mu.Unlock()
+	why := "the connection was lost"
+	if s := websocket.CloseStatus(err); s != -1 {
+		why = fmt.Sprintf("the server closed it (code %d)", s)
+	}
+	c.failAll(&fault.Error{Code: fault.Network, Err: fmt.Errorf("%w: %w", ErrClosed, err),
+		Message: "the editing socket to the Nodius server closed before the answer: " + why})
+}
+
+// request sends msg with a fresh _id and returns the acknowledgement. A refusal is
+// a *RefusedError; a silent server is a fault.Timeout error saying the request may
+// or may not have been applied.
+func (c *Conn) request(ctx context.Context, msg map[string]any) (json.RawMessage, uint64, error) {
+	op, _ := msg["type"].(string)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return nil, 0, &fault.Error{Code: fault.Network, Err: ErrClosed, Message: "the editing socket to the Nodius server is closed"}
+	}
+	c.nextID++
+	id := c.nextID
+	ch := make(chan reply, 1)
+	c.waiting[id] = ch
+	c.mu.Unlock()
+	msg["_id"] = id
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return nil, 0, fmt.Errorf("encode %s: %w", op, err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.opt.AckTimeout)
+	defer cancel()
+	if err := c.ws.Write(wctx, websocket.MessageText, body); err != nil {
+		c.forget(id)
+		return nil, 0, &fault.Error{Code: fault.Network, Err: err, Message: "could not send " + op + " to the Nodius server's editing socket"}
+	}
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			var re *RefusedError
+			if errors.As(r.err, &re) && re.Op == "the request" {
+				return nil, 0, &RefusedError{Op: op, Message: re.Message}
+			}
+			return nil, 0, r.err
+		}
+		var ack struct {
+			Response struct {
+				Status  bool   `json:"status"`
+				Message string `json:"message"`
+			} `json:"_response"`
+		}
+		_ = json.Unmarshal(r.raw, &ack)
+		if !ack.Response.Status {
+			msg := ack.Response.Message
+			if msg == "" {
+				msg = "no reason given"
+			}
+			return r.raw, r.seq, &RefusedError{Op: op, Message: msg}
+		}
+		return r.raw, r.seq, nil
+	case <-wctx.Done():
+		c.forget(id)
+		if ctx.Err() != nil {
+			return nil, 0, ctx.Err()
+		}
+		return nil, 0, &fault.Error{Code: fault.Timeout, Retryable: false,
+			Message: fmt.Sprintf("the Nodius server did not acknowledge %s within %s: it may or may not have been applied — look at the graph", op, c.opt.AckTimeout)}
+	}
+}
+
+func (c *Conn) forget(id int) {
+	c.mu.Lock()
+	delete(c.waiting, id)
+	c.mu.Unlock()
+}
+
+// Register registers this socket as an editor of one sheet of a graph and returns
+// the editing messages the sheet received after fromTimestamp (ms), oldest first.
+// name is what other editors see.
+func (c *Conn) Register(ctx context.Context, graphKey, sheetID, name string, fromTimestamp int64) (Registration, error) {
+	raw, seq, err := c.request(ctx, map[string]any{"type": "registerUserOnGraph", "graphKey": graphKey, "sheetId": sheetID,
+		"name": name, "fromTimestamp": fromTimestamp})
+	if err != nil {
+		return Registration{}, err
+	}
+	var ans struct {
+		Missing []json.RawMessage `json:"missingMessages"`
+	}
+	if err := json.Unmarshal(raw, &ans); err != nil {
+		return Registration{}, &fault.Error{Code: fault.ServerError, Err: err, Message: "the Nodius server's answer to registerUserOnGraph is malformed"}
+	}
+	return Registration{Missing: ans.Missing, Seq: seq}, nil
+}
+
+// Registration is the answer to registerUserOnGraph.
+type Registration struct {
+	// Missing are the sheet's editing messages after fromTimestamp, oldest first.
+	Missing []json.RawMessage
+	// Seq places the answer among the frames received (see Options.OnBroadcast).
+	Seq uint64
+}
+
+// ApplyInstructions sends one applyInstructionToGraph (at most MaxInstructions
+// instructions, each {i, sheetId, nodeId|edgeId, ...}). The server applies all or
+// none of one message.
+func (c *Conn) ApplyInstructions(ctx context.Context, instructions []json.RawMessage) error {
+	if len(instructions) > MaxInstructions {
+		return fmt.Errorf("%d instructions in one message: the server takes at most %d", len(instructions), MaxInstructions)
+	}
+	_, _, err := c.request(ctx, map[string]any{"type": "applyInstructionToGraph", "instructions": nonNil(instructions)})
+	return err
+}
+
+// BatchCreate sends batchCreateElements: nodes and edges (JSON objects carrying
+// graphKey and sheet) added to one sheet, all or none.
+func (c *Conn) BatchCreate(ctx context.Context, sheetID string, nodes, edges []json.RawMessage) error {
+	_, _, err := c.request(ctx, map[string]any{"type": "batchCreateElements", "sheetId": sheetID, "nodes": nonNil(nodes), "edges": nonNil(edges)})
+	return err
+}
+
+// BatchDelete sends batchDeleteElements: nodes and edges of one sheet removed, all
+// or none. The server does not remove a node's edges: name them.
+func (c *Conn) BatchDelete(ctx context.Context, sheetID string, nodeKeys, edgeKeys []string) error {
+	if nodeKeys == nil {
+		nodeKeys = []string{}
+	}
+	if edgeKeys == nil {
+		edgeKeys = []string{}
+	}
+	_, _, err := c.request(ctx, map[string]any{"type": "batchDeleteElements", "sheetId": sheetID, "nodeKeys": nodeKeys, "edgeKeys": edgeKeys})
+	return err
+}
+
+func nonNil(v []json.RawMessage) []json.RawMessage {
+	if v == nil {
+		return []json.RawMessage{}
+	}
+	return v
+}

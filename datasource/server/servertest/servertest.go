@@ -1,0 +1,613 @@
+// Package servertest is a stand-in for the parts of the Nodius server the server:
+// data source speaks to, on loopback: POST /api/graph/get (the saved state),
+// /api/nodeconfig/list, /api/sync, and the WebSocket with its authenticate
+// handshake and editing protocol (registerUserOnGraph with missingMessages,
+// applyInstructionToGraph, batchCreateElements, batchDeleteElements, their acks
+// and broadcasts, __ping__). Edits change the graph in memory only; Save writes it
+// to the saved state, as the real server's autosave does every 30 s. Its answers
+// and refusals are the ones recorded from the real server
+// (../shared/fixtures/nodius-server/08-editing-ws.jsonl, 07-http.jsonl).
+package servertest
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
+)
+
+// User is who a token stands for.
+type User struct {
+	ID         string
+	Name       string
+	Workspaces []string
+}
+
+// Server is the stand-in. Its zero value is not usable: call New.
+type Server struct {
+	// URL is the HTTP base (http://127.0.0.1:PORT); WSURL the WebSocket.
+	URL, WSURL string
+
+	httpSrv, wsSrv *http.Server
+	httpLn, wsLn   net.Listener
+
+	mu      sync.Mutex
+	users   map[string]User // by token
+	saved   map[string]*nodiusgraph.Graph
+	live    map[string]*liveGraph
+	configs []json.RawMessage
+	last    int64             // the last time given out (ms): strictly increasing
+	refuse  map[string]string // by message type: refuse the next one with this sentence
+}
+
+type liveGraph struct {
+	g       *nodiusgraph.Graph
+	history map[string][]entry // by sheet
+	editors map[string][]*client
+}
+
+type entry struct {
+	msg  json.RawMessage
+	time int64
+}
+
+type client struct {
+	user   User
+	ws     *websocket.Conn
+	sheets []string // registered sheets, in order
+	graph  string
+	wmu    sync.Mutex
+}
+
+// Options of New.
+type Options struct {
+	// HTTPAddr and WSAddr to listen on (default 127.0.0.1:0 each).
+	HTTPAddr, WSAddr string
+	// PairedPorts puts the WebSocket on the HTTP port + 2000, where the real
+	// server in plain HTTP mode has it (and where nodiusws.Address looks), on
+	// 127.0.0.1; HTTPAddr and WSAddr are then ignored.
+	PairedPorts bool
+}
+
+// New starts a stand-in with no graphs and no users.
+func New(opt Options) (*Server, error) {
+	if opt.HTTPAddr == "" {
+		opt.HTTPAddr = "127.0.0.1:0"
+	}
+	if opt.WSAddr == "" {
+		opt.WSAddr = "127.0.0.1:0"
+	}
+	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}, refuse: map[string]string{}}
+	var err error
+	if opt.PairedPorts {
+		if err := s.listenPaired(); err != nil {
+			return nil, err
+		}
+	} else {
+		if s.httpLn, err = net.Listen("tcp", opt.HTTPAddr); err != nil {
+			return nil, err
+		}
+		if s.wsLn, err = net.Listen("tcp", opt.WSAddr); err != nil {
+			s.httpLn.Close()
+			return nil, err
+		}
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/graph/get", s.graphGet)
+	mux.HandleFunc("POST /api/nodeconfig/list", s.nodeConfigList)
+	mux.HandleFunc("POST /api/sync", s.sync)
+	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.wsSrv = &http.Server{Handler: http.HandlerFunc(s.socket), ReadHeaderTimeout: 10 * time.Second}
+	go s.httpSrv.Serve(s.httpLn)
+	go s.wsSrv.Serve(s.wsLn)
+	s.URL = "http://" + s.httpLn.Addr().String()
+	s.WSURL = "ws://" + s.wsLn.Addr().String() + "/"
+	return s, nil
+}
+
+// listenPaired finds a free port P with P+2000 free too.
+func (s *Server) listenPaired() error {
+	for try := 0; try < 50; try++ {
+		h, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		port := h.Addr().(*net.TCPAddr).Port
+		if port+2000 > 65535 {
+			h.Close()
+			continue
+		}
+		w, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+2000))
+		if err != nil {
+			h.Close()
+			continue
+		}
+		s.httpLn, s.wsLn = h, w
+		return nil
+	}
+	return errors.New("no free pair of ports (P, P+2000) on 127.0.0.1")
+}
+
+// Close stops both listeners and closes every socket.
+func (s *Server) Close() {
+	_ = s.httpSrv.Close()
+	_ = s.wsSrv.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, lg := range s.live {
+		for _, cs := range lg.editors {
+			for _, c := range cs {
+				c.ws.CloseNow()
+			}
+		}
+	}
+}
+
+// AddUser makes token stand for u.
+func (s *Server) AddUser(token string, u User) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users[token] = u
+}
+
+// AddGraph stores a graph as /api/graph/get answers it (the saved state).
+func (s *Server) AddGraph(body []byte) error {
+	g, ok, err := nodiusgraph.Parse(body)
+	if err != nil || !ok {
+		return fmt.Errorf("not a graph: %v", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.saved[g.Key()] = g
+	s.last = max(s.last, g.LastUpdated())
+	return nil
+}
+
+// SetNodeConfigs sets what /api/nodeconfig/list answers.
+func (s *Server) SetNodeConfigs(configs []json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.configs = configs
+}
+
+// Save writes the graph's live state to the saved state, as the autosave does,
+// with lastUpdatedTime the moment of the save.
+func (s *Server) Save(graphKey string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lg := s.live[graphKey]
+	if lg == nil {
+		return
+	}
+	g := lg.g.Clone()
+	g.Doc["lastUpdatedTime"] = float64(s.now())
+	s.saved[graphKey] = g
+}
+
+// RefuseNext makes the stand-in refuse the next editing message of that type
+// (applyInstructionToGraph, batchCreateElements, batchDeleteElements) with the
+// sentence, as the real server refuses one the graph does not allow: for testing
+// what a client does when a change stops part-way.
+func (s *Server) RefuseNext(msgType, sentence string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuse[msgType] = sentence
+}
+
+// Live returns a copy of the graph as its editors have it (the saved state when
+// nobody registered on it yet).
+func (s *Server) Live(graphKey string) *nodiusgraph.Graph {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.live[graphKey]; lg != nil {
+		return lg.g.Clone()
+	}
+	if g := s.saved[graphKey]; g != nil {
+		return g.Clone()
+	}
+	return nil
+}
+
+// LastTime is the last moment (ms) the stand-in gave an edit or a save: a
+// registration from it gets the messages made after.
+func (s *Server) LastTime() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+func (s *Server) now() int64 {
+	s.last = max(s.last+1, time.Now().UnixMilli())
+	return s.last
+}
+
+func (s *Server) user(r *http.Request) (User, bool) {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, known := s.users[tok]
+	return u, ok && known
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if r.Header.Get("Authorization") == "" {
+		writeJSON(w, 401, map[string]any{"error": "Unauthorized", "message": "Missing Authorization header", "loginUrl": "/login"})
+		return false
+	}
+	if _, ok := s.user(r); !ok {
+		writeJSON(w, 401, map[string]any{"error": "Unauthorized", "message": "Invalid token", "loginUrl": "/login"})
+		return false
+	}
+	return true
+}
+
+// graphGet answers the saved state; no workspace check (as recorded: bob gets it).
+func (s *Server) graphGet(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	var body struct {
+		RetrieveGraph *struct {
+			Token      string `json:"token"`
+			BuildGraph bool   `json:"buildGraph"`
+		} `json:"retrieveGraph"`
+	}
+	if json.NewDecoder(r.Body).Decode(&body) != nil || body.RetrieveGraph == nil || body.RetrieveGraph.Token == "" {
+		writeJSON(w, 500, map[string]any{"error": "Internal Server Error"})
+		return
+	}
+	s.mu.Lock()
+	g := s.saved[body.RetrieveGraph.Token]
+	var data []byte
+	if g != nil {
+		if body.RetrieveGraph.BuildGraph {
+			data, _ = g.MarshalJSON()
+		} else {
+			data, _ = json.Marshal(g.Doc)
+		}
+	}
+	s.mu.Unlock()
+	switch {
+	case g == nil && body.RetrieveGraph.BuildGraph:
+		w.WriteHeader(500) // the real server fails building an unknown graph
+	case g == nil:
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(200) // and answers nothing for one it does not build
+	default:
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(data)
+	}
+}
+
+func (s *Server) nodeConfigList(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	s.mu.Lock()
+	list := slices.Clone(s.configs)
+	s.mu.Unlock()
+	if list == nil {
+		list = []json.RawMessage{}
+	}
+	writeJSON(w, 200, list)
+}
+
+func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	host, port, _ := net.SplitHostPort(s.wsLn.Addr().String())
+	writeJSON(w, 200, map[string]any{"host": host, "port": port, "secure": false, "path": "/"})
+}
+
+// socket runs one WebSocket: authenticate first, then the editing protocol.
+func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	ws.SetReadLimit(32 << 20)
+	c := &client{ws: ws}
+	defer s.leave(c)
+	ctx := r.Context()
+	authCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	for c.user.ID == "" {
+		_, data, err := ws.Read(authCtx)
+		if err != nil {
+			cancel()
+			if errors.Is(authCtx.Err(), context.DeadlineExceeded) {
+				c.send(map[string]any{"type": "authResult", "success": false, "error": "Authentication timeout"})
+				ws.Close(4002, "Authentication timeout")
+			}
+			return
+		}
+		var m struct {
+			Type  string `json:"type"`
+			Token string `json:"token"`
+		}
+		if json.Unmarshal(data, &m) != nil {
+			c.send(map[string]any{"error": "Invalid JSON"})
+			continue
+		}
+		if m.Type != "authenticate" {
+			c.send(map[string]any{"type": "authResult", "success": false, "error": "Not authenticated. Send authenticate message first."})
+			continue
+		}
+		s.mu.Lock()
+		u, ok := s.users[m.Token]
+		s.mu.Unlock()
+		if !ok {
+			cancel()
+			c.send(map[string]any{"type": "authResult", "success": false, "error": "Invalid token"})
+			ws.Close(4001, "Authentication failed")
+			return
+		}
+		c.user = u
+		c.send(map[string]any{"type": "authResult", "success": true, "userId": u.ID, "username": u.Name, "workspaces": u.Workspaces})
+	}
+	cancel()
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		if !s.handle(c, data) {
+			ws.CloseNow()
+			return
+		}
+	}
+}
+
+func (c *client) send(v any) {
+	b, _ := json.Marshal(v)
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = c.ws.Write(ctx, websocket.MessageText, b)
+}
+
+func (s *Server) leave(c *client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.live[c.graph]; lg != nil {
+		for id, cs := range lg.editors {
+			lg.editors[id] = slices.DeleteFunc(cs, func(x *client) bool { return x == c })
+		}
+	}
+}
+
+// handle answers one message; false closes the socket.
+func (s *Server) handle(c *client, data []byte) bool {
+	var m map[string]any
+	if json.Unmarshal(data, &m) != nil {
+		c.send(map[string]any{"error": "Invalid JSON"})
+		return true
+	}
+	typ, _ := m["type"].(string)
+	id, hasID := m["_id"]
+	refuse := func(msg string) bool {
+		if hasID {
+			c.send(map[string]any{"_id": id, "_response": map[string]any{"status": false, "message": msg}})
+		}
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch typ {
+	case "__ping__":
+		if c.graph == "" {
+			return false
+		}
+		c.send(map[string]any{"type": "__pong__"})
+		return true
+	case "registerUserOnGraph":
+		return s.register(c, m, id, hasID)
+	case "disconnedUserOnGraph":
+		// As the real server: the first registration of the user on each sheet
+		// goes, whichever connection made it.
+		gk, _ := m["graphKey"].(string)
+		if lg := s.live[gk]; lg != nil {
+			for sh, cs := range lg.editors {
+				if i := slices.IndexFunc(cs, func(x *client) bool { return x.user.ID == c.user.ID }); i >= 0 {
+					lg.editors[sh] = slices.Delete(cs, i, i+1)
+				}
+			}
+		}
+		return true
+	case "applyInstructionToGraph", "batchCreateElements", "batchDeleteElements":
+	default:
+		return true // unknown types get no answer
+	}
+	if c.graph == "" {
+		return false // an edit without registering: the server closes the socket
+	}
+	lg := s.live[c.graph]
+	var msg nodiusgraph.Message
+	if json.Unmarshal(data, &msg) != nil {
+		c.send(map[string]any{"error": "Invalid JSON"})
+		return true
+	}
+	if sentence, ok := s.refuse[typ]; ok {
+		delete(s.refuse, typ)
+		return refuse(sentence)
+	}
+	var sheets []string // the histories the message is filed under
+	var err error
+	switch typ {
+	case "applyInstructionToGraph":
+		if len(msg.Instructions) > 20 {
+			return false
+		}
+		err = lg.g.ApplyInstructions(msg.Instructions)
+		for _, in := range msg.Instructions {
+			if !slices.Contains(sheets, in.SheetID) {
+				sheets = append(sheets, in.SheetID)
+			}
+		}
+	case "batchCreateElements":
+		err = lg.g.BatchCreate(msg.SheetID, orEmpty(msg.Nodes), orEmpty(msg.Edges))
+		sheets = []string{c.sheets[0]}
+	case "batchDeleteElements":
+		err = lg.g.BatchDelete(msg.SheetID, msg.NodeKeys, msg.EdgeKeys)
+		sheets = []string{c.sheets[0]}
+	}
+	if err != nil {
+		return refuse(err.Error())
+	}
+	for _, cs := range lg.editors {
+		for _, o := range cs {
+			o.send(map[string]any{"type": "saveStatus", "graphKey": c.graph, "lastSaveTime": s.last, "hasUnsavedChanges": true, "autoSaveEnabled": true})
+		}
+	}
+	kept := map[string]any{}
+	for k, v := range m {
+		kept[k] = v
+	}
+	hist, _ := json.Marshal(kept)
+	t := s.now()
+	for _, sh := range sheets {
+		lg.history[sh] = append(lg.history[sh], entry{msg: hist, time: t})
+	}
+	if hasID {
+		ack := map[string]any{}
+		for k, v := range m {
+			ack[k] = v
+		}
+		ack["_response"] = map[string]any{"status": true}
+		c.send(ack)
+	}
+	delete(kept, "_id")
+	// Broadcasts skip the sender's user, not only its connection. An instruction
+	// message reaches the first connection of each other user of the sheets it
+	// touches; a batch every connection of another user on its sheet.
+	if typ != "applyInstructionToGraph" {
+		for _, o := range lg.editors[msg.SheetID] {
+			if o.user.ID != c.user.ID {
+				o.send(kept)
+			}
+		}
+		return true
+	}
+	notified := map[string]bool{c.user.ID: true}
+	for _, sh := range sheets {
+		for _, o := range lg.editors[sh] {
+			if !notified[o.user.ID] {
+				notified[o.user.ID] = true
+				o.send(kept)
+			}
+		}
+	}
+	return true
+}
+
+func orEmpty(v []map[string]any) []map[string]any {
+	if v == nil {
+		return []map[string]any{}
+	}
+	return v
+}
+
+func (s *Server) register(c *client, m map[string]any, id any, hasID bool) bool {
+	gk, _ := m["graphKey"].(string)
+	sheet, _ := m["sheetId"].(string)
+	from, _ := m["fromTimestamp"].(float64)
+	lg := s.live[gk]
+	if lg == nil {
+		saved := s.saved[gk]
+		if saved == nil {
+			c.send(map[string]any{"error": "Invalid JSON"})
+			return true
+		}
+		lg = &liveGraph{g: saved.Clone(), history: map[string][]entry{}, editors: map[string][]*client{}}
+		s.live[gk] = lg
+	}
+	if ws, _ := lg.g.Doc["workspace"].(string); ws != "" && !slices.Contains(c.user.Workspaces, ws) {
+		if hasID {
+			c.send(map[string]any{"_id": id, "_response": map[string]any{"status": false, "message": "Access denied to this graph's workspace"}})
+			return true
+		}
+		return false
+	}
+	if lg.g.Sheets[sheet] == nil {
+		c.send(map[string]any{"error": "Invalid JSON"})
+		return true
+	}
+	lg.editors[sheet] = append(lg.editors[sheet], c)
+	c.graph = gk
+	if !slices.Contains(c.sheets, sheet) {
+		c.sheets = append(c.sheets, sheet)
+	}
+	missing := []json.RawMessage{}
+	for _, e := range lg.history[sheet] {
+		if float64(e.time) > from {
+			missing = append(missing, e.msg)
+		}
+	}
+	if hasID {
+		c.send(map[string]any{"_id": id, "_response": map[string]any{"status": true}, "missingMessages": missing})
+	}
+	return true
+}
+
+//go:embed testdata/seed-graph.json
+var seedGraph []byte
+
+//go:embed testdata/seed-nodeconfigs.json
+var seedNodeConfigs []byte
+
+// SeedGraphKey is the graph NewSeeded holds, the one of the recordings.
+const SeedGraphKey = "testgraph001"
+
+// NewSeeded starts a stand-in holding the graph and node types of the recordings of
+// the real server (testgraph001, sheets "0" main and "1" data-processing), and
+// their users, token "tok-NAME" each: alice, carol (editor) and dave (viewer) of
+// the graph's workspace, bob of his own workspace.
+func NewSeeded(opt Options) (*Server, error) {
+	s, err := New(opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.AddGraph(seedGraph); err != nil {
+		s.Close()
+		return nil, err
+	}
+	var configs []json.RawMessage
+	if err := json.Unmarshal(seedNodeConfigs, &configs); err != nil {
+		s.Close()
+		return nil, err
+	}
+	s.SetNodeConfigs(configs)
+	for name, u := range RecordedUsers() {
+		s.AddUser("tok-"+name, u)
+	}
+	return s, nil
+}
+
+// RecordedUsers are the users of the recordings, by name.
+func RecordedUsers() map[string]User {
+	const ws = "2bef1a5a3bd4"
+	return map[string]User{
+		"alice": {ID: "2bef1a5a3bd4", Name: "alice", Workspaces: []string{ws}},
+		"carol": {ID: "7448f3c25cfd", Name: "carol", Workspaces: []string{ws}},
+		"dave":  {ID: "8f406529c50b", Name: "dave", Workspaces: []string{ws}},
+		"bob":   {ID: "be95679f31a7", Name: "bob", Workspaces: []string{"be95679f31a7"}},
+	}
+}
