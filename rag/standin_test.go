@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
-	"github.com/nodius/nodius-ai/agent/llm/llmtest/thesaurus"
+	"github.com/nodius/nodius-ai/agent/llm/llmtest/thesaurustest"
 	"github.com/nodius/nodius-ai/rag/evaluate"
 )
 
@@ -25,14 +25,14 @@ type hybridFigure struct {
 }
 
 // checkHybrid measures a set with text alone and fused with the thesaurus stand-in
-// model (thesaurus.ForTest: WordNet and FreeDict, where paraphrases and French
+// model (thesaurustest.ForTest: WordNet and FreeDict, where paraphrases and French
 // questions land close, loaded once for every hybrid test), logs the figures by
 // kind only (go test -v -run Hybrid ./rag), and holds what was measured: a win must stay a win, a tie must not become a loss, and no hybrid MRR
 // may fall under its recorded figure. A kind that starts to win is logged, to be
 // moved to wins. It returns the outcomes, question by question.
 func checkHybrid(t *testing.T, dir string, graphs []string, want map[string]hybridFigure) (text, hybrid []evaluate.Outcome) {
 	t.Helper()
-	model := thesaurus.ForTest(t)
+	model := thesaurustest.ForTest(t)
 	srv := llmtest.Start(t)
 	srv.SetEmbed(model.Embed)
 	text, hybrid = evalHybridSet(t, srv, dir, graphs)

@@ -1,9 +1,9 @@
-// Package thesaurus is a deterministic stand-in for a multilingual embedding model,
+// Package thesaurustest is a deterministic stand-in for a multilingual embedding model,
 // for tests and for the fake LLM server (fakellm --embed thesaurus), where no real
 // model can run: texts that say the same thing in other words — a paraphrase, a
 // French question about an English-named node — land close, because the model knows
 // what two general dictionaries know (see Model).
-package thesaurus
+package thesaurustest
 
 import (
 	"bufio"

@@ -1,6 +1,8 @@
-// Package golden compares test output with golden files kept under testdata/, for
+// Package goldentest compares test output with golden files kept under testdata/, for
 // the tests of the drawings (graphdraw, graphpic). go test -update rewrites them.
-package golden
+// charmbracelet's golden package names the file after the test; these tests check
+// several drawings in one test, each under its own name.
+package goldentest
 
 import (
 	"flag"

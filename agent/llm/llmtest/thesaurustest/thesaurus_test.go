@@ -1,4 +1,4 @@
-package thesaurus
+package thesaurustest
 
 import (
 	"errors"
