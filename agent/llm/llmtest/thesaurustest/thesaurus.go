@@ -112,7 +112,7 @@ var loadInstalled = sync.OnceValues(func() (*Model, error) {
 // are read as Debian installs them (packages wordnet-base, dict-freedict-fra-eng and
 // dict-freedict-eng-fra, which .ci/run installs); their data is not copied into
 // this repository. The weights below were set on the retrieval dev set
-// (rag/testdata/dev) and the first three held-out sets, never on a set before its
+// (rag/eval/testdata/dev) and the first three held-out sets, never on a set before its
 // first measurement.
 type Model struct {
 	concepts map[string][]int // stem → concepts (lexicon lines) it belongs to
