@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 )
@@ -118,58 +117,4 @@ func As(err error) (*Error, bool) {
 func Is(err error, code Code) bool {
 	fe, ok := As(err)
 	return ok && fe.Code == code
-}
-
-// MaskCredentials hides the password (or token) of anything that looks like a URL with
-// credentials, however malformed ("server:http//u:PW@host", "arango//root:PW@host",
-// "arangos:/root:p/w@host"), so that an error about a source never prints it. The user
-// name stays when it can be told apart ("root:***@host").
-func MaskCredentials(s string) string {
-	return maskEveryUserinfo(maskUserinfo(s))
-}
-
-// maskEveryUserinfo masks what a malformed URL with several '@' (or a leading ':')
-// may still show after maskUserinfo: a password can hold '@' and '/' itself
-// ("USER:0@SECRET@/x"), so everything from the first "USER:" to the last '@' is
-// masked. It may hide more than the password; it never shows part of one.
-func maskEveryUserinfo(s string) string {
-	if strings.Count(s, "@") < 2 && !strings.HasPrefix(s, ":") {
-		return s
-	}
-	at := strings.LastIndex(s, "@")
-	for i := 0; i < at; i++ {
-		if s[i] != ':' || strings.HasPrefix(s[i:], "://") {
-			continue
-		}
-		if s[i+1:at] == "***" || i+1 == at {
-			return s
-		}
-		return s[:i+1] + "***" + s[at:]
-	}
-	return s
-}
-
-// maskUserinfo masks the credentials before the last '@' of a URL, however
-// malformed its scheme.
-func maskUserinfo(s string) string {
-	at := strings.LastIndex(s, "@")
-	if at < 0 {
-		return s
-	}
-	start := 0
-	slashes := strings.Index(s[:at], "//")
-	switch {
-	case slashes >= 0:
-		start = slashes + 2
-	case strings.Contains(s[:at], "/"):
-		start = strings.Index(s[:at], "/") + 1
-	}
-	cred := s[start:at]
-	if user, _, ok := strings.Cut(cred, ":"); ok {
-		return s[:start] + user + ":***" + s[at:]
-	}
-	if slashes >= 0 && cred != "" {
-		return s[:start] + "***" + s[at:] // a token alone
-	}
-	return s
 }
