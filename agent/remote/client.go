@@ -79,7 +79,8 @@ func ParseServerURL(raw string) (*url.URL, error) {
 func Redact(raw string) string { return fault.MaskCredentials(raw) }
 
 // WebSocketURL derives the WebSocket address from the REST base: same host and
-// port, ws:// for http:// and wss:// for https://, path /ws (seed 000).
+// port, ws:// for http:// and wss:// for https://, path /ws, where the Nodius server
+// listens.
 func WebSocketURL(base *url.URL) string {
 	u := *base
 	u.User = nil

@@ -87,7 +87,7 @@ func (g sourceGraph) writeFile(t *testing.T) string {
 	return path
 }
 
-// loadArango stores the graph as seed 001 does: composite keys {graphKey}-{localKey}
+// loadArango stores the graph as the Nodius server does: composite keys {graphKey}-{localKey}
 // and graphKey on nodes and edges, edges that name their ends only by _from/_to,
 // configs by workspace. A graph, node and config of another workspace sit next to
 // it.
@@ -170,7 +170,7 @@ func memoryServer(t *testing.T, g sourceGraph, held ...string) *httptest.Server 
 	return srv
 }
 
-// contextOut is `inspect context --format json` (DESIGN.md section 2).
+// contextOut is `inspect context --format json`, as scripts read it.
 type contextOut struct {
 	Graph string `json:"graph"`
 	Query string `json:"query"`

@@ -1,8 +1,9 @@
 package main_test
 
-// The README's first five minutes run as written from the root of a clone: the
-// offline commands, the shipped example graph, and the proposal walk-through (against
-// the fake provider instead of a cloud key).
+// The README's first five minutes and its scripting section run as written from the
+// root of a clone: the offline commands, the shipped example graph, the proposal
+// walk-through, asking from scripts and deciding (against the fake provider instead
+// of a cloud key).
 
 import (
 	"bytes"

@@ -1,8 +1,8 @@
-// Package fault is the error taxonomy of nodius-ai: the codes of DESIGN.md section 3 and
-// the classified Error every layer returns once it understands a failure. It is a leaf
-// (standard library only) so that the data sources and the configuration can classify
-// their failures without importing the agent; agent/convo re-exports it under its old
-// names.
+// Package fault is the error taxonomy of nodius-ai: the codes every message, exit code
+// and NDJSON error event is built from, and the classified Error every layer returns
+// once it understands a failure. It is a leaf (standard library only) so that the
+// data sources and the configuration can classify their failures without importing
+// the agent; agent/convo re-exports it under its old names.
 package fault
 
 import (
@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// Code classifies a failure (DESIGN.md section 3).
+// Code classifies a failure; scripts read it (the NDJSON error event, the message).
 type Code string
 
 const (
