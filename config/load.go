@@ -19,7 +19,7 @@ import (
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
-// Defaults of DESIGN.md sections 2 to 4.
+// Defaults of the settings, used when no flag, variable or config file sets them.
 const (
 	DefaultSource        = "demo"
 	DefaultAgent         = "local"
@@ -376,7 +376,7 @@ func resolveLLM(cfg *Config, flags map[string]string, getenv func(string) string
 
 // resolveEmbeddings picks the embedding endpoint: explicit settings first, then the
 // chat provider when it has embeddings, else the first registry provider with
-// embeddings whose key is set (DeepSeek has none: OpenAI's key then serves, as in seed 001).
+// embeddings whose key is set (DeepSeek has none: OpenAI's key then serves, as the Nodius server does).
 func resolveEmbeddings(cfg *Config, pick func(flag, env, fileVal, def string) string, getenv func(string) string, fc fileConfig, order []string) {
 	model := pick("embedding-model", "NODIUS_AI_EMBEDDING_MODEL", fc.EmbeddingModel, "")
 	base := pick("", "NODIUS_AI_EMBEDDING_BASE_URL", fc.EmbeddingBaseURL, "")

@@ -3,7 +3,7 @@ package config
 import "math"
 
 // builtinOrder is the registry order: it decides which provider is detected when
-// several keys are set (DESIGN.md section 2: DeepSeek > OpenAI > Anthropic > others).
+// several keys are set (DeepSeek > OpenAI > Anthropic > others, the order the README gives).
 // openai-mini shares OPENAI_API_KEY with openai and ollama needs no key, so neither is
 // ever detected: they are chosen by name.
 var builtinOrder = []string{"deepseek", "openai", "anthropic", "qwen", "groq", "mistral", "openrouter", "openai-mini", "ollama"}

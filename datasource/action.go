@@ -22,7 +22,7 @@ const (
 var ActionTypes = []ActionType{CreateNodeAction, UpdateNodeAction, MoveNodeAction, DeleteNodeAction, CreateEdgeAction, DeleteEdgeAction, BatchAction}
 
 // Action is a ProposedAction: a change to a graph that the model proposes and a person
-// approves. Its JSON form is {"type": ..., "payload": {...}} (DESIGN.md section 2);
+// approves. Its JSON form is {"type": ..., "payload": {...}}, as the server stores it;
 // exactly one payload pointer, the one matching Type, is set.
 type Action struct {
 	Type       ActionType

@@ -73,7 +73,8 @@ type Snapshot struct {
 	Configs []NodeConfig
 }
 
-// Source reads one workspace's graphs. It mirrors seed 001's GraphDataSource.
+// Source reads one workspace's graphs. It mirrors the Nodius server's GraphDataSource,
+// so every source answers the tools the same way.
 // Every method returns an error wrapping ErrNotFound when the graph (or node) is
 // unknown. Keys are always local keys, never storage-specific composite keys.
 type Source interface {

@@ -41,7 +41,7 @@ func (e *DecodeError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-// Document is the graph file format (DESIGN.md section 2): the format of file:PATH
+// Document is the graph file format (docs/reference.md): the format of file:PATH
 // sources and of the embedded demo graph. Extra keeps unknown top-level keys.
 type Document struct {
 	Graph       Graph        `json:"graph"`

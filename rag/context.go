@@ -3,7 +3,8 @@ package rag
 import "github.com/nodius/nodius-ai/agent/convo"
 
 // Context is what retrieval hands to the prompt for one question: a small, relevant
-// part of the graph (seed 001's GraphRAGContext), plus the search ranking that chose it.
+// part of the graph (what the Nodius server's GraphRAGContext holds), plus the search
+// ranking that chose it.
 type Context struct {
 	Graph   GraphInfo       `json:"graph"`
 	Query   string          `json:"query"`

@@ -120,7 +120,7 @@ func (m *metrics) final() (hit1, hit5, mrr float64) {
 	return m.hit1 / n, m.hit5 / n, m.mrr / n
 }
 
-// baselineRanking is the naive scorer this package replaced (and seed 001's
+// baselineRanking is the naive scorer this package replaced (and the Nodius server's
 // in-memory one): split the question on anything not a letter or digit, lowercase,
 // and count the words found as substrings of a node's key, type, type name, code,
 // data and type description. Ties keep the graph's order.

@@ -31,7 +31,7 @@ const textWeight = 0.5
 // side is rescaled the same way, so that a lead among close text candidates
 // (BM25 1.08, 1.00, 0.98: the question's words fit the first best) counts as a
 // lead rather than as 7 % of the text share, and both shares mean "best 1,
-// weakest 0". On the dev set (testdata/dev, extended for this with two graphs
+// weakest 0". On the dev set (rag/eval/testdata/dev, extended for this with two graphs
 // whose questions text already answers confidently), against the fusion divided
 // by the best: paraphrase MRR 0.52 → 0.55, French 0.70 → 0.72, relational 0.73
 // and code 1.00 unchanged, text alone being 0.53, 0.73, 0.70 and 1.00.

@@ -13,7 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource/demo"
 )
 
-// loadDoc reads a graph file (DESIGN.md format) into a snapshot.
+// loadDoc reads a graph file (the file:PATH format, datasource.Document) into a snapshot.
 func loadDoc(t testing.TB, path string) datasource.Snapshot {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -27,7 +27,7 @@ func loadDoc(t testing.TB, path string) datasource.Snapshot {
 	return d.Snapshot()
 }
 
-// demoSnapshot is the embedded demo graph (seed 001's NBA workflow), a fresh copy.
+// demoSnapshot is the embedded demo graph (the NBA workflow), a fresh copy.
 func demoSnapshot(t testing.TB) datasource.Snapshot {
 	t.Helper()
 	s, err := demo.Snapshot()

@@ -1,5 +1,5 @@
 // Package rag builds, for one question, the small part of a graph the model gets as
-// context (seed 001's GraphRAGRetriever): rank nodes against the question (BM25F
+// context (the Nodius server's GraphRAGRetriever does the same job): rank nodes against the question (BM25F
 // text search, fused with embedding similarity when available), take the best as
 // seeds, expand their neighbourhood breadth-first, keep a bounded set of nodes with
 // the edges between them and the configs of their types, and condense it all.
@@ -24,7 +24,8 @@ import (
 	"github.com/nodius/nodius-ai/datasource/search"
 )
 
-// Defaults of Options, as in seed 001's GraphRAGOptions.
+// Defaults of Options, the Nodius server's own (GraphRAGOptions), so that both give the
+// model a context of the same size.
 const (
 	DefaultMaxNodes        = 20
 	DefaultMaxDepth        = 2
@@ -63,7 +64,7 @@ type Options struct {
 	Expander Expander
 }
 
-// DefaultOptions returns seed 001's defaults: 20 nodes, depth 2, 5 seeds, 500 and
+// DefaultOptions returns the Nodius server's defaults: 20 nodes, depth 2, 5 seeds, 500 and
 // 200 characters, a two-minute cache of at most 256 contexts.
 func DefaultOptions() Options {
 	return Options{
@@ -493,7 +494,7 @@ func (r *Retriever) build(ctx context.Context, st *graphState, graphKey, query s
 		}
 	case len(seeds) == 0:
 		// Nothing matched and nothing was named (a "describe this graph" question):
-		// the first nodes, as seed 001 does.
+		// the first nodes, as the Nodius server does: an overview is better than nothing.
 		info.Fallback = true
 		for i := 0; i < len(st.snap.Nodes) && i < o.MaxNodes; i++ {
 			seeds = append(seeds, i)
@@ -637,7 +638,7 @@ func (r *Retriever) embedQuery(ctx context.Context, query string) ([]float32, er
 	return vs[0], nil
 }
 
-// minCosine is seed 001's similarity floor: below it a node is not "similar" at
+// minCosine is the Nodius server's similarity floor: below it a node is not "similar" at
 // all, and letting it into the fusion would only add noise.
 const minCosine = 0.3
 

@@ -15,7 +15,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 )
 
-// Targets (DESIGN.md section 5, issue 3) on a 2-core machine: one agent step
+// Targets (docs/performance.md) on a 2-core machine: one agent step
 // committed < 1 ms median; List over 10,000 threads < 30 ms; History of a
 // 1,000-message thread < 30 ms; search over 100,000 messages < 50 ms.
 

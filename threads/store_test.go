@@ -730,7 +730,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 func TestImportServerDocument(t *testing.T) {
 	t.Parallel()
-	// The example of seed 000, plus camelCase fields and content parts.
+	// A document as the server writes it, plus camelCase fields and content parts.
 	doc := `{
 	  "_key": "ai_1709123456_1", "graphKey": "nba-workflow", "workspace": "default", "userId": "admin",
 	  "conversationHistory": [

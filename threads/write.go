@@ -19,7 +19,7 @@ import (
 // MaxTitle is the longest title kept, in runes.
 const MaxTitle = 80
 
-// NewID returns a thread id in the server's form ai_{unix ms}_{n} (seed 001), so a
+// NewID returns a thread id in the server's form ai_{unix ms}_{n}, so a
 // thread keeps its id in ArangoDB and the web client.
 func (s *Store) NewID() string {
 	return "ai_" + strconv.FormatInt(s.now().UnixMilli(), 10) + "_" + strconv.FormatInt(s.ids.Add(1), 10)
@@ -323,7 +323,7 @@ func (s *Store) updateMessage(ctx context.Context, m *convo.Message, st convo.St
 
 // SaveToolResult inserts a tool message and records its run, in one transaction. It
 // is idempotent: a second result for the same tool call changes nothing and m gets
-// the stored message's id and sequence (a replayed step never duplicates, seed 002).
+// the stored message's id and sequence (a replayed step never duplicates).
 func (s *Store) SaveToolResult(ctx context.Context, m *convo.Message, run convo.ToolRun) error {
 	if m == nil {
 		return invalid("no tool result message")

@@ -9,8 +9,8 @@ import (
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
-// EventType names an agent event. The public ones are the NDJSON events of DESIGN.md
-// section 2; Status is internal (TUI only) and never written as NDJSON.
+// EventType names an agent event. The public ones are the NDJSON events of
+// `ask --format json` (docs/reference.md), which scripts rely on; Status is internal (TUI only) and never written as NDJSON.
 type EventType string
 
 const (
@@ -73,7 +73,8 @@ type Event struct {
 // Public reports whether the event belongs to the NDJSON contract.
 func (e Event) Public() bool { return e.Type != EventStatus && e.Type != EventNote && e.Type != "" }
 
-// MarshalJSON writes the NDJSON form of DESIGN.md section 2, field for field.
+// MarshalJSON writes the NDJSON form docs/reference.md documents, field for field:
+// scripts parse it, so a field is never renamed.
 func (e Event) MarshalJSON() ([]byte, error) {
 	switch e.Type {
 	case EventThread:
@@ -165,7 +166,7 @@ func argsJSON(args string) json.RawMessage {
 	return b
 }
 
-// ErrorCode classifies a failure (DESIGN.md section 3). It is fault.Code: the taxonomy
+// ErrorCode classifies a failure. It is fault.Code: the taxonomy
 // lives in the leaf package internal/fault so that data sources and configuration can
 // use it without importing the agent.
 type ErrorCode = fault.Code

@@ -33,7 +33,8 @@ type anthropicProvider struct {
 }
 
 // NewAnthropic returns a provider speaking Anthropic's messages API natively,
-// with the conversions of seed 001 (system parameter, tool_use / tool_result blocks).
+// converting the OpenAI-shaped history every thread keeps (system parameter, tool_use /
+// tool_result blocks), so a thread can change provider midway.
 // The SDK's environment defaults (ANTHROPIC_BASE_URL, ANTHROPIC_AUTH_TOKEN...) and
 // retries are off: configuration and retries are ours.
 func NewAnthropic(o AnthropicOptions) Provider {
@@ -215,7 +216,7 @@ func (p *anthropicProvider) classify(ctx, callCtx context.Context, err error) er
 	return p.who.classifyTransport(ctx, callCtx, err)
 }
 
-// convertMessagesToAnthropic converts the history (seed 001): system messages are
+// convertMessagesToAnthropic converts the history: system messages are
 // joined by blank lines into the system parameter; assistant tool calls become
 // tool_use blocks; consecutive tool results merge into ONE user message of
 // tool_result blocks (Anthropic forbids consecutive user messages, so a user message

@@ -16,7 +16,8 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 )
 
-// MaxRetryAfter caps how long a Retry-After header may make us wait (DESIGN.md §3).
+// MaxRetryAfter caps how long a Retry-After header may make us wait: a server asking
+// for more is better reported than waited for.
 const MaxRetryAfter = 60 * time.Second
 
 // errStalled is the cancel cause of a stream that sent nothing for the stall timeout.
@@ -41,8 +42,8 @@ type who struct {
 	key      string
 }
 
-// classifyFailure turns a provider failure into the one classified error of
-// DESIGN.md §3. It is called once, where the failure is understood.
+// classifyFailure turns a provider failure into its one classified error
+// (internal/fault). It is called once, where the failure is understood.
 func (w who) classifyFailure(f failure, cause error) *convo.Error {
 	msg := strings.ToLower(f.message + " " + f.kind)
 	e := &convo.Error{Status: f.status, Err: cause}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,17 +20,11 @@ import (
 	"github.com/nodius/nodius-ai/config"
 )
 
-// fixtureDir finds ../../../shared/fixtures/sse from this package, or skips.
+// fixtureDir holds streams recorded from live provider APIs (testdata/sse/README.md
+// says where each comes from): the ground truth for how providers really stream.
 func fixtureDir(t *testing.T) string {
 	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "fixtures", "sse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("recorded streams not found at %s: %v", dir, err)
-	}
-	return dir
+	return filepath.Join("testdata", "sse")
 }
 
 func newProvider(srv *llmtest.Server, mod ...func(*llm.OpenAIOptions)) llm.Provider {
@@ -155,7 +148,8 @@ func equalCalls(a, b []convo.ToolCall) bool {
 	return true
 }
 
-// TestTraps covers each openai-go trap of DESIGN.md §7 (and the fixtures README).
+// TestTraps covers the ways openai-go and real providers differ from the happy path
+// (testdata/sse/README.md lists the provider quirks): each case names one.
 func TestTraps(t *testing.T) {
 	t.Parallel()
 	two := []llmtest.ToolCall{

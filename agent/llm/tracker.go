@@ -8,7 +8,7 @@ import (
 	"github.com/nodius/nodius-ai/config"
 )
 
-// Tracker counts tokens and cost per call and per thread (seed 001's tokenTracker)
+// Tracker counts tokens and cost per call and per thread
 // and enforces the configured limits with budget_exceeded. One Tracker per thread
 // run; start it from the thread's stored usage so limits span sessions.
 type Tracker struct {

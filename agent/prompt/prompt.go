@@ -1,7 +1,7 @@
 // Package prompt writes what the model reads besides the conversation itself: the
-// system prompt, sent once as the first message of a thread (seed 001's
-// buildSystemPrompt), and the retrieval context of each question, as TOON
-// (buildContextSummary).
+// system prompt, sent once as the first message of a thread, and the retrieval
+// context of each question, as TOON (the Nodius server's assistant reads the same two,
+// so a thread reads alike in both runtimes).
 //
 // The system prompt depends only on the graph's metadata, the workspace's node types
 // and the role, and is written deterministically (maps sorted), so every turn of a
@@ -29,7 +29,7 @@ const ContextHeader = "[Retrieval context for this question]"
 const ContextProcessMax = 500
 
 // bestMatchesMax bounds the search ranking the context repeats: the seeds retrieval
-// expanded from (DESIGN.md section 4: five), which tell the model where to look first.
+// expanded from (rag's five), which tell the model where to look first.
 const bestMatchesMax = 5
 
 // configDescMax bounds a custom type's description in the system prompt.
@@ -139,7 +139,7 @@ func SystemPrompt(g rag.GraphInfo, configs []datasource.NodeConfig, role string)
 }
 
 // ContextMessage is the retrieval context of one question: a header line, then the
-// nodes and edges retrieval chose, as TOON tables (seed 000's step 5c). It is sent
+// nodes and edges retrieval chose, as TOON tables (fewer tokens than JSON). It is sent
 // with every question, so it carries only what the system prompt does not: no graph
 // metadata and no type definitions.
 func ContextMessage(c *rag.Context) string {

@@ -74,24 +74,13 @@ func ParseServerURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// Redact returns a URL without its user information (credentials never leave in
-// messages, logs or the thread store).
-func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		if at := strings.LastIndex(raw, "@"); at >= 0 {
-			if s := strings.Index(raw, "://"); s >= 0 && s < at {
-				return raw[:s+3] + raw[at+1:]
-			}
-		}
-		return fault.MaskCredentials(raw) // malformed ("http//u:PW@host"): mask what looks like credentials
-	}
-	u.User = nil
-	return u.String()
-}
+// Redact masks a URL's credentials (fault.MaskCredentials): they never leave in
+// messages, logs or the thread store.
+func Redact(raw string) string { return fault.MaskCredentials(raw) }
 
 // WebSocketURL derives the WebSocket address from the REST base: same host and
-// port, ws:// for http:// and wss:// for https://, path /ws (seed 000).
+// port, ws:// for http:// and wss:// for https://, path /ws, where the Nodius server
+// listens.
 func WebSocketURL(base *url.URL) string {
 	u := *base
 	u.User = nil

@@ -27,7 +27,7 @@ type ServerThread struct {
 }
 
 // threadWire is a listed thread as the server may send it: the summary fields or
-// the whole thread document (seed 001's AIThreadDocument). Unknown fields are fine.
+// the whole thread document (the server's AIThreadDocument). Unknown fields are fine.
 type threadWire struct {
 	ThreadID            *string           `json:"threadId"`
 	Key                 *string           `json:"_key"`

@@ -265,7 +265,8 @@ func shortErr(err error) string {
 }
 
 // Interrupt is the JSON an ai:complete's fullText holds when the server's agent
-// stopped at a proposal (seed 001: {"type":"interrupt","proposedAction":…,"toolCall":…}).
+// stopped at a proposal ({"type":"interrupt","proposedAction":…,"toolCall":…}, the
+// server's own shape).
 type Interrupt struct {
 	Action   datasource.Action
 	ToolCall WireToolCall

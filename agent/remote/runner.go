@@ -497,7 +497,7 @@ func (ru *run) propose(it Interrupt) error {
 }
 
 // decide records the decision the server took, as the tool result that carries it
-// (the server's own words: seed 001's resume), and emits it.
+// (the server's own words, as its resume writes them), and emits it.
 func (ru *run) decide(p *convo.Proposal, d convo.Decision) error {
 	out := map[string]any{}
 	if d.Approved {

@@ -771,7 +771,7 @@ func TestWebSocketURL(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if got := remote.Redact("https://user:pw@host/x"); got != "https://host/x" {
+	if got := remote.Redact("https://user:pw@host/x"); got != "https://user:***@host/x" {
 		t.Errorf("redact: %s", got)
 	}
 }

@@ -1,7 +1,8 @@
 // Package tools holds the assistant's tools: the seven read tools the agent runs at once
-// against a datasource.Source (seed 001's readTools.ts), and the propose_* write tools
-// that never run here — ParseProposal validates their arguments strictly against the
-// graph and turns them into a datasource.Action a person approves (writeTools.ts).
+// against a datasource.Source, and the propose_* write tools that never run here —
+// ParseProposal validates their arguments strictly against the graph and turns them
+// into a datasource.Action a person approves. Names and schemas are the Nodius
+// server's assistant's, so a thread reads alike in both runtimes.
 //
 // Each tool is described by one table that produces both the JSON schema sent to the
 // model and the validation of what the model sends back, so the two cannot disagree.

@@ -51,7 +51,7 @@ func retrieveOnce(cmd *cobra.Command, f *Factory, graph, query string) (*rag.Con
 	return rc, nil
 }
 
-// contextJSON is the json shape of `inspect context` (DESIGN.md section 2).
+// contextJSON is the json shape of `inspect context`, which scripts rely on.
 type contextJSON struct {
 	Graph   string         `json:"graph"`
 	Query   string         `json:"query"`

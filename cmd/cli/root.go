@@ -15,7 +15,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 )
 
-// Exit codes of DESIGN.md section 2.
+// Exit codes, which scripts rely on (docs/reference.md).
 const (
 	ExitOK          = 0
 	ExitRuntime     = 1
@@ -43,7 +43,7 @@ func usageError(format string, args ...any) error {
 	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, args...)}
 }
 
-// globalFlags are the persistent flags every command shares (DESIGN.md section 2).
+// globalFlags are the persistent flags every command shares.
 var globalFlags = []struct{ name, usage string }{
 	{"config", "config file (default $XDG_CONFIG_HOME/nodius-ai/config.toml)"},
 	{"provider", "LLM provider name (deepseek, openai, anthropic, ollama, ...)"},

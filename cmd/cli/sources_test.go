@@ -86,7 +86,7 @@ func (g sourceGraph) writeFile(t *testing.T) string {
 	return path
 }
 
-// loadArango stores the graph as seed 001 does: composite keys {graphKey}-{localKey}
+// loadArango stores the graph as the Nodius server does: composite keys {graphKey}-{localKey}
 // and graphKey on nodes and edges, edges that name their ends only by _from/_to,
 // configs by workspace. A graph, node and config of another workspace sit next to
 // it.
@@ -171,7 +171,7 @@ func nodiusServer(t *testing.T, g sourceGraph) *servertest.Server {
 	return s
 }
 
-// contextOut is `inspect context --format json` (DESIGN.md section 2).
+// contextOut is `inspect context --format json`, as scripts read it.
 type contextOut struct {
 	Graph string `json:"graph"`
 	Query string `json:"query"`

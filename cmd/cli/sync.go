@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource/arango"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/threads/syncer"
 )
@@ -74,12 +75,7 @@ func syncEnds(ctx context.Context, f *Factory) (*threads.Store, *arango.Source, 
 }
 
 // redactedScheme names what was given without echoing credentials it may hold.
-func redactedScheme(url string) string {
-	if i := strings.Index(url, "://"); i > 0 {
-		return url[:i] + "://…"
-	}
-	return "a value that is not a URL"
-}
+func redactedScheme(url string) string { return fault.MaskCredentials(url) }
 
 // syncAfterRun pushes a thread to the --sync database once an ask, approve or reject
 // run has ended, so the web client sees the conversation at once.

@@ -50,7 +50,7 @@ func (e *syncEnv) ask(args ...string) (string, string, int) {
 	return e.run("", append([]string{"ask", "--source", "demo", "--base-url", e.llm.OpenAIURL(), "--api-key", "test", "--model", "fake"}, args...)...)
 }
 
-// webThread is a thread the web client wrote (seed 001's AIThreadDocument), with a
+// webThread is a thread the web client wrote (the server's AIThreadDocument), with a
 // tool call and its result in the OpenAI format the server keeps.
 func webThread(key, ws string, updated int64) map[string]any {
 	return map[string]any{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // sourceSpec names a data source without credentials, as a thread records it: a
@@ -59,15 +60,7 @@ func parsedWhole(u *url.URL, err error, raw string) bool {
 }
 
 // secretParam reports whether a URL query parameter may hold a credential.
-func secretParam(name string) bool {
-	name = strings.ToLower(name)
-	for _, s := range []string{"token", "key", "secret", "pass", "pwd", "auth", "jwt", "sig", "cred", "session"} {
-		if strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
-}
+func secretParam(name string) bool { return fault.SecretParam(name) }
 
 // withoutSecretParams drops the query parameters that may hold a credential, and
 // the fragment.

@@ -1,6 +1,6 @@
 package main_test
 
-// The commands as a new user meets them (issue 10): --version, numeric flags, a
+// The commands as a new user meets them: --version, numeric flags, a
 // wrong --graph, configuration errors, stdin joined to the arguments, error
 // wording, shell completion and the config command — all through the built binary.
 

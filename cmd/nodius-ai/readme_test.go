@@ -1,8 +1,9 @@
 package main_test
 
-// The README's first five minutes run as written from the root of a clone: the
-// offline commands, the shipped example graph, and the proposal walk-through (against
-// the fake provider instead of a cloud key).
+// The README's first five minutes and its scripting section run as written from the
+// root of a clone: the offline commands, the shipped example graph, the proposal
+// walk-through, asking from scripts and deciding (against the fake provider instead
+// of a cloud key).
 
 import (
 	"bytes"
@@ -141,4 +142,61 @@ next:
 		out = append(out, v)
 	}
 	return out
+}
+
+// TestReadmeScripting runs the README's scripting section against the fake provider:
+// the three ways to ask, then deciding a proposal each way and undoing (dry run) the
+// approved one, each line with the thread id a real run printed.
+func TestReadmeScripting(t *testing.T) {
+	t.Parallel()
+	steps := readmeSteps(t, "Scripting and exit codes")
+	if len(steps) != 2 {
+		t.Fatalf("found %d code blocks, want the asks and the decisions", len(steps))
+	}
+	// 1. Three asks, each answered.
+	e := newEnv(t, llmtest.Turn{Text: "It calls the stats API."}, llmtest.Turn{Text: "error-handler."}, llmtest.Turn{Text: "filter-active."})
+	for _, line := range steps[0] {
+		r := e.sh(line)
+		if r.code != 0 || r.stdout == "" {
+			t.Errorf("%s: exit %d, stdout %q\n%s", line, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(line, "--format json") && !strings.HasPrefix(r.stdout, `{"type":"thread"`) {
+			t.Errorf("%s: not NDJSON:\n%s", line, r.stdout)
+		}
+	}
+
+	// 2. A proposal approved, another rejected, then the approved change undone (dry run).
+	d := newEnv(t, proposeNode("call_1"), llmtest.Turn{Text: "Created log-result."},
+		llmtest.Turn{Text: "I suggest another.", ToolCalls: []llmtest.ToolCall{{ID: "call_2", Name: "propose_create_node",
+			Arguments: `{"nodeKey":"log-table","typeKey":"log-node","sheet":"0","posX":900,"posY":300,"reason":"log it"}`}}},
+		llmtest.Turn{Text: "Understood."})
+	pending := func() string {
+		t.Helper()
+		r := d.run("", "ask", "--graph", "demo", "add a log node")
+		m := regexp.MustCompile(`nodius-ai approve (ai_\S+)`).FindStringSubmatch(r.stderr)
+		if r.code != 3 || m == nil {
+			t.Fatalf("ask: exit %d (want 3)\n%s%s", r.code, r.stdout, r.stderr)
+		}
+		return m[1]
+	}
+	var approved string
+	for _, line := range steps[1] {
+		thread := approved
+		if !strings.HasPrefix(line, "nodius-ai undo") {
+			thread = pending()
+		}
+		if strings.HasPrefix(line, "nodius-ai approve") {
+			approved = thread
+		}
+		r := d.sh(regexp.MustCompile(`ai_\d+`).ReplaceAllString(line, thread))
+		if r.code != 0 {
+			t.Errorf("%s: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
+		}
+		if strings.HasPrefix(line, "nodius-ai undo") && !strings.Contains(r.stdout, "log-result") {
+			t.Errorf("%s does not show the change it would revert:\n%s", line, r.stdout)
+		}
+	}
+	if b, _ := os.ReadFile(d.graph); !strings.Contains(string(b), `"log-result"`) {
+		t.Error("the approved node is not in the graph file (or the dry run removed it)")
+	}
 }

@@ -1,5 +1,6 @@
 // Package arango reads and changes Nodius graphs stored in ArangoDB, the way the
-// Nodius server does (seed 001's arangoDataSource.ts), on the official go-driver v2.
+// Nodius server does (same collections, keys and queries, so both see one graph), on
+// the official go-driver v2.
 //
 // Every query is one of the fixed strings of queries.go with bind variables: nothing a
 // user, a model or a graph supplies is ever concatenated into AQL. Every graph read

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Collection names are constants (DESIGN.md section 2, seed 001); they are the only
+// Collection names are constants (the Nodius server's collections); they are the only
 // names that ever appear inside a query string. Everything that comes from a user, a
 // model or a graph (keys, workspace, sheet, vectors) travels as a bind variable.
 const (

@@ -13,7 +13,8 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 )
 
-// MinVectorScore is the cosine similarity under which a node is not a hit (seed 001).
+// MinVectorScore is the cosine similarity under which a node is not a hit, the Nodius
+// server's floor, so both rank alike.
 const MinVectorScore = 0.3
 
 // ErrNoVectors is returned by VectorSearch when the graph has no embedded node that

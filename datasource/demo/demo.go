@@ -1,5 +1,5 @@
-// Package demo serves the embedded demo graph (key "demo"): the NBA stats workflow of
-// seed 001, so that nodius-ai works out of the box, with no server or file, and tests
+// Package demo serves the embedded demo graph (key "demo"): the NBA stats workflow,
+// so that nodius-ai works out of the box, with no server or file, and tests
 // have a small realistic graph to talk about.
 package demo
 
@@ -20,7 +20,7 @@ const Description = "demo (embedded; changes are kept in memory only)"
 //go:embed demo.json
 var demoJSON []byte
 
-// JSON returns the demo graph file as embedded (the graph file format of DESIGN.md),
+// JSON returns the demo graph file as embedded (the graph file format, datasource.Document),
 // a fresh copy each call.
 func JSON() []byte { return append([]byte(nil), demoJSON...) }
 

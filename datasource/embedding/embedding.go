@@ -1,5 +1,5 @@
 // Package embedding computes node embeddings for a graph source (the `embed` command,
-// seed 001's ai-embed-nodes script): it builds the text that stands for a node, keeps
+// as the Nodius server's ai-embed-nodes script does, so either may embed a graph): it builds the text that stands for a node, keeps
 // a hash of it so that nodes whose content did not change are skipped, and embeds the
 // rest in batches, with a delay between batches and per-node isolation of failures.
 //
@@ -32,7 +32,7 @@ import (
 // HashField is the node field holding the stamp of what was embedded.
 const HashField = "embeddingHash"
 
-// MaxTextLen bounds the text of one node (seed 001 truncates at 8000 characters),
+// MaxTextLen bounds the text of one node (the Nodius server truncates at 8000 characters),
 // which keeps every input well inside embedding models' token limits.
 const MaxTextLen = 8000
 
@@ -116,8 +116,8 @@ func truncate(s string, n int) string {
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // ContentHash is the hex SHA-256 of what a node means: key, type, process, data and
-// handles. Moving or resizing a node leaves it unchanged (seed 001's
-// hasNodeContentChanged).
+// handles. Moving or resizing a node leaves it unchanged, as the Nodius server judges
+// it (hasNodeContentChanged), so neither re-embeds what the other embedded.
 func ContentHash(n datasource.Node) string {
 	content := map[string]any{
 		"key": n.Key, "type": n.Type, "process": n.Process,
@@ -164,8 +164,8 @@ func NeedsEmbedding(model string, n datasource.Node) bool {
 	return len(n.Embedding) == 0 || StoredHash(n) != Stamp(model, n)
 }
 
-// Options tune Run. Zero values take the defaults of seed 001's script (batches of
-// 100, no delay unless asked).
+// Options tune Run. Zero values take the defaults of the Nodius server's script
+// (batches of 100, no delay unless asked).
 type Options struct {
 	Force    bool          // embed every node, changed or not
 	Batch    int           // nodes per embedding request (default 100)

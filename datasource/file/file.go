@@ -1,5 +1,5 @@
 // Package file serves one graph JSON file (the `file:PATH` source; format in
-// DESIGN.md section 2) through an in-memory memgraph.Store.
+// datasource.Document and docs/reference.md) through an in-memory memgraph.Store.
 //
 // Every change (each Mutable call, and each ApplyAction as a whole, batch included)
 // is written back at once and atomically: the new file is written to a temporary file

@@ -1,8 +1,8 @@
-// Package fault is the error taxonomy of nodius-ai: the codes of DESIGN.md section 3 and
-// the classified Error every layer returns once it understands a failure. It is a leaf
-// (standard library only) so that the data sources and the configuration can classify
-// their failures without importing the agent; agent/convo re-exports it under its old
-// names.
+// Package fault is the error taxonomy of nodius-ai: the codes every message, exit code
+// and NDJSON error event is built from, and the classified Error every layer returns
+// once it understands a failure. It is a leaf (standard library only) so that the
+// data sources and the configuration can classify their failures without importing
+// the agent; agent/convo re-exports it under its old names.
 package fault
 
 import (
@@ -10,12 +10,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 )
 
-// Code classifies a failure (DESIGN.md section 3).
+// Code classifies a failure; scripts read it (the NDJSON error event, the message).
 type Code string
 
 const (
@@ -118,58 +117,4 @@ func As(err error) (*Error, bool) {
 func Is(err error, code Code) bool {
 	fe, ok := As(err)
 	return ok && fe.Code == code
-}
-
-// MaskCredentials hides the password (or token) of anything that looks like a URL with
-// credentials, however malformed ("server:http//u:PW@host", "arango//root:PW@host",
-// "arangos:/root:p/w@host"), so that an error about a source never prints it. The user
-// name stays when it can be told apart ("root:***@host").
-func MaskCredentials(s string) string {
-	return maskEveryUserinfo(maskUserinfo(s))
-}
-
-// maskEveryUserinfo masks what a malformed URL with several '@' (or a leading ':')
-// may still show after maskUserinfo: a password can hold '@' and '/' itself
-// ("USER:0@SECRET@/x"), so everything from the first "USER:" to the last '@' is
-// masked. It may hide more than the password; it never shows part of one.
-func maskEveryUserinfo(s string) string {
-	if strings.Count(s, "@") < 2 && !strings.HasPrefix(s, ":") {
-		return s
-	}
-	at := strings.LastIndex(s, "@")
-	for i := 0; i < at; i++ {
-		if s[i] != ':' || strings.HasPrefix(s[i:], "://") {
-			continue
-		}
-		if s[i+1:at] == "***" || i+1 == at {
-			return s
-		}
-		return s[:i+1] + "***" + s[at:]
-	}
-	return s
-}
-
-// maskUserinfo masks the credentials before the last '@' of a URL, however
-// malformed its scheme.
-func maskUserinfo(s string) string {
-	at := strings.LastIndex(s, "@")
-	if at < 0 {
-		return s
-	}
-	start := 0
-	slashes := strings.Index(s[:at], "//")
-	switch {
-	case slashes >= 0:
-		start = slashes + 2
-	case strings.Contains(s[:at], "/"):
-		start = strings.Index(s[:at], "/") + 1
-	}
-	cred := s[start:at]
-	if user, _, ok := strings.Cut(cred, ":"); ok {
-		return s[:start] + user + ":***" + s[at:]
-	}
-	if slashes >= 0 && cred != "" {
-		return s[:start] + "***" + s[at:] // a token alone
-	}
-	return s
 }

@@ -61,6 +61,16 @@ func TestMaskCredentials(t *testing.T) {
 		{"server:http:/u:@PW@h/@", "server:http:/u:***@"},
 		{"demo", "demo"},
 		{"file:/tmp/graph.json", "file:/tmp/graph.json"},
+		// Well-formed URLs, after a prefix too, and their secret query parameters.
+		{"server:https://bob:PW@nodius.example/api", "server:https://bob:***@nodius.example/api"},
+		{"server:https://TOKEN@nodius.example", "server:https://***@nodius.example"},
+		{"https://nodius.example/api?graph=g&token=TOKEN&Api_Key=TOKEN", "https://nodius.example/api?graph=g&token=***&Api_Key=***"},
+		{"https://nodius.example/#access_token=TOKEN&x=1", "https://nodius.example/#access_token=***&x=1"},
+		{"arango://root:PW@[::1]:8529/db", "arango://root:***@[::1]:8529/db"},
+		{"wss://nodius.example/ws", "wss://nodius.example/ws"},
+		// Malformed, with a secret in the query.
+		{"https://nodius.example/%zz?token=TOKEN", "https://nodius.example/%zz?token=***"},
+		{"arango://root:1?PW@host", "arango://root:***@host"},
 	}
 	for _, tt := range tests {
 		got := fault.MaskCredentials(tt.in)
@@ -69,6 +79,9 @@ func TestMaskCredentials(t *testing.T) {
 		}
 		if strings.Contains(got, "PW") || strings.Contains(got, "p/w") || strings.Contains(got, "TOKEN") {
 			t.Errorf("MaskCredentials(%q) leaks: %q", tt.in, got)
+		}
+		if again := fault.MaskCredentials(got); again != got {
+			t.Errorf("MaskCredentials is not stable: %q → %q → %q", tt.in, got, again)
 		}
 	}
 }

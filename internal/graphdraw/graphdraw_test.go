@@ -8,7 +8,7 @@ import (
 
 	"github.com/mattn/go-runewidth"
 
-	"github.com/nodius/nodius-ai/internal/golden"
+	"github.com/nodius/nodius-ai/internal/goldentest"
 )
 
 func chain(keys ...string) []Edge {
@@ -73,7 +73,7 @@ func TestGolden(t *testing.T) {
 				if ascii && strings.IndexFunc(got, func(r rune) bool { return r > 0x7f }) >= 0 {
 					t.Errorf("%s: the ASCII drawing has other characters:\n%s", file, got)
 				}
-				golden.Check(t, file, got)
+				goldentest.Check(t, file, got)
 			}
 		}
 	}

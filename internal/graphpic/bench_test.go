@@ -7,7 +7,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/gen"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
-	"github.com/nodius/nodius-ai/internal/golden"
+	"github.com/nodius/nodius-ai/internal/goldentest"
 	"github.com/nodius/nodius-ai/internal/graphdraw"
 )
 
@@ -58,8 +58,8 @@ func BenchmarkDraw30Narrow(b *testing.B) {
 // realistic, tangled graph.
 func TestGeneratedNeighbourhood(t *testing.T) {
 	g := neighbourhood30(t)
-	golden.Check(t, "generated-30", graphdraw.Draw(g, graphdraw.Options{}))
+	goldentest.Check(t, "generated-30", graphdraw.Draw(g, graphdraw.Options{}))
 	pic := graphdraw.Draw(g, graphdraw.Options{Width: 120})
 	checkWidth(t, "generated-30-w120", pic, 120)
-	golden.Check(t, "generated-30-w120", pic)
+	goldentest.Check(t, "generated-30-w120", pic)
 }

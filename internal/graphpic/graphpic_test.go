@@ -11,7 +11,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
-	"github.com/nodius/nodius-ai/internal/golden"
+	"github.com/nodius/nodius-ai/internal/goldentest"
 	"github.com/nodius/nodius-ai/internal/graphdraw"
 )
 
@@ -60,10 +60,10 @@ func TestDemoGolden(t *testing.T) {
 			}
 			main := graphdraw.Draw(sheets[0].Graph, opts)
 			checkWidth(t, "main"+suffix, main, width)
-			golden.Check(t, "demo-main"+suffix, main)
+			goldentest.Check(t, "demo-main"+suffix, main)
 			pic := graphdraw.Draw(around, opts)
 			checkWidth(t, "around"+suffix, pic, width)
-			golden.Check(t, "demo-around-fetch-api"+suffix, pic)
+			goldentest.Check(t, "demo-around-fetch-api"+suffix, pic)
 		}
 	}
 }
@@ -135,9 +135,9 @@ func TestProposedChange(t *testing.T) {
 				if width == 0 && !strings.Contains(uni, tc.mustHave) {
 					t.Errorf("unified picture lacks %q:\n%s", tc.mustHave, uni)
 				}
-				golden.Check(t, fmt.Sprintf("change-%s-w%d", tc.name, width), uni)
+				goldentest.Check(t, fmt.Sprintf("change-%s-w%d", tc.name, width), uni)
 			}
-			golden.Check(t, "change-"+tc.name+"-before-after", c.Draw(BeforeAfter, graphdraw.Options{}))
+			goldentest.Check(t, "change-"+tc.name+"-before-after", c.Draw(BeforeAfter, graphdraw.Options{}))
 			// The source itself is untouched.
 			if n, _ := src.Nodes(ctx, "demo", ""); len(n) != 9 {
 				t.Errorf("the source changed: %d nodes", len(n))

@@ -7,11 +7,11 @@
 # `inspect eval --format json`, with and without --text-only. Prints MRR by kind,
 # text alone → hybrid, over the whole set. Needs Go and Node.js (it reads the JSON).
 #
-#   sh rag/bench/hybrid.sh                      # rag/testdata/heldout7
-#   sh rag/bench/hybrid.sh rag/testdata/heldout4
+#   sh rag/bench/hybrid.sh                      # rag/eval/testdata/heldout7
+#   sh rag/bench/hybrid.sh rag/eval/testdata/heldout4
 set -eu
 cd "$(dirname "$0")/../.."
-set_dir=${1:-rag/testdata/heldout7}
+set_dir=${1:-rag/eval/testdata/heldout7}
 work=$(mktemp -d)
 trap 'kill "$fake" 2>/dev/null; rm -rf "$work"' EXIT
 go build -o "$work/nodius-ai" ./cmd/nodius-ai

@@ -1,6 +1,6 @@
 // Package syncer moves threads between the local thread store and the server's
 // nodius_ai_threads collection, so a conversation started in the web client can be
-// continued in the terminal and back (seed 001's thread roaming).
+// continued in the terminal and back.
 //
 // Both ways are last-writer-wins on lastUpdatedTime (Unix ms): a push never
 // overwrites a newer remote copy (the remote enforces it), and a pull replaces a

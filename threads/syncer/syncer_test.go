@@ -91,7 +91,7 @@ func (r *fakeRemote) doc(key string) map[string]any {
 	return r.docs[key]
 }
 
-// webDoc is a thread document in the server's format (seed 001: AIThreadDocument).
+// webDoc is a thread document in the server's format (AIThreadDocument).
 func webDoc(key, ws string, updated int64, question, answer string) map[string]any {
 	return map[string]any{
 		"_key": key, "graphKey": "demo", "workspace": ws, "userId": "admin",

@@ -37,7 +37,7 @@ func invalidBecause(cause error, format string, args ...any) error {
 	return fmt.Errorf("%s: %w: %w", fmt.Sprintf(format, args...), cause, ErrInvalid)
 }
 
-// Document is the server's thread document (AIThreadDocument of seed 001, the
+// Document is the server's thread document (AIThreadDocument, in the
 // nodius_ai_threads collection), so a thread can move between the web client and the
 // terminal. Times are Unix milliseconds. Title is an addition the server ignores.
 type Document struct {
@@ -151,7 +151,7 @@ type DocFunction struct {
 // DocInterrupt is the pending proposal of a thread: the propose_* call that stopped
 // the tool loop (ToolCallID and ToolCall, whose arguments hold the model's
 // proposal), the validated ProposedAction awaiting a decision, the model's reason,
-// and the calls of the same batch still to run after the decision (seed 001:
+// and the calls of the same batch still to run after the decision (the server's
 // "toolCallId, args, context, remaining tool calls").
 type DocInterrupt struct {
 	ToolCallID         string            `json:"toolCallId"`

@@ -1,5 +1,5 @@
 // Package remotetest is a stand-in for a Nodius server's assistant, written from the
-// seeds' description of its protocol: the WebSocket /ws with ai:chat, ai:resume and
+// server's protocol: the WebSocket /ws with ai:chat, ai:resume and
 // ai:interrupt in and ai:token, ai:tool_start, ai:tool_result, ai:complete, ai:error
 // out; and the HTTP endpoints POST /api/ai/chat, POST /api/ai/resume, POST
 // /api/ai/threads, DELETE /api/ai/thread/:id (plus GET /api/ai/memory/:graph, the
@@ -339,7 +339,8 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, id string) 
 	writeJSON(w, map[string]any{"success": true})
 }
 
-// chatWire and the others are the server's strict schemas (seed 001).
+// chatWire and the others are the server's strict schemas: an unknown field is
+// refused, as the server refuses it.
 type chatWire struct {
 	Type     *string `json:"type"`
 	ID       *int64  `json:"_id"`
@@ -454,7 +455,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.conns++
 	s.mu.Unlock()
 	defer func() {
-		// Abort on disconnect: every run of this client stops (seed 001).
+		// Abort on disconnect: every run of this client stops, as on the server.
 		wc.mu.Lock()
 		wc.closed = true
 		for _, stop := range wc.runs {

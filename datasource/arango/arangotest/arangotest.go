@@ -2,7 +2,7 @@
 // the go-driver's HTTP requests (database, version, indexes, cursors, stream
 // transactions: see transaction.go) the way ArangoDB does, for the fixed queries of
 // package arango only. ArangoDB cannot run
-// on the machines the tests run on (DESIGN.md section 8), so the real driver talks
+// on the machines the tests run on (too heavy for CI), so the real driver talks
 // to this server over loopback, and the tests of datasource/arango and of the CLI
 // share one fake instead of each keeping its own.
 //
@@ -38,7 +38,7 @@ const (
 	Password = "s3cret"
 )
 
-// The collections of seed 001 the fake holds (DESIGN.md section 2).
+// The Nodius server's collections the fake holds.
 const (
 	Graphs  = "nodius_graphs"
 	Nodes   = "nodius_nodes"

@@ -15,7 +15,7 @@ import (
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
-// DefaultDatabase is used when the URL names none, as seed 001's migration script does.
+// DefaultDatabase is used when the URL names none: the database the Nodius server creates.
 const DefaultDatabase = "nodius"
 
 // DefaultWorkspace is the workspace of graphs when neither the URL nor the

@@ -24,7 +24,7 @@ import (
 	"syscall"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
-	"github.com/nodius/nodius-ai/agent/llm/llmtest/thesaurus"
+	"github.com/nodius/nodius-ai/agent/llm/llmtest/thesaurustest"
 )
 
 func main() {
@@ -66,7 +66,7 @@ func run() error {
 	}
 	srv := llmtest.New(script)
 	if *embed == "thesaurus" {
-		m, err := thesaurus.Load(thesaurus.DefaultWordNetDir, thesaurus.DefaultFreeDictDir)
+		m, err := thesaurustest.Load(thesaurustest.DefaultWordNetDir, thesaurustest.DefaultFreeDictDir)
 		if err != nil {
 			return err
 		}
