@@ -190,10 +190,12 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	if err := r.append(&convo.Message{Role: convo.System, Kind: convo.KindContext, Content: contextMessage(rc), Status: convo.Complete, Usage: expandUsage}); err != nil {
 		return r.fail(err)
 	}
+	if expandUsage.Total() > 0 || expandUsage.CostUSD > 0 {
+		r.fresh = false // the thread holds what its query expansion cost
+	}
 	if err := r.append(&convo.Message{Role: convo.User, Content: req.Text, Status: convo.Complete}); err != nil {
 		return r.fail(err)
 	}
-	r.fresh = false // the question is kept: the person can retry with --continue
 	return r.loop()
 }
 
