@@ -218,6 +218,9 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	if err := r.reconcile(); err != nil {
 		return r.fail(err)
 	}
+	if p := r.landedFor(d); p != nil {
+		return r.resumeLanded(p, d)
+	}
 	p, err := r.checkDecision(d)
 	if err != nil {
 		return r.fail(err)
@@ -247,16 +250,7 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	} else if err := r.reject(p, d.Feedback); err != nil {
 		return r.fail(err)
 	}
-	if stop, err := r.runToolCalls(remaining); err != nil || stop {
-		return r.result, err
-	}
-	if th.Provider == convo.ProviderMCP {
-		return r.endExternal(p)
-	}
-	if a.opt.Provider == nil {
-		return r.fail(a.noProvider())
-	}
-	return r.loop()
+	return r.afterDecision(p, remaining)
 }
 
 func (a *Agent) noProvider() error {

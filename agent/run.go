@@ -34,6 +34,9 @@ type run struct {
 	// fails then deletes it (the question with it), leaving no thread behind that
 	// holds nothing but a question nobody answered.
 	fresh bool
+	// landed: proposals reconcile found applied by a process that died before
+	// recording them, recorded by this run.
+	landed []convo.Proposal
 }
 
 // fail reports err as an error event and returns it.

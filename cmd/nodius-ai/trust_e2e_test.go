@@ -5,9 +5,13 @@ package main_test
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 )
@@ -138,5 +142,102 @@ func TestFailedRunLeavesNoThread(t *testing.T) {
 	}
 	if ids := e.listThreads(); len(ids) != 0 {
 		t.Errorf("threads after a run that failed before any answer: %v (want none)", ids)
+	}
+}
+
+// deadClaimer names a process of this host that has exited, as a claim left by a
+// process killed with kill -9 names it.
+func deadClaimer(t *testing.T) string {
+	t.Helper()
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	return host + ":" + strconv.Itoa(c.Process.Pid)
+}
+
+// An undo killed after it wrote the graph and before it recorded the undo: the next
+// undo finishes that one, says so, and does not also reverse the change before it.
+func TestUndoFinishesAnInterruptedUndoAndStops(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, createThenMoveTurns(llmtest.Turn{Text: "Understood."})...)
+	thread, afterCreate := e.createThenMove()
+	// What the killed undo of m1 left: the file reverted, the undo claimed.
+	db := openDB(t, e)
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE undos SET state = 'claimed', undo_op = 'killed1', claimed_by = ?, claimed_ms = ?, plan = reversal
+		WHERE thread_id = ? AND tool_call_id = 'm1'`, deadClaimer(t), time.Now().UnixMilli(), thread); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.graph, afterCreate, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "undo", thread)
+	if r.code != 0 || !strings.Contains(r.stdout, "interrupted") || !strings.Contains(r.stdout, "move node root") {
+		t.Fatalf("undo after a killed undo: code %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := logNodes(readGraph(t, e.graph)); len(got) != 1 {
+		t.Fatalf("the undo went one step too far: log nodes %v (want the one c1 created)", got)
+	}
+	var states []string
+	rows, _ := db.Query(`SELECT tool_call_id || '=' || state FROM undos WHERE thread_id = ? ORDER BY tool_call_id`, thread)
+	for rows.Next() {
+		var s string
+		_ = rows.Scan(&s)
+		states = append(states, s)
+	}
+	rows.Close()
+	if strings.Join(states, ",") != "c1=,m1=undone" {
+		t.Errorf("undo states %v, want c1 applied and m1 undone", states)
+	}
+	// The next undo walks back c1, as asked.
+	if r := e.run("", "undo", thread); r.code != 0 || len(logNodes(readGraph(t, e.graph))) != 0 {
+		t.Fatalf("second undo: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// An approve killed after it wrote the graph and before it recorded the decision:
+// approving again reports that the change landed (exit 0), and applies nothing twice.
+func TestApproveRetriedAfterAKilledApproveReportsTheChange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, proposeKeyless("k1"), llmtest.Turn{Text: "Logged."})
+	thread := e.askProposal("--graph", "demo")
+	db := openDB(t, e)
+	defer db.Close()
+	var action string
+	if err := db.QueryRow(`SELECT action FROM proposals WHERE thread_id = ? AND tool_call_id = 'k1'`, thread).Scan(&action); err != nil {
+		t.Fatal(err)
+	}
+	// The planned action and the node the killed approve wrote.
+	const op, key = "1700000000000deadbeef", "ai_1700000000000deadbeef_1"
+	var planned map[string]any
+	if err := json.Unmarshal([]byte(action), &planned); err != nil {
+		t.Fatal(err)
+	}
+	planned["payload"].(map[string]any)["nodeKey"] = key
+	pb, _ := json.Marshal(planned)
+	if _, err := db.Exec(`UPDATE proposals SET decision = 'approved', outcome = 'claimed', op_id = ?, claimed_by = ?, claimed_ms = ?,
+		planned = ?, decided_ms = ? WHERE thread_id = ? AND tool_call_id = 'k1'`,
+		op, deadClaimer(t), time.Now().UnixMilli(), string(pb), time.Now().UnixMilli(), thread); err != nil {
+		t.Fatal(err)
+	}
+	editGraph(t, e.graph, func(doc map[string]any) {
+		doc["nodes"] = append(doc["nodes"].([]any), map[string]any{"_key": key, "type": "log-node", "sheet": "0",
+			"posX": 900.0, "posY": 100.0, "size": map[string]any{"width": 200.0, "height": 100.0}})
+	})
+	r := e.run("", "approve", thread)
+	if r.code != 0 || !strings.Contains(r.stderr, "k1") || !strings.Contains(r.stderr, "not applied again") {
+		t.Fatalf("approve after a killed approve: code %d (want 0, saying the change landed)\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := logNodes(readGraph(t, e.graph)); len(got) != 1 {
+		t.Fatalf("log nodes %v, want the one the killed approve wrote", got)
+	}
+	if s := e.show(thread); len(s.Proposals) != 1 || s.Proposals[0].Outcome != "applied" {
+		t.Fatalf("proposals: %+v", s.Proposals)
+	}
+	// And a retried reject is refused: the change is applied.
+	if r := e.run("", "reject", thread); r.code != 2 {
+		t.Fatalf("reject after: %d %s", r.code, r.stderr)
 	}
 }
