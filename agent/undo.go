@@ -175,6 +175,12 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 	if err := json.Unmarshal(u.Reversal, &rev); err != nil {
 		return res, fmt.Errorf("proposal %s: stored reversal: %w", u.ProposalID, err)
 	}
+	if err := undo.Belongs(rev, u.Action); err != nil {
+		// A record from outside (an imported thread, a database edited by hand) that
+		// names other nodes than the change's: undo would remove or overwrite them.
+		return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+			"the undo record of proposal %s does not match its change (%s): %v; nothing was changed", u.ProposalID, res.Change, err)}
+	}
 	if _, err := a.opt.Source.Graph(ctx, th.GraphKey); err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {
 			return res, &convo.Error{Code: convo.CodeConfig, Err: err, Message: fmt.Sprintf(

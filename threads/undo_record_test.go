@@ -154,3 +154,46 @@ func TestImportRefusesBadUndos(t *testing.T) {
 		})
 	}
 }
+
+// An imported undo record is checked against the change it belongs to: steps that
+// reverse anything else, or an applied action that is not the proposal's, are
+// refused — undo would otherwise remove other nodes "created by the change".
+func TestImportRefusesUndoRecordsOfAnotherChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		edit func(d *threads.Document)
+		want string
+	}{
+		{"a step removing another node", func(d *threads.Document) {
+			d.Local.Undos[0].Reversal = json.RawMessage(`{"steps":[{"op":"remove_node","key":"fetch-api"},{"op":"remove_node","key":"first-node"}]}`)
+		}, "not part of the change"},
+		{"a step overwriting another node", func(d *threads.Document) {
+			d.Local.Undos[0].Reversal = json.RawMessage(`{"steps":[{"op":"restore_fields","key":"root","before":{"process":"evil()"}}]}`)
+		}, "not part of the change"},
+		{"an applied action of its own", func(d *threads.Document) {
+			a := *d.Local.Undos[0].Applied
+			p := *a.CreateNode
+			p.NodeKey = "fetch-api"
+			a.CreateNode = &p
+			d.Local.Undos[0].Applied = &a
+			d.Local.Undos[0].Reversal = json.RawMessage(`{"steps":[{"op":"remove_node","key":"fetch-api"}]}`)
+		}, "applied_action is not the action of proposal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, doc := exportOneApplied(t)
+			tt.edit(&doc)
+			raw, _ := json.Marshal(doc)
+			if _, err := threads.ParseDocument(bytes.NewReader(raw)); !errors.Is(err, threads.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("ParseDocument: %v, want ErrInvalid with %q", err, tt.want)
+			}
+			dst := openStore(t)
+			if _, err := dst.Import(ctx, doc, threads.ImportOptions{}); !errors.Is(err, threads.ErrInvalid) {
+				t.Fatalf("Import: %v, want ErrInvalid", err)
+			}
+		})
+	}
+}

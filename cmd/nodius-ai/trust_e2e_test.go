@@ -241,3 +241,27 @@ func TestApproveRetriedAfterAKilledApproveReportsTheChange(t *testing.T) {
 		t.Fatalf("reject after: %d %s", r.code, r.stderr)
 	}
 }
+
+// An undo record whose steps name other nodes than its change (a thread database
+// written from outside) is refused: undo deletes nothing it did not create.
+func TestUndoRefusesARecordOfAnotherChange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, proposeKeyless("k1"), llmtest.Turn{Text: "Done."})
+	thread := e.askProposal("--graph", "demo")
+	if r := e.run("", "approve", thread); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	db := openDB(t, e)
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE undos SET reversal = '{"steps":[{"op":"restore_fields","key":"root","before":{"process":"evil()"}}]}' WHERE thread_id = ?`, thread); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(e.graph)
+	r := e.run("", "undo", thread)
+	if r.code != 1 || !strings.Contains(r.stderr, "does not match its change") {
+		t.Fatalf("undo with a foreign record: code %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if after, _ := os.ReadFile(e.graph); string(after) != string(before) {
+		t.Fatal("a refused undo changed the graph")
+	}
+}

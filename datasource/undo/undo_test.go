@@ -297,3 +297,43 @@ func TestRecorderWithoutAnApply(t *testing.T) {
 		t.Fatalf("failed apply: %v", err)
 	}
 }
+
+// TestBelongs: the reversal an apply records belongs to its action; a reversal that
+// names anything else (an imported thread's undo record, say) does not.
+func TestBelongs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, src := graphFile(t)
+	for _, k := range kinds {
+		a := act(t, k.action)
+		rev, err := undo.Plan(ctx, src, "demo", a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := undo.Belongs(rev, a); err != nil {
+			t.Errorf("%s: its own reversal: %v", k.name, err)
+		}
+	}
+	create := act(t, kinds[0].action)
+	foreign := []undo.Step{
+		{Op: undo.RemoveNode, Key: "fetch-api"},
+		{Op: undo.RemoveEdge, Key: "e3"},
+		{Op: undo.RestoreFields, Key: "root", Before: map[string]any{"process": "x"}},
+		{Op: undo.RestorePosition, Key: "root", To: &undo.Pos{X: 1, Y: 2}},
+		{Op: undo.RestoreNode, Key: "z", Node: &datasource.Node{Key: "z"}},
+		{Op: undo.RestoreEdge, Key: "z", Edge: &datasource.Edge{Key: "z", Source: "root", Target: "fetch-api"}},
+	}
+	own, _ := undo.Plan(ctx, src, "demo", create)
+	for _, s := range foreign {
+		rev := undo.Reversal{Steps: append(append([]undo.Step(nil), own.Steps...), s)}
+		if err := undo.Belongs(rev, create); err == nil || !strings.Contains(err.Error(), "not part of the change") {
+			t.Errorf("%s %s with a create_node: %v, want refused", s.Op, s.Key, err)
+		}
+	}
+	// A deleted node's edges come back with it; another edge does not.
+	del := act(t, `{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`)
+	rev := undo.Reversal{Steps: []undo.Step{{Op: undo.RestoreEdge, Key: "x", Edge: &datasource.Edge{Key: "x", Source: "root", Target: "filter-active"}}}}
+	if err := undo.Belongs(rev, del); err == nil {
+		t.Error("an edge between two other nodes was taken as part of a delete_node")
+	}
+}
