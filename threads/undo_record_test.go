@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/threads/threadstest"
 )
@@ -196,4 +197,68 @@ func TestImportRefusesUndoRecordsOfAnotherChange(t *testing.T) {
 			}
 		})
 	}
+}
+
+// threads import --replace cannot swap the action behind a proposal id the thread
+// already has, nor make a decided proposal pending again: approve would apply
+// something else than what was shown, or apply a change twice.
+func TestImportReplaceKeepsProposalsAsDecided(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	swap := func(a *datasource.Action) {
+		p := *a.CreateNode
+		p.TypeKey = "evil-node"
+		a.CreateNode = &p
+	}
+	t.Run("a pending proposal's action", func(t *testing.T) {
+		t.Parallel()
+		s := openStore(t)
+		th := newThread(t, s, "demo")
+		if err := s.SaveMessage(ctx, &convo.Message{ThreadID: th.ID, Role: convo.Assistant, ToolCalls: []convo.ToolCall{
+			{ID: "p1", Name: "propose_create_node", Arguments: `{"typeKey":"log-node","sheet":"0"}`}}}); err != nil {
+			t.Fatal(err)
+		}
+		action := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{TypeKey: "log-node", Sheet: "0"}}
+		if err := s.SaveProposal(ctx, convo.Proposal{ID: "p1", ThreadID: th.ID, ToolCallID: "p1", Tool: "propose_create_node",
+			Action: action, Digest: convo.ActionDigest(action), Decision: convo.Pending}); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := s.Export(ctx, th.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		swap(&doc.Local.Proposals[0].Action)
+		swap(&doc.PendingInterrupt.ProposedAction)
+		if _, err := s.Import(ctx, doc, threads.ImportOptions{Replace: true}); err == nil || !strings.Contains(err.Error(), "p1") {
+			t.Fatalf("import --replace swapping the action of p1: %v, want refused", err)
+		}
+		doc.Local = nil // the server's form of the document says the same
+		if _, err := s.Import(ctx, doc, threads.ImportOptions{Replace: true}); err == nil {
+			t.Fatal("import --replace of the server document swapping the action of p1 succeeded")
+		}
+		p, err := s.PendingProposal(ctx, th.ID)
+		if err != nil || p == nil || p.Action.CreateNode.TypeKey != "log-node" {
+			t.Fatalf("the pending proposal after refused imports: %+v %v", p, err)
+		}
+	})
+	t.Run("a decided proposal made pending", func(t *testing.T) {
+		t.Parallel()
+		s := openStore(t)
+		th := newThread(t, s, "demo")
+		threadstest.ApplyWithUndo(t, s, th, "c1", "first-node")
+		tr, err := s.Transcript(ctx, th.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &tr.Proposals[0]
+		p.Decision, p.Outcome, p.Result, p.OpID = convo.Pending, convo.OutcomeNone, nil, ""
+		tr.Undos = nil
+		doc := threads.DocumentOf(tr)
+		if _, err := s.Import(ctx, doc, threads.ImportOptions{Replace: true}); err == nil || !strings.Contains(err.Error(), "c1") {
+			t.Fatalf("import --replace reopening c1: %v, want refused", err)
+		}
+		if u, err := s.LastUndoable(ctx, th.ID); err != nil || u == nil || u.ProposalID != "c1" {
+			t.Fatalf("c1 after a refused import: %+v %v", u, err)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -263,5 +264,48 @@ func TestUndoRefusesARecordOfAnotherChange(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(e.graph); string(after) != string(before) {
 		t.Fatal("a refused undo changed the graph")
+	}
+}
+
+// A decision is pinned by what was shown: threads import --replace cannot swap the
+// action behind a proposal id, and the printed command (id and digest) refuses an
+// action swapped by any other way.
+func TestSwappedActionIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, proposeKeyless("k1"), llmtest.Turn{Text: "Done."})
+	r := e.run("", "ask", "--graph", "demo", "add a log node")
+	m := decideWith.FindStringSubmatch(r.stderr)
+	if r.code != 3 || m == nil {
+		t.Fatalf("ask: %d %s", r.code, r.stderr)
+	}
+	thread := m[1]
+	doc := filepath.Join(e.dir, "thread.json")
+	exp := e.run("", "threads", "export", thread)
+	if exp.code != 0 {
+		t.Fatalf("export: %d %s", exp.code, exp.stderr)
+	}
+	b := []byte(exp.stdout)
+	swapped := strings.NewReplacer(`"typeKey": "log-node"`, `"typeKey": "evil-node"`,
+		`\"typeKey\":\"log-node\"`, `\"typeKey\":\"evil-node\"`).Replace(string(b))
+	if swapped == string(b) {
+		t.Fatalf("fixture: no typeKey in the export:\n%s", b)
+	}
+	_ = os.WriteFile(doc, []byte(swapped), 0o600)
+	if r := e.run("", "threads", "import", doc, "--replace"); r.code == 0 || !strings.Contains(r.stderr, "k1") {
+		t.Fatalf("import --replace swapping k1's action: %d %s", r.code, r.stderr)
+	}
+	// Swapped in the database itself: the printed command refuses it.
+	db := openDB(t, e)
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE proposals SET action = replace(action, '"log-node"', '"evil-node"'), digest = '' WHERE thread_id = ?`, thread); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(e.graph)
+	r = e.run("", strings.Fields(m[0])[3:]...)
+	if r.code != 2 || !strings.Contains(r.stderr, "changed since it was shown") {
+		t.Fatalf("%v over a swapped action: %d %s", strings.Fields(m[0])[3:], r.code, r.stderr)
+	}
+	if after, _ := os.ReadFile(e.graph); string(after) != string(before) {
+		t.Fatal("a swapped action was applied")
 	}
 }
