@@ -583,6 +583,11 @@ func apply(w datasource.WorkingCopy, s Step) error {
 		if s.Edge == nil {
 			return errors.New("the edge was not recorded")
 		}
+		if r, ok := w.(datasource.EdgeRestorer); ok {
+			// As it was: an edge between two sheets, which a new edge may not be.
+			_, err := r.RestoreEdge(*s.Edge)
+			return err
+		}
 		_, err := w.CreateEdge(*s.Edge)
 		return err
 	case RestoreFields:

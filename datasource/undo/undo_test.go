@@ -337,3 +337,57 @@ func TestBelongs(t *testing.T) {
 		t.Error("an edge between two other nodes was taken as part of a delete_node")
 	}
 }
+
+// TestUndoRestoresAnEdgeBetweenSheets: a deleted node's edge to a node of another
+// sheet comes back with it (undo used to call it drift, and --force lost it).
+func TestUndoRestoresAnEdgeBetweenSheets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path, _ := graphFile(t)
+	var doc map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["edges"] = append(doc["edges"].([]any), map[string]any{"_key": "across", "graphKey": "demo", "sheet": "0",
+		"source": "filter-active", "sourceHandle": "0", "target": "sort-stats", "targetHandle": "0", "label": ""})
+	b, _ = json.MarshalIndent(doc, "", "  ")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := file.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	for _, key := range []string{"sort-stats", "filter-active"} {
+		a := act(t, `{"type":"delete_node","payload":{"nodeKey":"`+key+`"}}`)
+		rec := undo.NewRecorder()
+		if _, err := datasource.Apply(ctx, src, "demo", a, datasource.Record(rec)); err != nil {
+			t.Fatal(err)
+		}
+		rev, err := rec.Reversal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := undo.Belongs(rev, a); err != nil {
+			t.Errorf("delete %s: %v", key, err)
+		}
+		if rep, err := undo.Check(ctx, src, "demo", rev, false); err != nil {
+			t.Fatalf("delete %s, undo check: %v (%+v)", key, err, rep)
+		}
+		undoRestores(t, src, path, before, rev, "the node and its edge across sheets")
+		if e, err := src.Edges(ctx, "demo", ""); err != nil || !hasEdge(e, "across") {
+			t.Fatalf("delete %s: the edge across sheets is not back (%v)", key, err)
+		}
+	}
+}
+
+func hasEdge(edges []datasource.Edge, key string) bool {
+	for _, e := range edges {
+		if e.Key == key {
+			return true
+		}
+	}
+	return false
+}
