@@ -67,6 +67,10 @@ type Options struct {
 	// deciding must know about the source (the demo graph lives in this process).
 	SourceNote string
 
+	// MaxResourceBytes bounds one resource read (default DefaultMaxResourceBytes):
+	// a larger graph is read by pages or by node.
+	MaxResourceBytes int
+
 	Version string // the server's version, sent to clients
 	Logger  *slog.Logger
 	// Poll is how often the server looks for decisions and graph changes made by
@@ -188,7 +192,7 @@ func (s *Server) instructions() string {
 	} else {
 		b.WriteString("This server is read-only: the user's role offers no write tools. ")
 	}
-	b.WriteString("The graphs are also resources (nodius://graph/KEY and nodius://graph/KEY/node/NODE, JSON).")
+	b.WriteString("The graphs are also resources (nodius://graph/KEY and nodius://graph/KEY/node/NODE, JSON; a graph too large to read whole is read by pages, nodius://graph/KEY/page/N).")
 	return b.String()
 }
 

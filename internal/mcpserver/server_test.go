@@ -99,8 +99,13 @@ func TestListToolsAndResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate != "nodius://graph/{graph}/node/{node}" {
-		t.Errorf("templates %+v", tpl.ResourceTemplates)
+	var templates []string
+	for _, rt := range tpl.ResourceTemplates {
+		templates = append(templates, rt.URITemplate)
+	}
+	if !slices.Equal(templates, []string{"nodius://graph/{graph}/node/{node}", "nodius://graph/{graph}/page/{page}"}) &&
+		!slices.Equal(templates, []string{"nodius://graph/{graph}/page/{page}", "nodius://graph/{graph}/node/{node}"}) {
+		t.Errorf("templates %v", templates)
 	}
 	init := f.cs.InitializeResult()
 	if init == nil || init.Capabilities.Resources == nil || !init.Capabilities.Resources.Subscribe {

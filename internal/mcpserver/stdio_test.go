@@ -9,6 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/gen"
+	"github.com/nodius/nodius-ai/internal/mcpserver"
 )
 
 // stdioSession is `nodius-ai mcp` over real pipes, spoken to line by line.
@@ -135,5 +141,59 @@ func TestStdioMalformedMessages(t *testing.T) {
 		if r := s.recv(); r["id"] != float64(id) || r["result"] == nil {
 			t.Fatalf("after %s, ping: %v", b.name, r)
 		}
+	}
+}
+
+// A resource read is bounded: a graph over the bound is refused whole, with the way
+// to read it, and read page by page instead; every page and node fits the bound.
+func TestResourceReadsAreBounded(t *testing.T) {
+	t.Parallel()
+	snap := gen.Graph(7, 1200, 1500)
+	doc, err := json.Marshal(datasource.DocumentFromSnapshot(snap, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 512 << 10
+	if len(doc) <= limit {
+		t.Fatalf("fixture: the generated graph is %d bytes, not over %d", len(doc), limit)
+	}
+	f := newFixture(t, fixOpts{graphJSON: doc, maxRead: limit})
+	graph := snap.Graph.Key
+	_, err = f.cs.ReadResource(f.ctx, &mcp.ReadResourceParams{URI: mcpserver.GraphURI(graph)})
+	if err == nil || !strings.Contains(err.Error(), "too large to read whole") || !strings.Contains(err.Error(), mcpserver.PageURI(graph, 3)) {
+		t.Fatalf("whole read of a graph over the bound: %v", err)
+	}
+	seen := map[string]bool{}
+	for p := 1; p <= 3; p++ {
+		res, err := f.cs.ReadResource(f.ctx, &mcp.ReadResourceParams{URI: mcpserver.PageURI(graph, p)})
+		if err != nil {
+			t.Fatalf("page %d: %v", p, err)
+		}
+		text := res.Contents[0].Text
+		if len(text) > limit {
+			t.Errorf("page %d is %d bytes, over %d", p, len(text), limit)
+		}
+		var page struct {
+			Page, Pages int
+			Nodes       []struct {
+				Key string `json:"_key"`
+			}
+		}
+		if err := json.Unmarshal([]byte(text), &page); err != nil || page.Page != p || page.Pages != 3 {
+			t.Fatalf("page %d: %v %d/%d", p, err, page.Page, page.Pages)
+		}
+		for _, n := range page.Nodes {
+			seen[n.Key] = true
+		}
+	}
+	if len(seen) != len(snap.Nodes) {
+		t.Errorf("the pages hold %d nodes, the graph %d", len(seen), len(snap.Nodes))
+	}
+	if _, err := f.cs.ReadResource(f.ctx, &mcp.ReadResourceParams{URI: mcpserver.PageURI(graph, 4)}); err == nil || !strings.Contains(err.Error(), "no page 4") {
+		t.Errorf("page 4 of 3: %v", err)
+	}
+	n := snap.Nodes[0].Key
+	if res, err := f.cs.ReadResource(f.ctx, &mcp.ReadResourceParams{URI: mcpserver.NodeURI(graph, n)}); err != nil || !strings.Contains(res.Contents[0].Text, n) {
+		t.Errorf("node %s: %v", n, err)
 	}
 }
