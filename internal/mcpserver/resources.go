@@ -183,6 +183,14 @@ func (s *Server) maxResourceBytes() int {
 // "pages". What would pass the byte bound is refused before it is built, with the
 // way to read it instead.
 func (s *Server) graphJSON(ctx context.Context, graph string, page int) ([]byte, error) {
+	// One graph read at a time: each holds a copy of the graph while it runs, and a
+	// client may send many at once.
+	select {
+	case s.graphReads <- struct{}{}:
+		defer func() { <-s.graphReads }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	snap, err := datasource.LoadSnapshot(ctx, s.opt.Source, graph)
 	if err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {

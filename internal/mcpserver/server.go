@@ -101,6 +101,9 @@ type Server struct {
 	listed map[string]map[string]bool // graph -> node URIs listed as resources
 
 	watch watcher
+
+	// graphReads holds a token while a graph resource (whole or a page) is read.
+	graphReads chan struct{}
 }
 
 // New builds the server: tools from the agent (by role and policy), graph_context,
@@ -128,7 +131,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{opt: o, log: o.Logger, exec: tools.NewExecutor(o.Source, o.Graph), threads: map[string]string{}}
+	s := &Server{opt: o, log: o.Logger, exec: tools.NewExecutor(o.Source, o.Graph), threads: map[string]string{},
+		graphReads: make(chan struct{}, 1)}
 	s.watch.init(s)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "nodius-ai", Title: "Nodius graphs (nodius-ai)", Version: o.Version},
 		&mcp.ServerOptions{
