@@ -5,12 +5,14 @@ package main_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -308,4 +310,64 @@ func TestSwappedActionIsRefused(t *testing.T) {
 	if after, _ := os.ReadFile(e.graph); string(after) != string(before) {
 		t.Fatal("a swapped action was applied")
 	}
+}
+
+// kill -9 during undo, then undo again: each undo that runs to its end undoes
+// exactly one change — the one a killed undo left claimed, or else the next — never
+// two. Before issue 25, an undo that finished a killed one went on to the change
+// before it.
+func TestKillLoopUndoNeverGoesOneStepTooFar(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kill loop: skipped with -short")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	e.srv.SetScript(llmtest.Script{Turns: []llmtest.Turn{proposeKeyless("")}, Loop: true})
+	thread := e.askProposal("--graph", "demo")
+	db := openDB(t, e)
+	defer db.Close()
+	count := func(state string) int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM undos WHERE thread_id = ? AND state = ?`, thread, state).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const rounds = 60
+	claimedAfterKill, finished, runs := 0, 0, 0
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 25))
+	for i := 0; i < rounds; i++ {
+		// Two more changes: going one step too far would show.
+		for j := 0; j < 2; j++ {
+			if r := e.run("", "approve", thread); r.code != 3 {
+				t.Fatalf("approve: %d %s", r.code, r.stderr)
+			}
+		}
+		c := exec.Command(binary, "undo", thread)
+		c.Env = e.vars
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.IntN(100)) * time.Millisecond)
+		_ = c.Process.Signal(syscall.SIGKILL)
+		_ = c.Wait()
+		claimed := count("claimed")
+		if claimed > 0 {
+			claimedAfterKill++
+		}
+		before := count("undone")
+		r := e.run("", "undo", thread)
+		if r.code != 0 {
+			t.Fatalf("undo after a kill: %d %s", r.code, r.stderr)
+		}
+		runs++
+		if got := count("undone") - before; got != 1 {
+			t.Fatalf("round %d: one undo undid %d changes (a claim was left: %v)\n%s", i, got, claimed > 0, r.stdout)
+		}
+		if strings.Contains(r.stdout, "interrupted") {
+			finished++
+		}
+	}
+	t.Logf("%d rounds of kill -9 then undo: %d kills left a claim, %d of them with the graph reverted, which the next undo finished and reported; every undo undid exactly one change",
+		runs, claimedAfterKill, finished)
 }
