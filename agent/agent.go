@@ -190,10 +190,12 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	if err := r.append(&convo.Message{Role: convo.System, Kind: convo.KindContext, Content: contextMessage(rc), Status: convo.Complete, Usage: expandUsage}); err != nil {
 		return r.fail(err)
 	}
+	if expandUsage.Total() > 0 || expandUsage.CostUSD > 0 {
+		r.fresh = false // the thread holds what its query expansion cost
+	}
 	if err := r.append(&convo.Message{Role: convo.User, Content: req.Text, Status: convo.Complete}); err != nil {
 		return r.fail(err)
 	}
-	r.fresh = false // the question is kept: the person can retry with --continue
 	return r.loop()
 }
 
@@ -215,6 +217,9 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
 	if err := r.reconcile(); err != nil {
 		return r.fail(err)
+	}
+	if p := r.landedFor(d); p != nil {
+		return r.resumeLanded(p, d)
 	}
 	p, err := r.checkDecision(d)
 	if err != nil {
@@ -245,16 +250,7 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	} else if err := r.reject(p, d.Feedback); err != nil {
 		return r.fail(err)
 	}
-	if stop, err := r.runToolCalls(remaining); err != nil || stop {
-		return r.result, err
-	}
-	if th.Provider == convo.ProviderMCP {
-		return r.endExternal(p)
-	}
-	if a.opt.Provider == nil {
-		return r.fail(a.noProvider())
-	}
-	return r.loop()
+	return r.afterDecision(p, remaining)
 }
 
 func (a *Agent) noProvider() error {

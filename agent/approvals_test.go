@@ -331,11 +331,20 @@ func TestDeadClaimIsReconciled(t *testing.T) {
 		}
 		// The dead process's claim blocks a live-looking one...
 		a := f.twin(agent.Options{Alive: func(string) bool { return false }}, turn{text: "created"})
-		_, err = a.Resume(ctx, res.ThreadID, convo.Decision{Approved: true}, nil)
+		var rec recorder
+		again, err := a.Resume(ctx, res.ThreadID, convo.Decision{Approved: true}, rec.emit)
 		key := datasource.CreatedKeys(planned).Nodes[0]
 		if landed {
-			if !decisionCode(err) || !strings.Contains(err.Error(), "no proposal is waiting") {
-				t.Fatalf("landed: err = %v", err)
+			// The retried approve says the change landed and goes on (issue 25).
+			if err != nil || again.Decided == nil || again.Decided.ID != "p1" || again.Text != "created" {
+				t.Fatalf("landed: %+v, err = %v", again, err)
+			}
+			said := false
+			for _, e := range rec.events {
+				said = said || (e.Type == convo.EventNote && strings.Contains(e.Text, "not applied again"))
+			}
+			if !said {
+				t.Error("landed: the retried approve did not say the change had landed")
 			}
 		} else if err != nil {
 			t.Fatalf("not landed: %v", err)

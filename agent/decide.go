@@ -116,8 +116,62 @@ func (r *run) reconcile() error {
 		if err := r.record(&p, res, "", time.Now()); err != nil {
 			return err
 		}
+		r.landed = append(r.landed, p)
 	}
 	return nil
+}
+
+// landedFor returns the proposal the decision d is about when reconcile just found
+// it applied by an earlier approve that died before recording it (nil otherwise):
+// the one d names, or, when d names none, the one reconciled while nothing else is
+// pending.
+func (r *run) landedFor(d convo.Decision) *convo.Proposal {
+	for i := len(r.landed) - 1; i >= 0; i-- {
+		p := &r.landed[i]
+		if d.ProposalID == p.ID {
+			return p
+		}
+		if d.ProposalID == "" {
+			if pending, err := r.a.opt.Store.PendingProposal(r.ctx, r.th.ID); err == nil && pending == nil {
+				return p
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// resumeLanded answers a decision retried after the approve that applied it was
+// stopped before recording it: the change landed once and is recorded now; it is
+// said so, never applied again, and the conversation goes on as after an approval.
+func (r *run) resumeLanded(p *convo.Proposal, d convo.Decision) (Result, error) {
+	if !d.Approved {
+		return r.fail(decisionError("proposal %s in thread %s was approved and applied by an earlier approve that was stopped before it recorded it (recorded now); it cannot be rejected — undo it with: nodius-ai undo %s",
+			p.ID, r.th.ID, r.th.ID))
+	}
+	r.emit(convo.Event{Type: convo.EventNote, Text: fmt.Sprintf(
+		"proposal %s had been applied by an earlier approve that was stopped before it recorded it; it is recorded now, and was not applied again", p.ID)})
+	r.result.Decided = p
+	if err := r.loadHistory(false); err != nil {
+		return r.fail(err)
+	}
+	return r.afterDecision(p, r.dropPendingBatchResults(p.ToolCallID))
+}
+
+// afterDecision goes on once proposal p is decided: the calls after it in the same
+// batch (remaining), then the model's next turn (or, for an MCP client's thread,
+// the end of the run).
+func (r *run) afterDecision(p *convo.Proposal, remaining []convo.ToolCall) (Result, error) {
+	if stop, err := r.runToolCalls(remaining); err != nil || stop {
+		return r.result, err
+	}
+	if r.th.Provider == convo.ProviderMCP {
+		return r.endExternal(p)
+	}
+	if r.a.opt.Provider == nil {
+		return r.fail(r.a.noProvider())
+	}
+	return r.loop()
 }
 
 // checkDecision finds the pending proposal the decision is about and checks that it

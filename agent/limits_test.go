@@ -55,6 +55,13 @@ func TestRunLimits(t *testing.T) {
 			if got := len(f.llm.requests()); got != tt.requests {
 				t.Errorf("%d LLM calls, want %d", got, tt.requests)
 			}
+			if tt.requests == 0 {
+				// Nothing was answered nor spent: the new thread is gone.
+				if list, err := f.store.List(ctx, threads.ListOptions{All: true}); err != nil || len(list) != 0 || res.ThreadID != "" {
+					t.Errorf("a run refused before any call left thread %q (%d listed, %v)", res.ThreadID, len(list), err)
+				}
+				return
+			}
 			msgs, err := f.store.Messages(ctx, res.ThreadID)
 			if err != nil {
 				t.Fatal(err)
@@ -92,8 +99,9 @@ func (failingNodes) Nodes(context.Context, string, string) ([]datasource.Node, e
 	return nil, errors.New("the disk is gone")
 }
 
-// TestFailedRunLeavesNoEmptyThread: a new thread whose run fails before the question
-// is stored is deleted; one whose question was stored is kept.
+// TestFailedRunLeavesNoEmptyThread: a new thread whose run fails before anything was
+// answered is deleted, whether the question was stored yet or not (issue 25: the
+// contract is no thread in threads list); one with an answer is kept.
 func TestFailedRunLeavesNoEmptyThread(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -110,13 +118,30 @@ func TestFailedRunLeavesNoEmptyThread(t *testing.T) {
 	if len(list) != 0 {
 		t.Fatalf("a failed run left %d threads: %+v", len(list), list)
 	}
-	// The provider fails after the question is stored: the thread stays, titled.
+	// The provider fails after the question is stored: nothing was answered, the
+	// thread goes too.
 	f.llm.turns = []turn{{err: errors.New("provider down")}}
 	res, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "hello"}, nil)
 	if err == nil {
 		t.Fatal("a failing provider succeeded")
 	}
-	if th, err := f.store.Thread(ctx, res.ThreadID); err != nil || th.Title != "hello" {
-		t.Fatalf("the thread with the question: %+v, %v", th, err)
+	if res.ThreadID != "" {
+		t.Errorf("the result names thread %q, which was deleted", res.ThreadID)
+	}
+	if list, err := f.store.List(ctx, threads.ListOptions{All: true}); err != nil || len(list) != 0 {
+		t.Fatalf("a run whose provider failed before any answer left %d threads (%v)", len(list), err)
+	}
+	// A continued thread is never deleted by a failure.
+	f.llm.turns = []turn{{text: "an answer"}}
+	first, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "hello"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.llm.turns = []turn{{err: errors.New("provider down")}}
+	if _, err := f.agent.Send(ctx, agent.SendRequest{ThreadID: first.ThreadID, Text: "again"}, nil); err == nil {
+		t.Fatal("a failing provider succeeded")
+	}
+	if _, err := f.store.Thread(ctx, first.ThreadID); err != nil {
+		t.Fatalf("the continued thread was lost: %v", err)
 	}
 }

@@ -30,23 +30,29 @@ type run struct {
 	history []convo.Message
 	result  Result
 	tracker *llm.Tracker // tokens and cost of the thread, against the limits
-	// fresh: the thread was created by this Send and holds no question yet. A run
-	// that fails then deletes it, leaving no empty "(untitled)" thread behind.
+	// fresh: the thread was created by this Send and holds no answer yet. A run that
+	// fails then deletes it (the question with it), leaving no thread behind that
+	// holds nothing but a question nobody answered.
 	fresh bool
+	// landed: proposals reconcile found applied by a process that died before
+	// recording them, recorded by this run.
+	landed []convo.Proposal
 }
 
 // fail reports err as an error event and returns it.
 func (r *run) fail(err error) (Result, error) {
+	r.result.ThreadID = r.th.ID
 	if r.fresh {
 		r.fresh = false
 		if derr := r.a.opt.Store.Delete(context.WithoutCancel(r.ctx), r.th.ID); derr != nil {
-			r.a.log.Warn("could not delete the empty thread of a failed run", "thread", r.th.ID, "error", derr.Error())
+			r.a.log.Warn("could not delete the unanswered thread of a failed run", "thread", r.th.ID, "error", derr.Error())
+		} else {
+			r.result.ThreadID = "" // nothing is kept
 		}
 	}
 	ce := classify(r.ctx, err)
 	r.a.log.Warn("run failed", "thread", r.th.ID, "code", string(ce.Code), "error", err.Error())
 	r.emit(convo.Event{Type: convo.EventError, Err: ce})
-	r.result.ThreadID = r.th.ID
 	return r.result, ce
 }
 
@@ -170,6 +176,9 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 					partial.CreatedAt = r.a.opt.Now()
 				}
 				saveErr = r.a.opt.Store.SaveMessage(r.ctx, partial)
+				if saveErr == nil {
+					r.fresh = false // an answer is kept: so is its thread
+				}
 			}
 		case llm.DeltaReasoning:
 			r.emit(convo.Event{Type: convo.EventReasoning, Text: d.Text})
@@ -192,6 +201,7 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 			// The run's context may be cancelled: the partial answer is still saved.
 			if serr := r.a.opt.Store.SaveMessage(context.WithoutCancel(r.ctx), partial); serr == nil {
 				r.history = append(r.history, *partial)
+				r.fresh = false
 			}
 		}
 		return nil, err
@@ -224,6 +234,7 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 	if err := r.a.opt.Store.SaveMessage(r.ctx, partial); err != nil {
 		return nil, err
 	}
+	r.fresh = false
 	r.history = append(r.history, *partial)
 	// A call that went over a limit still delivered its answer; only a call that
 	// wants more rounds (tool calls) is stopped here. The next call is refused.
@@ -428,6 +439,7 @@ func (r *run) propose(tc convo.ToolCall) (stop bool, err error) {
 	}
 	r.a.log.Info("proposal", "thread", r.th.ID, "tool", tc.Name, "action", string(action.Type))
 	r.result.Proposal = &p
+	r.result.ThreadID = r.th.ID // also when a Resume stops at the next proposal of a batch
 	r.emit(convo.Event{Type: convo.EventProposal, Proposal: &p})
 	return true, nil
 }

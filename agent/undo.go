@@ -62,6 +62,10 @@ type UndoResult struct {
 	Drift      []string // what changed in the graph since the change
 	DryRun     bool
 	UndoneAt   time.Time
+	// Finished: this is an undo an earlier process began and was stopped before it
+	// recorded it (killed, the machine off); this call finished and recorded it, and
+	// did nothing more — run undo again to walk back further.
+	Finished bool
 }
 
 // recordReversal keeps what undoing a claimed approval needs, planned on the graph
@@ -139,8 +143,16 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 		return res, decisionError("thread %s works on %s, but the source in effect is %s; pass --source to choose one",
 			th.ID, th.Source, a.opt.SourceSpec)
 	}
-	if err := a.reconcileUndos(ctx, us, th); err != nil {
+	finished, err := a.reconcileUndos(ctx, us, th)
+	if err != nil {
 		return res, err
+	}
+	if len(finished) > 0 {
+		// The undo asked for is the one an earlier call began: it is done now. Going on
+		// to the change before it would walk back one step further than asked.
+		last := finished[len(finished)-1]
+		last.Finished, last.DryRun = true, req.DryRun
+		return last, nil
 	}
 	u, err := us.LastUndoable(ctx, th.ID)
 	if err != nil {
@@ -162,6 +174,12 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 	var rev undo.Reversal
 	if err := json.Unmarshal(u.Reversal, &rev); err != nil {
 		return res, fmt.Errorf("proposal %s: stored reversal: %w", u.ProposalID, err)
+	}
+	if err := undo.Belongs(rev, u.Action); err != nil {
+		// A record from outside (an imported thread, a database edited by hand) that
+		// names other nodes than the change's: undo would remove or overwrite them.
+		return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+			"the undo record of proposal %s does not match its change (%s): %v; nothing was changed", u.ProposalID, res.Change, err)}
 	}
 	if _, err := a.opt.Source.Graph(ctx, th.GraphKey); err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {
@@ -271,53 +289,59 @@ func UndoMessage(res UndoResult) string {
 
 // reconcileUndos settles the thread's undo claims left by dead processes: a reversal
 // that is in the graph is recorded as undone, one that is not is released, and one
-// partly made (a source changed step by step) is finished.
-func (a *Agent) reconcileUndos(ctx context.Context, us UndoStore, th convo.Thread) error {
+// partly made (a source changed step by step) is finished. It returns the undos it
+// recorded.
+func (a *Agent) reconcileUndos(ctx context.Context, us UndoStore, th convo.Thread) ([]UndoResult, error) {
 	claims, err := us.UndoClaims(ctx, th.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var finished []UndoResult
 	for _, c := range claims {
 		if c.ClaimedBy == a.claimer || (a.alive(c.ClaimedBy) && a.opt.Now().Sub(c.ClaimedAt) < claimStale) {
 			continue
 		}
 		took, err := us.TakeOverUndo(ctx, th.ID, c.ProposalID, c.UndoOp, c.ClaimedBy, a.claimer)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !took {
 			continue
 		}
 		var plan undo.Reversal
 		if err := json.Unmarshal(c.Plan, &plan); err != nil {
-			return fmt.Errorf("proposal %s: stored undo plan: %w", c.ProposalID, err)
+			return nil, fmt.Errorf("proposal %s: stored undo plan: %w", c.ProposalID, err)
 		}
 		rep, err := undo.Check(ctx, a.opt.Source, th.GraphKey, plan, true)
 		if err != nil {
-			return fmt.Errorf("checking whether the undo of proposal %s was applied: %w", c.ProposalID, err)
+			return nil, fmt.Errorf("checking whether the undo of proposal %s was applied: %w", c.ProposalID, err)
 		}
 		a.log.Info("reconcile undo", "thread", th.ID, "proposal", c.ProposalID, "op", c.UndoOp,
 			"done", len(rep.Already), "todo", len(rep.Reversed))
 		if len(rep.Already) == 0 && len(plan.Steps) > 0 {
 			if err := us.ReleaseUndo(ctx, th.ID, c.ProposalID, c.UndoOp); err != nil {
-				return err
+				return nil, err
 			}
 			continue
 		}
 		res := UndoResult{ThreadID: th.ID, GraphKey: th.GraphKey, ProposalID: c.ProposalID,
-			Change: datasource.Describe(c.Action), Reversed: rep.Already, UndoneAt: a.opt.Now()}
+			Change: datasource.Describe(c.Action), AppliedAt: c.AppliedAt, Reversed: rep.Already, UndoneAt: a.opt.Now()}
 		if len(rep.Reversed) > 0 {
 			done, err := undo.Apply(ctx, a.opt.Source, th.GraphKey, plan)
 			if err != nil {
-				return fmt.Errorf("finishing the undo of proposal %s: %w", c.ProposalID, err)
+				return nil, fmt.Errorf("finishing the undo of proposal %s: %w", c.ProposalID, err)
 			}
 			res.Reversed = append(res.Reversed, done.Reversed...)
 			res.Left = done.Left
 		}
 		a.opt.Retriever.Invalidate(th.GraphKey)
 		if err := a.finishUndo(ctx, us, th, &c, c.UndoOp, res); err != nil {
-			return err
+			if errors.Is(err, convo.ErrDecided) {
+				continue // another process recorded it first
+			}
+			return nil, err
 		}
+		finished = append(finished, res)
 	}
-	return nil
+	return finished, nil
 }

@@ -504,10 +504,19 @@ func duration(key string, v any, file string) (time.Duration, error) {
 	return bad(nil, fmt.Sprintf("%v", v))
 }
 
-// checkLimits refuses negative or non-finite limits, naming the key.
+// maxLimit bounds every count and size limit (1 TiB, a trillion tokens): far above
+// anything a machine can hold, low enough that a limit plus the slack added to it
+// (WithDefaults, the stream line) or a sum of them never overflows into a negative
+// number, which would turn a bound into none.
+const maxLimit int64 = 1 << 40
+
+// maxCostLimit bounds max_cost_usd for the same reason (a billion dollars).
+const maxCostLimit = 1e9
+
+// checkLimits refuses negative, non-finite and overflowing limits, naming the key.
 func checkLimits(l Limits, file string) error {
-	if math.IsNaN(l.MaxCostUSD) || math.IsInf(l.MaxCostUSD, 0) || l.MaxCostUSD < 0 {
-		return configError(nil, "%s: [limits] max_cost_usd = %v is not allowed: give a number of dollars ≥ 0 (0 means no limit)", file, l.MaxCostUSD)
+	if math.IsNaN(l.MaxCostUSD) || math.IsInf(l.MaxCostUSD, 0) || l.MaxCostUSD < 0 || l.MaxCostUSD > maxCostLimit {
+		return configError(nil, "%s: [limits] max_cost_usd = %v is not allowed: give a number of dollars from 0 to %g (0 means no limit)", file, l.MaxCostUSD, float64(maxCostLimit))
 	}
 	for _, f := range []struct {
 		key string
@@ -520,8 +529,8 @@ func checkLimits(l Limits, file string) error {
 		{"max_snapshot_bytes", l.MaxSnapshotBytes}, {"max_arango_result_bytes", l.MaxArangoResultBytes},
 		{"max_stream_line_bytes", l.MaxStreamLineBytes},
 	} {
-		if f.v < 0 {
-			return configError(nil, "%s: [limits] %s = %d is not allowed: give a number ≥ 0 (0 means the default)", file, f.key, f.v)
+		if f.v < 0 || int64(f.v) > maxLimit {
+			return configError(nil, "%s: [limits] %s = %d is not allowed: give a number ≥ 0 and at most %d (0 means the default)", file, f.key, f.v, maxLimit)
 		}
 	}
 	return nil

@@ -15,6 +15,14 @@ type WorkingCopy interface {
 	EdgesOf(nodeKey string) []Edge
 }
 
+// EdgeRestorer is implemented by working copies that can put an edge back exactly
+// as it was recorded (undo), without the rules a new edge must follow (one sheet for
+// both ends, handles the types declare): the graph held it, so it may hold it again.
+// Both nodes must exist and the key be free.
+type EdgeRestorer interface {
+	RestoreEdge(e Edge) (Edge, error)
+}
+
 // WorkingCopyChanger is implemented by sources that run a function over one working
 // copy of a graph and publish all of its changes or none (the in-memory store, and
 // the file source under its lock). An error from fn publishes nothing.

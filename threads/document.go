@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/threads/threaddoc"
 )
 
@@ -196,7 +197,14 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 		ID: doc.Key, GraphKey: doc.GraphKey, Workspace: doc.Workspace, UserID: doc.UserID, Title: title,
 		Status: convo.Active, CreatedAt: created, UpdatedAt: updated,
 	}
+	var incoming []convo.Proposal
+	if in := doc.PendingInterrupt; in != nil {
+		incoming = append(incoming, convo.Proposal{ID: cmpOr(in.ToolCallID, in.ToolCall.ID), Action: in.ProposedAction, Decision: convo.Pending})
+	}
 	err := s.tx(ctx, "import a thread", func(tx *sql.Tx) error {
+		if err := keepDecisions(ctx, tx, doc.Key, incoming); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, doc.Key)
 		if err != nil {
 			return err
@@ -315,7 +323,17 @@ func (s *Store) importLocal(ctx context.Context, doc Document, o ImportOptions) 
 	if t.Status != convo.Archived {
 		t.Status = convo.Active
 	}
+	incoming := make([]convo.Proposal, len(l.Proposals))
+	for i, p := range l.Proposals {
+		incoming[i] = convo.Proposal{ID: cmpOr(p.ToolCallID, p.ID), Action: p.Action, Decision: p.Decision}
+		if p.Outcome == convo.Claimed {
+			incoming[i].Decision = convo.Pending // as it is imported
+		}
+	}
 	err = s.tx(ctx, "import a thread", func(tx *sql.Tx) error {
+		if err := keepDecisions(ctx, tx, t.ID, incoming); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM threads WHERE id = ?`, t.ID)
 		if err != nil {
 			return err
@@ -430,4 +448,56 @@ func (s *Store) importLocal(ctx context.Context, doc Document, o ImportOptions) 
 		return convo.Thread{}, err
 	}
 	return s.Thread(ctx, t.ID)
+}
+
+// keepDecisions refuses an import over an existing thread (--replace, a pull) that
+// would change what one of its proposals is: a decision is pinned by the action
+// shown, so an imported document may not put another action behind a proposal id
+// the thread has (approve would apply what nobody was shown), nor make a decided
+// proposal pending again (approve would apply a change twice).
+func keepDecisions(ctx context.Context, tx *sql.Tx, threadID string, incoming []convo.Proposal) error {
+	rows, err := tx.QueryContext(ctx, `SELECT tool_call_id, action, decision FROM proposals WHERE thread_id = ?`, threadID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	type had struct{ digest, decision string }
+	existing := map[string]had{}
+	for rows.Next() {
+		var id, action, decision string
+		if err := rows.Scan(&id, &action, &decision); err != nil {
+			return err
+		}
+		var a datasource.Action
+		if err := json.Unmarshal([]byte(action), &a); err != nil {
+			return fmt.Errorf("proposal %s: stored action: %w", id, err)
+		}
+		existing[id] = had{convo.ActionDigest(a), decision}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, p := range incoming {
+		h, ok := existing[p.ID]
+		if !ok {
+			continue
+		}
+		if convo.ActionDigest(p.Action) != h.digest {
+			return invalid("the document gives proposal %s of thread %s another action (%s) than the one this thread has: an import cannot change a proposal; delete the thread first if you mean to replace it",
+				p.ID, threadID, datasource.Describe(p.Action))
+		}
+		if p.Decision == convo.Pending && h.decision != string(convo.Pending) {
+			return invalid("the document makes proposal %s of thread %s pending again, but it was decided here (%s): an import cannot undo a decision",
+				p.ID, threadID, h.decision)
+		}
+	}
+	return nil
+}
+
+// cmpOr is the first of a and b that is not empty.
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -252,8 +252,12 @@ func (md *mdWriter) proposal(c convo.ToolCall, p convo.Proposal, res convo.Messa
 	changetext.Write(&change, p.Action, "")
 	md.fence("diff", change.String(), 0)
 	if p.Decision == convo.Pending {
-		md.printf("\nAwaiting a decision: `nodius-ai approve %s --proposal %s` or `nodius-ai reject %s`.\n",
-			termtext.OneLine(p.ThreadID), termtext.OneLine(p.ID), termtext.OneLine(p.ThreadID))
+		digest := p.Digest
+		if digest == "" {
+			digest = convo.ActionDigest(p.Action)
+		}
+		md.printf("\nAwaiting a decision: `nodius-ai approve %s --proposal %s --digest %s` or `nodius-ai reject %s`.\n",
+			termtext.OneLine(p.ThreadID), termtext.OneLine(p.ID), digest, termtext.OneLine(p.ThreadID))
 		return
 	}
 	md.printf("\nDecision: **%s** · %s", proposalState(p), when(p.DecidedAt))

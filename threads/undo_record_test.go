@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/threads/threadstest"
 )
@@ -153,4 +154,111 @@ func TestImportRefusesBadUndos(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An imported undo record is checked against the change it belongs to: steps that
+// reverse anything else, or an applied action that is not the proposal's, are
+// refused — undo would otherwise remove other nodes "created by the change".
+func TestImportRefusesUndoRecordsOfAnotherChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		edit func(d *threads.Document)
+		want string
+	}{
+		{"a step removing another node", func(d *threads.Document) {
+			d.Local.Undos[0].Reversal = json.RawMessage(`{"steps":[{"op":"remove_node","key":"fetch-api"},{"op":"remove_node","key":"first-node"}]}`)
+		}, "not part of the change"},
+		{"a step overwriting another node", func(d *threads.Document) {
+			d.Local.Undos[0].Reversal = json.RawMessage(`{"steps":[{"op":"restore_fields","key":"root","before":{"process":"evil()"}}]}`)
+		}, "not part of the change"},
+		{"an applied action of its own", func(d *threads.Document) {
+			a := *d.Local.Undos[0].Applied
+			p := *a.CreateNode
+			p.NodeKey = "fetch-api"
+			a.CreateNode = &p
+			d.Local.Undos[0].Applied = &a
+			d.Local.Undos[0].Reversal = json.RawMessage(`{"steps":[{"op":"remove_node","key":"fetch-api"}]}`)
+		}, "applied_action is not the action of proposal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, doc := exportOneApplied(t)
+			tt.edit(&doc)
+			raw, _ := json.Marshal(doc)
+			if _, err := threads.ParseDocument(bytes.NewReader(raw)); !errors.Is(err, threads.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("ParseDocument: %v, want ErrInvalid with %q", err, tt.want)
+			}
+			dst := openStore(t)
+			if _, err := dst.Import(ctx, doc, threads.ImportOptions{}); !errors.Is(err, threads.ErrInvalid) {
+				t.Fatalf("Import: %v, want ErrInvalid", err)
+			}
+		})
+	}
+}
+
+// threads import --replace cannot swap the action behind a proposal id the thread
+// already has, nor make a decided proposal pending again: approve would apply
+// something else than what was shown, or apply a change twice.
+func TestImportReplaceKeepsProposalsAsDecided(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	swap := func(a *datasource.Action) {
+		p := *a.CreateNode
+		p.TypeKey = "evil-node"
+		a.CreateNode = &p
+	}
+	t.Run("a pending proposal's action", func(t *testing.T) {
+		t.Parallel()
+		s := openStore(t)
+		th := newThread(t, s, "demo")
+		if err := s.SaveMessage(ctx, &convo.Message{ThreadID: th.ID, Role: convo.Assistant, ToolCalls: []convo.ToolCall{
+			{ID: "p1", Name: "propose_create_node", Arguments: `{"typeKey":"log-node","sheet":"0"}`}}}); err != nil {
+			t.Fatal(err)
+		}
+		action := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{TypeKey: "log-node", Sheet: "0"}}
+		if err := s.SaveProposal(ctx, convo.Proposal{ID: "p1", ThreadID: th.ID, ToolCallID: "p1", Tool: "propose_create_node",
+			Action: action, Digest: convo.ActionDigest(action), Decision: convo.Pending}); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := s.Export(ctx, th.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		swap(&doc.Local.Proposals[0].Action)
+		swap(&doc.PendingInterrupt.ProposedAction)
+		if _, err := s.Import(ctx, doc, threads.ImportOptions{Replace: true}); err == nil || !strings.Contains(err.Error(), "p1") {
+			t.Fatalf("import --replace swapping the action of p1: %v, want refused", err)
+		}
+		doc.Local = nil // the server's form of the document says the same
+		if _, err := s.Import(ctx, doc, threads.ImportOptions{Replace: true}); err == nil {
+			t.Fatal("import --replace of the server document swapping the action of p1 succeeded")
+		}
+		p, err := s.PendingProposal(ctx, th.ID)
+		if err != nil || p == nil || p.Action.CreateNode.TypeKey != "log-node" {
+			t.Fatalf("the pending proposal after refused imports: %+v %v", p, err)
+		}
+	})
+	t.Run("a decided proposal made pending", func(t *testing.T) {
+		t.Parallel()
+		s := openStore(t)
+		th := newThread(t, s, "demo")
+		threadstest.ApplyWithUndo(t, s, th, "c1", "first-node")
+		tr, err := s.Transcript(ctx, th.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &tr.Proposals[0]
+		p.Decision, p.Outcome, p.Result, p.OpID = convo.Pending, convo.OutcomeNone, nil, ""
+		tr.Undos = nil
+		doc := threads.DocumentOf(tr)
+		if _, err := s.Import(ctx, doc, threads.ImportOptions{Replace: true}); err == nil || !strings.Contains(err.Error(), "c1") {
+			t.Fatalf("import --replace reopening c1: %v, want refused", err)
+		}
+		if u, err := s.LastUndoable(ctx, th.ID); err != nil || u == nil || u.ProposalID != "c1" {
+			t.Fatalf("c1 after a refused import: %+v %v", u, err)
+		}
+	})
 }

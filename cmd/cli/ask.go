@@ -227,7 +227,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		}
 	}
 	if err != nil {
-		if ce, ok := convo.AsError(err); ok && ce.Code == convo.CodeInterrupted {
+		if ce, ok := convo.AsError(err); ok && ce.Code == convo.CodeInterrupted && res.ThreadID != "" {
 			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: interrupted — the partial answer is kept in thread "+res.ThreadID)
 			return &ExitError{Code: ExitInterrupted}
 		}
@@ -252,7 +252,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 // newApproveCmd builds approve (approve=true) or reject.
 func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 	o := &askOptions{}
-	var feedback, proposal string
+	var feedback, proposal, digest string
 	var onServer bool
 	verb, short := "reject", "Reject the pending proposal of a thread and continue the conversation"
 	if approve {
@@ -265,9 +265,11 @@ func newApproveCmd(f *Factory, approve bool) *cobra.Command {
 
 The decision is made on the thread's own data source (the one it was asked on),
 unless --source is given. The proposal decided is printed first; --proposal pins the
-one you saw: if another is pending now, nothing is decided. Exit 2 when nothing is
-pending, when it was already decided, or when the source in effect differs from the
-thread's and --source was not given.`,
+one you saw: if another is pending now, nothing is decided; --digest (printed with
+it) pins the action you saw: if the action behind that id is another now, nothing is
+decided. Exit 2 when nothing is pending, when it was already decided, or when the
+source in effect differs from the thread's and --source was not given; exit 3 when
+another proposal of the same response waits after this one.`,
 		Args:    cobra.ExactArgs(1),
 		Example: fmt.Sprintf("  nodius-ai %s ai_1732270000000_1 --feedback \"use the sheet data-processing\"", verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -300,11 +302,17 @@ thread's and --source was not given.`,
 				}
 			}
 			out := newPrinter(f.IO, o.Format)
-			d := convo.Decision{Approved: approve, Feedback: feedback, ProposalID: proposal}
+			if digest != "" && proposal == "" {
+				return usageError("--digest pins the action of one proposal: pass its --proposal too")
+			}
+			d := convo.Decision{Approved: approve, Feedback: feedback, ProposalID: proposal, Digest: digest}
 			if rt.Store != nil {
 				if p, err := rt.Store.PendingProposal(ctx, id); err == nil && p != nil && (proposal == "" || proposal == p.ID) {
 					out.Deciding(p, verb)
-					d.ProposalID, d.Digest = p.ID, p.Digest
+					d.ProposalID = p.ID
+					if d.Digest == "" {
+						d.Digest = p.Digest // what was just printed
+					}
 				}
 			}
 			res, err := rt.Runner.Resume(ctx, id, d, out.Emit)
@@ -313,6 +321,7 @@ thread's and --source was not given.`,
 	}
 	cmd.Flags().StringVar(&feedback, "feedback", "", "a word for the assistant with your decision")
 	cmd.Flags().StringVar(&proposal, "proposal", "", "decide this proposal only (its id, as printed when it was proposed)")
+	cmd.Flags().StringVar(&digest, "digest", "", "decide it only if its action is still the one shown (the digest printed with it)")
 	cmd.Flags().BoolVar(&onServer, "remote", false, "THREAD is the server's id of any of its threads (with --agent server:URL), e.g. one started in the web client")
 	cmd.Flags().StringVarP(&o.Graph, "graph", "g", "", "with --remote: the graph of a thread this terminal has not seen")
 	addOutputFlags(cmd, o)

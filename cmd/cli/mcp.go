@@ -112,7 +112,7 @@ func runMCP(ctx context.Context, f *Factory, o mcpOptions) error {
 		if f.IO.InTTY {
 			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: serving MCP on stdin/stdout for an MCP client to start (see 'nodius-ai mcp --help'); Ctrl-D ends it")
 		}
-		t := &mcp.IOTransport{Reader: io.NopCloser(f.IO.In), Writer: nopWriteCloser{f.IO.Out}}
+		t := mcpserver.StdioTransport(f.IO.In, f.IO.Out) // a malformed message is answered, not fatal
 		if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !isClosed(err) {
 			return fmt.Errorf("mcp over stdio: %w", err)
 		}
@@ -197,10 +197,6 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // isClosed tells the end of a session (the client closed stdin) from a failure.
 func isClosed(err error) bool {

@@ -194,8 +194,22 @@ func (p *printer) Pending(pr *convo.Proposal, threadID string) {
 	if pr.Reason != "" {
 		fmt.Fprintf(w, "Reason: %s\n", termtext.Strip(pr.Reason))
 	}
-	fmt.Fprintf(w, "Decide with: nodius-ai approve %s --proposal %s   or   nodius-ai reject %s [--feedback TEXT]\n",
-		threadID, termtext.Strip(pr.ID), threadID)
+	fmt.Fprintln(w, "Decide with: "+decideCommand(threadID, pr))
+}
+
+// decideCommand is the approve command for exactly the proposal shown: its thread,
+// its id and the digest of its action, so that an action swapped behind the same id
+// (a thread imported again with --replace) is refused rather than applied.
+func decideCommand(threadID string, pr *convo.Proposal) string {
+	digest := pr.Digest
+	if digest == "" {
+		digest = convo.ActionDigest(pr.Action)
+	}
+	pin := "--proposal " + termtext.Strip(pr.ID)
+	if digest != "" {
+		pin += " --digest " + digest
+	}
+	return fmt.Sprintf("nodius-ai approve %s %s   or   nodius-ai reject %s %s [--feedback TEXT]", threadID, pin, threadID, pin)
 }
 
 // Deciding prints, before a decision is taken, the proposal it is taken on.

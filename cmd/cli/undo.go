@@ -29,6 +29,10 @@ refuses and says what changed; --force reverses only what still matches and list
 what it left. --dry-run shows what would be reverted and changes nothing. The
 assistant is told of the undo on the thread's next question.
 
+An undo interrupted before it was recorded (killed) is finished and reported by the
+next undo (or dry run) of the thread, which then stops there: it never walks back one
+change further than asked.
+
 Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applied.`,
 		Args:    cobra.ExactArgs(1),
 		Example: "  nodius-ai undo ai_1732270000000_1 --dry-run\n  nodius-ai undo ai_1732270000000_1",
@@ -105,6 +109,9 @@ func printUndo(w io.Writer, res agent.UndoResult, ok bool) {
 	}
 	switch {
 	case !ok:
+	case res.Finished:
+		fmt.Fprintf(w, "Undone at %s: this finishes an undo that was interrupted before it was recorded; nothing more was undone (run undo again to walk back further).\n",
+			res.UndoneAt.Local().Format(time.DateTime))
 	case res.DryRun:
 		fmt.Fprintln(w, "Dry run: nothing was changed.")
 	default:

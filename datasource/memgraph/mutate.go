@@ -451,6 +451,35 @@ func (tx *txn) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
 	return e, nil
 }
 
+// RestoreEdge puts back an edge undo recorded, as it was (datasource.EdgeRestorer):
+// an edge between two sheets, which CreateEdge refuses for a new one, included.
+func (tx *txn) RestoreEdge(e datasource.Edge) (datasource.Edge, error) {
+	si, err := tx.node(e.Source)
+	if err != nil {
+		return datasource.Edge{}, fmt.Errorf("source: %w", err)
+	}
+	if _, err := tx.node(e.Target); err != nil {
+		return datasource.Edge{}, fmt.Errorf("target: %w", err)
+	}
+	if err := checkKey("edge", e.Key); err != nil {
+		return datasource.Edge{}, err
+	}
+	if _, dup := tx.edgeIdx[e.Key]; dup {
+		return datasource.Edge{}, fmt.Errorf("an edge with key %q already exists", e.Key)
+	}
+	if _, dup := tx.nodeIdx[e.Key]; dup {
+		return datasource.Edge{}, fmt.Errorf("key %q is already used by a node", e.Key)
+	}
+	if e.Sheet == "" {
+		e.Sheet = tx.nodes[si].Sheet
+	}
+	tx.writeEdges()
+	tx.writeEdgeIdx()
+	tx.edgeIdx[e.Key] = int32(len(tx.edges))
+	tx.edges = append(tx.edges, e)
+	return e, nil
+}
+
 // updatePaths lists the accepted UpdateNode paths, for the error message.
 const updatePaths = "process, type, data, data.<path>, handles, sheet, posX, posY, size, size.width, size.height"
 

@@ -583,6 +583,11 @@ func apply(w datasource.WorkingCopy, s Step) error {
 		if s.Edge == nil {
 			return errors.New("the edge was not recorded")
 		}
+		if r, ok := w.(datasource.EdgeRestorer); ok {
+			// As it was: an edge between two sheets, which a new edge may not be.
+			_, err := r.RestoreEdge(*s.Edge)
+			return err
+		}
 		_, err := w.CreateEdge(*s.Edge)
 		return err
 	case RestoreFields:
@@ -641,4 +646,63 @@ func Apply(ctx context.Context, src datasource.Source, graphKey string, rev Reve
 		return run(datasource.MutableCopy(ctx, m, graphKey), rev, true, true)
 	}
 	return Report{}, ErrNotUndoable
+}
+
+// Belongs checks that every step of rev reverses part of a (keys assigned, as it was
+// applied): a reversal read from outside (an imported or synced thread, a database
+// edited by hand) may name any node, and undo would remove or overwrite it as
+// "created by the change". A step may remove only what a created, restore only what
+// a deleted (an edge: one a deleted node took with it), put back the fields only of
+// a node a updated and the position only of one it moved.
+func Belongs(rev Reversal, a datasource.Action) error {
+	var (
+		createdNodes, createdEdges = map[string]bool{}, map[string]bool{}
+		deletedNodes, deletedEdges = map[string]bool{}, map[string]bool{}
+		updated, moved             = map[string]bool{}, map[string]bool{}
+	)
+	var walk func(a datasource.Action)
+	walk = func(a datasource.Action) {
+		switch {
+		case a.Type == datasource.CreateNodeAction && a.CreateNode != nil:
+			createdNodes[a.CreateNode.NodeKey] = true
+		case a.Type == datasource.CreateEdgeAction && a.CreateEdge != nil:
+			createdEdges[a.CreateEdge.EdgeKey] = true
+		case a.Type == datasource.DeleteNodeAction && a.DeleteNode != nil:
+			deletedNodes[a.DeleteNode.NodeKey] = true
+		case a.Type == datasource.DeleteEdgeAction && a.DeleteEdge != nil:
+			deletedEdges[a.DeleteEdge.EdgeKey] = true
+		case a.Type == datasource.UpdateNodeAction && a.UpdateNode != nil:
+			updated[a.UpdateNode.NodeKey] = true
+		case a.Type == datasource.MoveNodeAction && a.MoveNode != nil:
+			moved[a.MoveNode.NodeKey] = true
+		case a.Type == datasource.BatchAction && a.Batch != nil:
+			for _, s := range a.Batch.Actions {
+				walk(s)
+			}
+		}
+	}
+	walk(a)
+	// A create without a key (an action recorded before keys were assigned) lets the
+	// source choose it: any removal of that kind may be it.
+	for i, s := range rev.Steps {
+		ok := false
+		switch s.Op {
+		case RemoveNode:
+			ok = createdNodes[s.Key] || createdNodes[""]
+		case RemoveEdge:
+			ok = createdEdges[s.Key] || createdEdges[""]
+		case RestoreNode:
+			ok = deletedNodes[s.Key]
+		case RestoreEdge:
+			ok = deletedEdges[s.Key] || (s.Edge != nil && (deletedNodes[s.Edge.Source] || deletedNodes[s.Edge.Target]))
+		case RestoreFields:
+			ok = updated[s.Key]
+		case RestorePosition:
+			ok = moved[s.Key]
+		}
+		if !ok {
+			return fmt.Errorf("steps[%d] (%s) is not part of the change %s", i, s.Describe(), datasource.Describe(a))
+		}
+	}
+	return nil
 }

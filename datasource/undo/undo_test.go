@@ -297,3 +297,97 @@ func TestRecorderWithoutAnApply(t *testing.T) {
 		t.Fatalf("failed apply: %v", err)
 	}
 }
+
+// TestBelongs: the reversal an apply records belongs to its action; a reversal that
+// names anything else (an imported thread's undo record, say) does not.
+func TestBelongs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, src := graphFile(t)
+	for _, k := range kinds {
+		a := act(t, k.action)
+		rev, err := undo.Plan(ctx, src, "demo", a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := undo.Belongs(rev, a); err != nil {
+			t.Errorf("%s: its own reversal: %v", k.name, err)
+		}
+	}
+	create := act(t, kinds[0].action)
+	foreign := []undo.Step{
+		{Op: undo.RemoveNode, Key: "fetch-api"},
+		{Op: undo.RemoveEdge, Key: "e3"},
+		{Op: undo.RestoreFields, Key: "root", Before: map[string]any{"process": "x"}},
+		{Op: undo.RestorePosition, Key: "root", To: &undo.Pos{X: 1, Y: 2}},
+		{Op: undo.RestoreNode, Key: "z", Node: &datasource.Node{Key: "z"}},
+		{Op: undo.RestoreEdge, Key: "z", Edge: &datasource.Edge{Key: "z", Source: "root", Target: "fetch-api"}},
+	}
+	own, _ := undo.Plan(ctx, src, "demo", create)
+	for _, s := range foreign {
+		rev := undo.Reversal{Steps: append(append([]undo.Step(nil), own.Steps...), s)}
+		if err := undo.Belongs(rev, create); err == nil || !strings.Contains(err.Error(), "not part of the change") {
+			t.Errorf("%s %s with a create_node: %v, want refused", s.Op, s.Key, err)
+		}
+	}
+	// A deleted node's edges come back with it; another edge does not.
+	del := act(t, `{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`)
+	rev := undo.Reversal{Steps: []undo.Step{{Op: undo.RestoreEdge, Key: "x", Edge: &datasource.Edge{Key: "x", Source: "root", Target: "filter-active"}}}}
+	if err := undo.Belongs(rev, del); err == nil {
+		t.Error("an edge between two other nodes was taken as part of a delete_node")
+	}
+}
+
+// TestUndoRestoresAnEdgeBetweenSheets: a deleted node's edge to a node of another
+// sheet comes back with it (undo used to call it drift, and --force lost it).
+func TestUndoRestoresAnEdgeBetweenSheets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path, _ := graphFile(t)
+	var doc map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["edges"] = append(doc["edges"].([]any), map[string]any{"_key": "across", "graphKey": "demo", "sheet": "0",
+		"source": "filter-active", "sourceHandle": "0", "target": "sort-stats", "targetHandle": "0", "label": ""})
+	b, _ = json.MarshalIndent(doc, "", "  ")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src, err := file.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	for _, key := range []string{"sort-stats", "filter-active"} {
+		a := act(t, `{"type":"delete_node","payload":{"nodeKey":"`+key+`"}}`)
+		rec := undo.NewRecorder()
+		if _, err := datasource.Apply(ctx, src, "demo", a, datasource.Record(rec)); err != nil {
+			t.Fatal(err)
+		}
+		rev, err := rec.Reversal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := undo.Belongs(rev, a); err != nil {
+			t.Errorf("delete %s: %v", key, err)
+		}
+		if rep, err := undo.Check(ctx, src, "demo", rev, false); err != nil {
+			t.Fatalf("delete %s, undo check: %v (%+v)", key, err, rep)
+		}
+		undoRestores(t, src, path, before, rev, "the node and its edge across sheets")
+		if e, err := src.Edges(ctx, "demo", ""); err != nil || !hasEdge(e, "across") {
+			t.Fatalf("delete %s: the edge across sheets is not back (%v)", key, err)
+		}
+	}
+}
+
+func hasEdge(edges []datasource.Edge, key string) bool {
+	for _, e := range edges {
+		if e.Key == key {
+			return true
+		}
+	}
+	return false
+}

@@ -31,6 +31,7 @@ type fixOpts struct {
 	policy    map[datasource.ActionType]config.Policy // default ask for every type
 	graphJSON []byte                                  // default the demo graph
 	client    string                                  // the client's name, default "test-client"
+	maxRead   int                                     // Options.MaxResourceBytes
 }
 
 // fixture is a server over a real graph file and a real threads database, and an SDK
@@ -87,7 +88,8 @@ func newFixture(t testing.TB, o fixOpts) *fixture {
 		NoProvider: &configErr{}})
 	srv, err := mcpserver.New(ctx, mcpserver.Options{Agent: ag, Source: src, Retriever: rt, Proposals: store,
 		Graph: src.GraphKey(), Graphs: src.Store().GraphKeys(),
-		DecideFlags: " --source file:" + path + " --db " + db, Version: "test", Poll: 20 * time.Millisecond})
+		DecideFlags: " --source file:" + path + " --db " + db, Version: "test", Poll: 20 * time.Millisecond,
+		MaxResourceBytes: o.maxRead})
 	if err != nil {
 		t.Fatal(err)
 	}

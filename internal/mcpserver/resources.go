@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,6 +19,7 @@ import (
 const (
 	uriPrefix    = "nodius://graph/"
 	nodeTemplate = "nodius://graph/{graph}/node/{node}"
+	pageTemplate = "nodius://graph/{graph}/page/{page}"
 	jsonMIME     = "application/json"
 )
 
@@ -53,6 +55,9 @@ func parseURI(uri string) (graph, node string, ok bool) {
 func (s *Server) addResources(ctx context.Context) error {
 	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: nodeTemplate, Name: "node", Title: "A node of a Nodius graph",
 		Description: "One node (type, sheet, position, handles, process code, data) with the edges that touch it, as JSON.",
+		MIMEType:    jsonMIME}, s.readResource)
+	s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: pageTemplate, Name: "graph page", Title: "A page of a Nodius graph",
+		Description: fmt.Sprintf("Page N (from 1) of a graph: %d nodes, the edges that leave them and the node types, with page and pages, as JSON — for a graph too large to read whole.", PageNodes),
 		MIMEType:    jsonMIME}, s.readResource)
 	for _, g := range s.opt.Graphs {
 		info, err := s.opt.Source.Graph(ctx, g)
@@ -114,32 +119,32 @@ func (s *Server) syncNodes(ctx context.Context, graph string) error {
 	return nil
 }
 
-// readResource reads a graph or a node as JSON. Only the graphs this server offers
-// can be read.
+// DefaultMaxResourceBytes bounds what one resource read returns (Options.
+// MaxResourceBytes): a whole graph of 100,000 nodes is hundreds of MB of JSON, held
+// several times over while the SDK wraps and sends it. A graph over the bound is read
+// page by page (nodius://graph/KEY/page/N) or node by node.
+const DefaultMaxResourceBytes = 8 << 20
+
+// PageNodes is how many nodes one page of a graph resource holds.
+const PageNodes = 500
+
+// readResource reads a graph, a page of one, or a node as JSON, within the byte bound.
+// Only the graphs this server offers can be read.
 func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
-	graph, node, ok := parseURI(uri)
+	graph, node, page, ok := parseResourceURI(uri)
 	if !ok || !contains(s.opt.Graphs, graph) {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	snap, err := datasource.LoadSnapshot(ctx, s.opt.Source, graph)
-	if err != nil {
-		if errors.Is(err, datasource.ErrNotFound) {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
-		return nil, fmt.Errorf("reading graph %s: %s", graph, errorSentence(ctx, err))
-	}
-	for i := range snap.Nodes {
-		snap.Nodes[i].Embedding = nil // vectors: big, and of no use to a reader
-	}
 	var body []byte
-	if node == "" {
-		body, err = json.Marshal(datasource.DocumentFromSnapshot(snap, nil))
+	var err error
+	if node != "" {
+		body, err = s.nodeJSON(ctx, graph, node)
 	} else {
-		body, err = nodeJSON(snap, graph, node)
-		if errors.Is(err, datasource.ErrNotFound) {
-			return nil, mcp.ResourceNotFoundError(uri)
-		}
+		body, err = s.graphJSON(ctx, graph, page)
+	}
+	if errors.Is(err, datasource.ErrNotFound) {
+		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	if err != nil {
 		return nil, err
@@ -147,23 +152,144 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest)
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: jsonMIME, Text: string(body)}}}, nil
 }
 
-// nodeJSON is one node with the edges that touch it: {"graph","node","edges"}.
-func nodeJSON(snap datasource.Snapshot, graph, key string) ([]byte, error) {
-	for _, n := range snap.Nodes {
-		if n.Key != key {
+// parseResourceURI is parseURI, and a page: nodius://graph/KEY/page/N (N from 1).
+func parseResourceURI(uri string) (graph, node string, page int, ok bool) {
+	if rest, found := strings.CutPrefix(uri, uriPrefix); found {
+		if g, n, paged := strings.Cut(rest, "/page/"); paged && !strings.Contains(g, "/node/") {
+			p, err := strconv.Atoi(n)
+			graph, err2 := url.PathUnescape(g)
+			if err != nil || err2 != nil || p < 1 || graph == "" || strings.Contains(g, "/") {
+				return "", "", 0, false
+			}
+			return graph, "", p, true
+		}
+	}
+	graph, node, ok = parseURI(uri)
+	return graph, node, 0, ok
+}
+
+// PageURI is the resource URI of page n (from 1) of a graph.
+func PageURI(graph string, n int) string { return GraphURI(graph) + "/page/" + strconv.Itoa(n) }
+
+func (s *Server) maxResourceBytes() int {
+	if s.opt.MaxResourceBytes > 0 {
+		return s.opt.MaxResourceBytes
+	}
+	return DefaultMaxResourceBytes
+}
+
+// graphJSON is the whole graph (page 0) in the graph file format, or one page of it:
+// PageNodes nodes, the edges that leave them, and the node types, with "page" and
+// "pages". What would pass the byte bound is refused before it is built, with the
+// way to read it instead.
+func (s *Server) graphJSON(ctx context.Context, graph string, page int) ([]byte, error) {
+	// One graph read at a time: each holds a copy of the graph while it runs, and a
+	// client may send many at once.
+	select {
+	case s.graphReads <- struct{}{}:
+		defer func() { <-s.graphReads }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	snap, err := datasource.LoadSnapshot(ctx, s.opt.Source, graph)
+	if err != nil {
+		if errors.Is(err, datasource.ErrNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("reading graph %s: %s", graph, errorSentence(ctx, err))
+	}
+	for i := range snap.Nodes {
+		snap.Nodes[i].Embedding = nil // vectors: big, and of no use to a reader
+	}
+	pages := max(1, (len(snap.Nodes)+PageNodes-1)/PageNodes)
+	limit := s.maxResourceBytes()
+	if page == 0 {
+		if size, over := jsonSize(snap.Nodes, snap.Edges, limit); over {
+			return nil, fmt.Errorf("graph %s is too large to read whole (%d nodes, over the %d bytes one resource read returns, %d+ bytes as JSON): read it in %d pages, %s to %s, or node by node (%s)",
+				graph, len(snap.Nodes), limit, size, pages, PageURI(graph, 1), PageURI(graph, pages), NodeURI(graph, "NODE"))
+		}
+		return json.Marshal(datasource.DocumentFromSnapshot(snap, nil))
+	}
+	if page > pages {
+		return nil, fmt.Errorf("graph %s has %d pages of %d nodes: there is no page %d", graph, pages, PageNodes, page)
+	}
+	nodes := snap.Nodes[(page-1)*PageNodes : min(page*PageNodes, len(snap.Nodes))]
+	in := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		in[n.Key] = true
+	}
+	edges := []datasource.Edge{}
+	for _, e := range snap.Edges {
+		if in[e.Source] {
+			edges = append(edges, e)
+		}
+	}
+	if _, over := jsonSize(nodes, edges, limit); over {
+		return nil, fmt.Errorf("page %d of graph %s is over the %d bytes one resource read returns (its nodes hold much code or data): read its nodes one by one (%s)",
+			page, graph, limit, NodeURI(graph, "NODE"))
+	}
+	return json.Marshal(struct {
+		Graph       datasource.Graph        `json:"graph"`
+		Page        int                     `json:"page"`
+		Pages       int                     `json:"pages"`
+		Nodes       []datasource.Node       `json:"nodes"`
+		Edges       []datasource.Edge       `json:"edges"`
+		NodeConfigs []datasource.NodeConfig `json:"nodeConfigs"`
+	}{snap.Graph, page, pages, nodes, edges, snap.Configs})
+}
+
+// jsonSize adds up the JSON of nodes and edges one at a time (never the whole in
+// memory), stopping once it passes limit (over).
+func jsonSize(nodes []datasource.Node, edges []datasource.Edge, limit int) (size int, over bool) {
+	for _, n := range nodes {
+		b, err := json.Marshal(n)
+		if err != nil {
 			continue
 		}
-		edges := []datasource.Edge{}
-		for _, e := range snap.Edges {
-			if e.Source == key || e.Target == key {
-				edges = append(edges, e)
-			}
+		if size += len(b) + 1; size > limit {
+			return size, true
 		}
-		return json.Marshal(struct {
-			Graph string            `json:"graph"`
-			Node  datasource.Node   `json:"node"`
-			Edges []datasource.Edge `json:"edges"`
-		}{graph, n, edges})
 	}
-	return nil, &datasource.NotFoundError{Kind: "node", Key: key}
+	for _, e := range edges {
+		b, err := json.Marshal(e)
+		if err != nil {
+			continue
+		}
+		if size += len(b) + 1; size > limit {
+			return size, true
+		}
+	}
+	return size, false
+}
+
+// nodeJSON is one node with the edges that touch it: {"graph","node","edges"}, read
+// without loading the whole graph.
+func (s *Server) nodeJSON(ctx context.Context, graph, key string) ([]byte, error) {
+	n, err := s.opt.Source.Node(ctx, graph, key)
+	if err != nil {
+		if errors.Is(err, datasource.ErrNotFound) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("reading node %s of graph %s: %s", key, graph, errorSentence(ctx, err))
+	}
+	n.Embedding = nil
+	all, err := s.opt.Source.Edges(ctx, graph, "")
+	if err != nil {
+		return nil, fmt.Errorf("reading the edges of graph %s: %s", graph, errorSentence(ctx, err))
+	}
+	edges := []datasource.Edge{}
+	for _, e := range all {
+		if e.Source == key || e.Target == key {
+			edges = append(edges, e)
+		}
+	}
+	b, err := json.Marshal(struct {
+		Graph string            `json:"graph"`
+		Node  datasource.Node   `json:"node"`
+		Edges []datasource.Edge `json:"edges"`
+	}{graph, n, edges})
+	if err == nil && len(b) > s.maxResourceBytes() {
+		return nil, fmt.Errorf("node %s of graph %s is over the %d bytes one resource read returns", key, graph, s.maxResourceBytes())
+	}
+	return b, err
 }

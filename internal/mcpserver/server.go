@@ -67,6 +67,10 @@ type Options struct {
 	// deciding must know about the source (the demo graph lives in this process).
 	SourceNote string
 
+	// MaxResourceBytes bounds one resource read (default DefaultMaxResourceBytes):
+	// a larger graph is read by pages or by node.
+	MaxResourceBytes int
+
 	Version string // the server's version, sent to clients
 	Logger  *slog.Logger
 	// Poll is how often the server looks for decisions and graph changes made by
@@ -97,6 +101,9 @@ type Server struct {
 	listed map[string]map[string]bool // graph -> node URIs listed as resources
 
 	watch watcher
+
+	// graphReads holds a token while a graph resource (whole or a page) is read.
+	graphReads chan struct{}
 }
 
 // New builds the server: tools from the agent (by role and policy), graph_context,
@@ -124,7 +131,8 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Version == "" {
 		o.Version = "dev"
 	}
-	s := &Server{opt: o, log: o.Logger, exec: tools.NewExecutor(o.Source, o.Graph), threads: map[string]string{}}
+	s := &Server{opt: o, log: o.Logger, exec: tools.NewExecutor(o.Source, o.Graph), threads: map[string]string{},
+		graphReads: make(chan struct{}, 1)}
 	s.watch.init(s)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "nodius-ai", Title: "Nodius graphs (nodius-ai)", Version: o.Version},
 		&mcp.ServerOptions{
@@ -188,7 +196,7 @@ func (s *Server) instructions() string {
 	} else {
 		b.WriteString("This server is read-only: the user's role offers no write tools. ")
 	}
-	b.WriteString("The graphs are also resources (nodius://graph/KEY and nodius://graph/KEY/node/NODE, JSON).")
+	b.WriteString("The graphs are also resources (nodius://graph/KEY and nodius://graph/KEY/node/NODE, JSON; a graph too large to read whole is read by pages, nodius://graph/KEY/page/N).")
 	return b.String()
 }
 

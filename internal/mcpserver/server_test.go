@@ -99,8 +99,13 @@ func TestListToolsAndResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tpl.ResourceTemplates) != 1 || tpl.ResourceTemplates[0].URITemplate != "nodius://graph/{graph}/node/{node}" {
-		t.Errorf("templates %+v", tpl.ResourceTemplates)
+	var templates []string
+	for _, rt := range tpl.ResourceTemplates {
+		templates = append(templates, rt.URITemplate)
+	}
+	if !slices.Equal(templates, []string{"nodius://graph/{graph}/node/{node}", "nodius://graph/{graph}/page/{page}"}) &&
+		!slices.Equal(templates, []string{"nodius://graph/{graph}/page/{page}", "nodius://graph/{graph}/node/{node}"}) {
+		t.Errorf("templates %v", templates)
 	}
 	init := f.cs.InitializeResult()
 	if init == nil || init.Capabilities.Resources == nil || !init.Capabilities.Resources.Subscribe {
@@ -280,7 +285,7 @@ func TestProposalPendingThenApproved(t *testing.T) {
 		t.Fatalf("structured content %v", sc)
 	}
 	msg := text(res)
-	for _, want := range []string{"not applied", "nodius-ai approve " + threadID, "nodius-ai reject " + threadID, "nodius-ai chat"} {
+	for _, want := range []string{"not applied", "nodius-ai approve " + threadID + " --proposal ", "--digest ", "nodius-ai reject " + threadID, "nodius-ai chat"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("result lacks %q: %s", want, msg)
 		}
@@ -305,7 +310,11 @@ func TestProposalPendingThenApproved(t *testing.T) {
 		t.Errorf("second proposal: IsError %v, %s", second.IsError, text(second))
 	}
 
-	cmd := exec.Command(bin, "approve", threadID, "--source", "file:"+f.path, "--db", f.db)
+	printed := strings.Fields(sc["approve"].(string)) // the command as the client was told it
+	if len(printed) < 2 || printed[0] != "nodius-ai" {
+		t.Fatalf("approve command %q", sc["approve"])
+	}
+	cmd := exec.Command(bin, printed[1:]...)
 	cmd.Env = isolatedEnv(t)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

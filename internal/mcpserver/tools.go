@@ -215,8 +215,14 @@ func (s *Server) propose(ctx context.Context, req *mcp.CallToolRequest) *mcp.Cal
 
 // pendingResult tells the client its proposal waits for a person, and how they decide.
 func (s *Server) pendingResult(threadID string, p *convo.Proposal) *mcp.CallToolResult {
-	approve := "nodius-ai approve " + threadID + s.opt.DecideFlags
-	reject := "nodius-ai reject " + threadID + s.opt.DecideFlags + ` --feedback "..."`
+	// The commands pin what the client was shown: the proposal and its action.
+	digest := p.Digest
+	if digest == "" {
+		digest = convo.ActionDigest(p.Action)
+	}
+	pin := " --proposal " + p.ID + " --digest " + digest
+	approve := "nodius-ai approve " + threadID + pin + s.opt.DecideFlags
+	reject := "nodius-ai reject " + threadID + pin + s.opt.DecideFlags + ` --feedback "..."`
 	tui := "nodius-ai chat --graph " + s.opt.Graph + " --thread " + threadID + s.opt.DecideFlags
 	var b strings.Builder
 	fmt.Fprintf(&b, "Proposal stored, not applied: this %s on graph %s waits for the user's decision in nodius-ai thread %s. ", p.Tool, s.opt.Graph, threadID)

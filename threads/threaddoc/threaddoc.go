@@ -277,8 +277,10 @@ func (d Document) Validate() error {
 // and a known state (an undone one says when).
 func validateUndos(l *LocalRecord) error {
 	props := map[string]bool{}
+	actions := map[string]datasource.Action{}
 	for _, p := range l.Proposals {
 		props[p.ID] = true
+		actions[p.ID] = p.Action
 	}
 	seen := map[string]bool{}
 	for i, r := range l.Undos {
@@ -294,11 +296,26 @@ func validateUndos(l *LocalRecord) error {
 			return invalid("%s names no op_id (the apply it reverses)", where)
 		}
 		seen[r.ProposalID] = true
-		if _, err := undo.Parse(r.Reversal); err != nil {
+		// The record is checked against the change it belongs to: the proposal's
+		// action with the keys its apply (r.OpID) assigned. A record naming anything
+		// else would make undo remove or overwrite it.
+		applied := datasource.AssignKeys(actions[r.ProposalID], r.OpID)
+		if r.Applied != nil && !sameAction(*r.Applied, applied) {
+			return invalid("%s.applied_action is not the action of proposal %q (%s)", where, r.ProposalID, datasource.Describe(applied))
+		}
+		rev, err := undo.Parse(r.Reversal)
+		if err != nil {
+			return invalidBecause(err, "%s.reversal cannot be used", where)
+		}
+		if err := undo.Belongs(rev, applied); err != nil {
 			return invalidBecause(err, "%s.reversal cannot be used", where)
 		}
 		if len(r.Plan) > 0 {
-			if _, err := undo.Parse(r.Plan); err != nil {
+			plan, err := undo.Parse(r.Plan)
+			if err != nil {
+				return invalidBecause(err, "%s.plan cannot be used", where)
+			}
+			if err := undo.Belongs(plan, applied); err != nil {
 				return invalidBecause(err, "%s.plan cannot be used", where)
 			}
 		}
@@ -316,6 +333,13 @@ func validateUndos(l *LocalRecord) error {
 		}
 	}
 	return nil
+}
+
+// sameAction reports whether two actions are the same change (their JSON).
+func sameAction(a, b datasource.Action) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 // CheckID rejects thread ids that could not round-trip through a terminal, a file name or

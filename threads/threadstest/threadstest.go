@@ -22,14 +22,14 @@ func ApplyWithUndo(t testing.TB, s *threads.Store, th convo.Thread, callID, key 
 	for _, m := range []*convo.Message{
 		{ThreadID: th.ID, Role: convo.User, Content: "add " + key},
 		{ThreadID: th.ID, Role: convo.Assistant, ToolCalls: []convo.ToolCall{
-			{ID: callID, Name: "propose_create_node", Arguments: `{"typeKey":"api-call","sheet":"0"}`}}},
+			{ID: callID, Name: "propose_create_node", Arguments: `{"nodeKey":"` + key + `","typeKey":"api-call","sheet":"0"}`}}},
 	} {
 		if err := s.SaveMessage(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}
 	p := convo.Proposal{ID: callID, ThreadID: th.ID, ToolCallID: callID, Tool: "propose_create_node",
-		Action: datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{TypeKey: "api-call", Sheet: "0"}},
+		Action: datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: key, TypeKey: "api-call", Sheet: "0"}},
 		Reason: "add " + key, Decision: convo.Pending}
 	if err := s.SaveProposal(ctx, p); err != nil {
 		t.Fatal(err)
