@@ -246,10 +246,10 @@ func runRemoteThreadShow(cmd *cobra.Command, f *Factory, id, format string, with
 	}
 	if format == "json" {
 		type msgJSON struct {
-			Role       string          `json:"role"`
-			Content    string          `json:"content"`
-			ToolCalls  []string        `json:"tool_calls,omitempty"`
-			ToolCallID string          `json:"tool_call_id,omitempty"`
+			Role       string   `json:"role"`
+			Content    string   `json:"content"`
+			ToolCalls  []string `json:"tool_calls,omitempty"`
+			ToolCallID string   `json:"tool_call_id,omitempty"`
 		}
 		out := struct {
 			ThreadID string    `json:"thread_id"`
