@@ -655,7 +655,11 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 	if p == nil {
 		// A proposal made in the web client: no local copy to decide, so the outcome
 		// is kept as a note of the thread, and reported.
-		note := &convo.Message{ThreadID: ru.th.ID, Role: convo.System, Content: "nodius-ai: the change approved from the terminal " + summary,
+		word := "was applied: "
+		if !res.Applied {
+			word = "was not applied: "
+		}
+		note := &convo.Message{ThreadID: ru.th.ID, Role: convo.System, Content: "nodius-ai: the change approved from the terminal " + word + summary,
 			Status: convo.Complete, CreatedAt: ru.r.now()}
 		if err := ru.r.store.SaveMessage(ru.ctx, note); err != nil {
 			return err
@@ -667,35 +671,36 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 			dec.Outcome = convo.Applied
 		}
 		ru.result.Decided = &dec
-		ru.emit(convo.Event{Type: convo.EventToolResult, ToolCall: convo.ToolCall{Name: "apply_action"}, Result: summary})
+		ru.emit(convo.Event{Type: convo.EventToolResult, ToolCall: convo.ToolCall{Name: "apply_action"}, Result: note.Content})
 		return nil
 	}
 	return ru.decide(p, d, res, summary)
 }
 
-// apply carries out an approved proposal's change and says what it did, in words
-// fit for the person who approved it.
+// apply carries out an approved proposal's change and says, in words fit for the
+// person who approved it, what was applied (res.Applied) or why it was not, and
+// what was applied before a step was refused.
 func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.ApplyResult, string) {
 	if a == nil {
 		switch {
 		case p != nil && p.Action.Type == datasource.ConfigureNodeTypeAction:
 			return &datasource.ApplyResult{Applied: true, Note: "the server wrote the node type itself"},
-				"was applied: the server wrote the node type itself"
+				"the server wrote the node type itself"
 		case p != nil && p.Action.Type == datasource.CreateGraphAction:
-			return &datasource.ApplyResult{}, "was not applied: the server leaves creating a graph to its web client — create it there"
+			return &datasource.ApplyResult{}, "the server leaves creating a graph to its web client — create it there"
 		}
-		return &datasource.ApplyResult{}, "was not applied: the server sent no change to apply (no ai:apply_action), so nothing changed"
+		return &datasource.ApplyResult{}, "the server sent no change to apply (no ai:apply_action), so nothing changed"
 	}
 	if a.Empty() {
-		return &datasource.ApplyResult{Applied: true, Note: "nothing to change"}, "was applied: the server's change was empty"
+		return &datasource.ApplyResult{Applied: true, Note: "nothing to change"}, "the server's change was empty"
 	}
 	if ru.r.applier == nil {
-		return &datasource.ApplyResult{}, "was not applied: this terminal has no editing connection to the server's graph, so nothing changed — apply it from the web client"
+		return &datasource.ApplyResult{}, "this terminal has no editing connection to the server's graph, so nothing changed — apply it from the web client"
 	}
 	rep, err := ru.r.applier.ApplyServerAction(ru.ctx, ru.th.GraphKey, *a)
 	if err == nil && rep.Complete() {
 		return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: rep.NodesCreated, Edges: rep.EdgesCreated}},
-			"was applied: " + doneText(rep, a)
+			doneText(rep, a)
 	}
 	why := rep.Reason
 	if why == "" && err != nil {
@@ -708,7 +713,7 @@ func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.Ap
 	if step == "" {
 		step = "the apply"
 	}
-	msg := fmt.Sprintf("was not applied in full: %s failed (%s)", step, why)
+	msg := fmt.Sprintf("%s failed (%s)", step, why)
 	if done := doneText(rep, a); done != "nothing" {
 		msg += "; applied before it: " + done
 	} else {
@@ -748,10 +753,10 @@ func (ru *run) decide(p *convo.Proposal, d convo.Decision, res *datasource.Apply
 		p.Result = res
 		if res != nil && res.Applied {
 			p.Outcome = convo.Applied
-			out["status"], out["message"] = "approved", "The user approved the action; it "+summary+"."
+			out["status"], out["message"] = "approved", "The user approved the action; it was applied: "+summary+"."
 		} else {
 			p.Outcome, p.ApplyError = convo.NotApplied, summary
-			out["status"], out["message"] = "approved_not_applied", "The user approved the action, but it "+summary+"."
+			out["status"], out["message"] = "approved_not_applied", "The user approved the action, but it was not applied: "+summary+"."
 		}
 	} else {
 		p.Decision = convo.Rejected

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,8 +20,10 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
+	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusws"
 	"github.com/nodius/nodius-ai/threads"
 )
@@ -847,5 +850,45 @@ func TestServerURL(t *testing.T) {
 	}
 	if got := remote.Redact("https://user:pw@host/x"); got != "https://host/x" {
 		t.Errorf("redact: %s", got)
+	}
+}
+
+// Remote output is bounded like local output, with the same limit errors.
+func TestRemoteOutputIsBounded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		tune  func(*remote.Options)
+		lim   config.Limits
+		chat  remotetest.Script
+		words string
+	}{
+		{"frame", func(o *remote.Options) { o.MaxFrameBytes = 4096 }, config.Limits{},
+			func(s *remotetest.Session) { s.Token(strings.Repeat("x", 8000)); s.Sleep(time.Second) }, "max_stream_line_bytes"},
+		{"answer", nil, config.Limits{MaxAnswerBytes: 100},
+			func(s *remotetest.Session) {
+				for i := 0; i < 20 && s.Token("0123456789"); i++ {
+				}
+				s.Sleep(time.Second)
+			}, "max_answer_bytes"},
+		{"tool result", nil, config.Limits{MaxToolResultBytes: 100},
+			func(s *remotetest.Session) { s.ToolStart("c", "read_node_detail"); s.ToolResult("c", strings.Repeat("r", 200)); s.Sleep(time.Second) }, "max_tool_result_bytes"},
+		{"tool calls", nil, config.Limits{MaxToolCalls: 1},
+			func(s *remotetest.Session) {
+				for i := 0; i < 12 && s.ToolStart(fmt.Sprint("c", i), "search_nodes"); i++ {
+				}
+				s.Sleep(time.Second)
+			}, "max_tool_calls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.tune)
+			e.run.SetLimits(tc.lim)
+			e.srv.SetChat(tc.chat)
+			_, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+			ce, ok := convo.AsError(err)
+			if !ok || ce.Code != fault.BudgetExceeded || !strings.Contains(ce.Message, tc.words) {
+				t.Fatalf("error %v", err)
+			}
+		})
 	}
 }
