@@ -872,7 +872,11 @@ func TestRemoteOutputIsBounded(t *testing.T) {
 				s.Sleep(time.Second)
 			}, "max_answer_bytes"},
 		{"tool result", nil, config.Limits{MaxToolResultBytes: 100},
-			func(s *remotetest.Session) { s.ToolStart("c", "read_node_detail"); s.ToolResult("c", strings.Repeat("r", 200)); s.Sleep(time.Second) }, "max_tool_result_bytes"},
+			func(s *remotetest.Session) {
+				s.ToolStart("c", "read_node_detail")
+				s.ToolResult("c", strings.Repeat("r", 200))
+				s.Sleep(time.Second)
+			}, "max_tool_result_bytes"},
 		{"tool calls", nil, config.Limits{MaxToolCalls: 1},
 			func(s *remotetest.Session) {
 				for i := 0; i < 12 && s.ToolStart(fmt.Sprint("c", i), "search_nodes"); i++ {
