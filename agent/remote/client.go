@@ -47,6 +47,9 @@ type Options struct {
 	StallTimeout time.Duration
 	// MaxFrameBytes bounds one frame from the server (default nodiusws.MaxFrameBytes).
 	MaxFrameBytes int
+	// MaxHTTPBytes bounds one answer of the HTTP API (a long thread's history may
+	// be large; default 32 MiB).
+	MaxHTTPBytes int
 
 	Logger *slog.Logger
 }
@@ -117,6 +120,9 @@ func New(opt Options) (*Client, error) {
 	}
 	if opt.MaxFrameBytes <= 0 {
 		opt.MaxFrameBytes = nodiusws.MaxFrameBytes
+	}
+	if opt.MaxHTTPBytes <= 0 {
+		opt.MaxHTTPBytes = 32 << 20
 	}
 	if opt.HTTPClient == nil {
 		opt.HTTPClient = &http.Client{Timeout: 30 * time.Second}

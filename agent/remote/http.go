@@ -190,12 +190,12 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, what 
 		return nil, c.networkError("reach the server at "+c.Server(), err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opt.MaxFrameBytes)+1))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opt.MaxHTTPBytes)+1))
 	if err != nil {
 		return nil, c.networkError("read the server's answer", err)
 	}
-	if len(raw) > c.opt.MaxFrameBytes {
-		return nil, fault.Limit("an answer of the server's HTTP API", "max_stream_line_bytes", c.opt.MaxFrameBytes)
+	if len(raw) > c.opt.MaxHTTPBytes {
+		return nil, fault.Limit("an answer of the server's HTTP API", "max_snapshot_bytes", c.opt.MaxHTTPBytes)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, statusError(resp.StatusCode, what)

@@ -211,7 +211,32 @@ func (r *Runner) Adopt(ctx context.Context, serverID, graphKey string) (convo.Th
 	if err := r.store.SetRemote(ctx, th.ID, threads.Remote{Server: r.c.Server(), ID: serverID}); err != nil {
 		return convo.Thread{}, err
 	}
+	r.importHistory(ctx, th.ID, serverID)
 	return th, nil
+}
+
+// importHistory copies the questions and answers of a server thread (one started
+// in the web client) into its new local copy, so that it reads whole here. Tool
+// calls are left out (the server's ids are not unique); a history that cannot be
+// read leaves the copy empty, which is said in the log only: the thread can still
+// be decided and continued.
+func (r *Runner) importHistory(ctx context.Context, localID, serverID string) {
+	msgs, err := r.c.Messages(ctx, serverID)
+	if err != nil {
+		r.log.Warn("could not read the server's history of the thread", "thread", serverID, "error", err.Error())
+		return
+	}
+	for _, m := range msgs {
+		role := convo.Role(m.Role)
+		text := m.Text()
+		if role != convo.User && role != convo.Assistant || strings.TrimSpace(text) == "" {
+			continue
+		}
+		if err := r.store.SaveMessage(ctx, &convo.Message{ThreadID: localID, Role: role, Content: text, Status: convo.Complete, CreatedAt: r.now()}); err != nil {
+			r.log.Warn("could not keep the server's history of the thread", "thread", serverID, "error", err.Error())
+			return
+		}
+	}
 }
 
 // openThread loads the thread to continue (which must be this server's), or

@@ -672,6 +672,9 @@ func TestResumeWebClientThread(t *testing.T) {
 	if local.ID != th.ID {
 		t.Fatalf("adopted as %s, want the server's id %s", local.ID, th.ID)
 	}
+	if msgs, _ := e.store.Messages(context.Background(), local.ID); len(msgs) != 1 || msgs[0].Content != "remove fetch-api please" {
+		t.Fatalf("the web client's history was not kept: %+v", msgs)
+	}
 	again, err := e.run.Adopt(context.Background(), th.ID, "demo")
 	if err != nil || again.ID != local.ID {
 		t.Fatalf("adopt twice: %+v %v", again, err)

@@ -54,7 +54,7 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 		src = nil
 	}
 	c, err := remote.New(remote.Options{BaseURL: url, WSURL: cfg.WSURL, Token: cfg.Token, Logger: logger,
-		MaxFrameBytes: remoteFrameBytes(cfg.Limits)})
+		MaxFrameBytes: remoteFrameBytes(cfg.Limits), MaxHTTPBytes: cfg.Limits.WithDefaults().MaxSnapshotBytes})
 	if err != nil {
 		return nil, err
 	}
