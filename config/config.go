@@ -142,9 +142,12 @@ type Config struct {
 	Agent string
 
 	// Data.
-	Source    string // "demo", "file:PATH", "arango://...", "server:URL"
-	Fallback  string // arango URL behind a server: source
-	Token     string // bearer JWT for server:
+	Source   string // "demo", "file:PATH", "arango://...", "server:URL"
+	Fallback string // arango URL behind a server: source
+	Token    string // bearer JWT for server:
+	// WSURL overrides where the Nodius server's WebSocket is (--ws-url,
+	// NODIUS_AI_WS_URL, ws_url); empty: derived from the server URL.
+	WSURL     string
 	Workspace string // default "default"
 	DB        string // threads database path
 	Sync      string // arango URL for thread sync, "" when off

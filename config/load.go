@@ -60,6 +60,7 @@ type fileConfig struct {
 	Source           string                  `toml:"source"`
 	Fallback         string                  `toml:"fallback"`
 	Token            string                  `toml:"token"`
+	WSURL            string                  `toml:"ws_url"`
 	Workspace        string                  `toml:"workspace"`
 	DB               string                  `toml:"db"`
 	Sync             string                  `toml:"sync"`
@@ -187,6 +188,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	cfg.Fallback = pick("fallback", "NODIUS_AI_FALLBACK", fc.Fallback, "")
 	cfg.Token = pick("token", "NODIUS_AI_TOKEN", fc.Token, "")
+	cfg.WSURL = pick("ws-url", "NODIUS_AI_WS_URL", fc.WSURL, "")
 	cfg.Workspace = pick("workspace", "NODIUS_AI_WORKSPACE", fc.Workspace, DefaultWorkspace)
 	cfg.DB = pick("db", "NODIUS_AI_DB", fc.DB, "")
 	if cfg.DB == "" {

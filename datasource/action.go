@@ -16,6 +16,14 @@ const (
 	CreateEdgeAction ActionType = "create_edge"
 	DeleteEdgeAction ActionType = "delete_edge"
 	BatchAction      ActionType = "batch"
+
+	// The Nodius server's assistant proposes these too (packages/server/src/ai/types.ts).
+	// They are not in ActionTypes: the local agent never proposes them, and a source
+	// cannot apply them; the server converts them when they are approved.
+	CreateNodeWithEdgesAction ActionType = "create_node_with_edges"
+	ConfigureNodeTypeAction   ActionType = "configure_node_type"
+	ReorganizeLayoutAction    ActionType = "reorganize_layout"
+	CreateGraphAction         ActionType = "create_graph"
 )
 
 // ActionTypes lists every action type, in the order they are documented.
@@ -33,6 +41,11 @@ type Action struct {
 	CreateEdge *CreateEdgePayload
 	DeleteEdge *DeleteEdgePayload
 	Batch      *BatchPayload
+
+	CreateNodeWithEdges *CreateNodeWithEdgesPayload
+	ConfigureNodeType   *ConfigureNodeTypePayload
+	ReorganizeLayout    *ReorganizeLayoutPayload
+	CreateGraph         *CreateGraphPayload
 }
 
 // CreateNodePayload describes a node to create. NodeKey is optional: the source
@@ -92,6 +105,76 @@ type BatchPayload struct {
 	Actions []Action `json:"actions"`
 }
 
+// CreateNodeWithEdgesPayload is a node to create with edges to existing nodes, as
+// the server's propose_create_node_with_edges makes it.
+type CreateNodeWithEdgesPayload struct {
+	TypeKey string           `json:"typeKey"`
+	Sheet   string           `json:"sheet,omitempty"`
+	PosX    *float64         `json:"posX,omitempty"`
+	PosY    *float64         `json:"posY,omitempty"`
+	Data    any              `json:"data,omitempty"`
+	Edges   []EdgeConnection `json:"edges"`
+}
+
+// EdgeConnection is one edge of a new node: Direction "in" comes from
+// TargetNodeKey:TargetHandleID into the new node's HandleID, "out" the other way.
+type EdgeConnection struct {
+	Direction      string `json:"direction"`
+	HandleID       string `json:"handleId"`
+	TargetNodeKey  string `json:"targetNodeKey"`
+	TargetHandleID string `json:"targetHandleId"`
+	Label          string `json:"label,omitempty"`
+}
+
+// ConfigureNodeTypePayload creates or updates a node type (mode "create" or
+// "update"). The server writes it itself when approved. CodeDiffs are the
+// server's code diffs of the proposal (sent beside proposedAction, kept here so
+// the change is shown whole): the code before and after, per field.
+type ConfigureNodeTypePayload struct {
+	Mode           string                    `json:"mode"`
+	TypeKey        string                    `json:"typeKey,omitempty"`
+	DisplayName    string                    `json:"displayName"`
+	Description    string                    `json:"description,omitempty"`
+	Category       string                    `json:"category,omitempty"`
+	Icon           string                    `json:"icon,omitempty"`
+	Process        string                    `json:"process,omitempty"`
+	ProcessPatches []CodePatch               `json:"processPatches,omitempty"`
+	Border         map[string]any            `json:"border,omitempty"`
+	Handles        map[string]map[string]any `json:"handles,omitempty"`
+	Size           map[string]any            `json:"size,omitempty"`
+	Content        any                       `json:"content,omitempty"`
+	CodeDiffs      []CodeDiff                `json:"codeDiffs,omitempty"`
+}
+
+// CodePatch is one search/replace of a code field.
+type CodePatch struct {
+	Search  string `json:"search"`
+	Replace string `json:"replace"`
+}
+
+// CodeDiff is the server's account of a patched code field.
+type CodeDiff struct {
+	Field    string      `json:"field"`
+	Original string      `json:"original"`
+	Modified string      `json:"modified"`
+	Patches  []CodePatch `json:"patches,omitempty"`
+}
+
+// ReorganizeLayoutPayload asks the server to lay nodes out again; it computes the
+// positions when the proposal is approved.
+type ReorganizeLayoutPayload struct {
+	NodeKeys []string `json:"nodeKeys"`
+	Strategy string   `json:"strategy,omitempty"`
+}
+
+// CreateGraphPayload is a new graph (Type "graph") or HTML class ("htmlClass"),
+// proposed in the server's home mode.
+type CreateGraphPayload struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Description string `json:"description,omitempty"`
+}
+
 // ApplyResult reports what an applied action created.
 type ApplyResult struct {
 	Applied bool    `json:"applied"`
@@ -128,6 +211,14 @@ func (a Action) MarshalJSON() ([]byte, error) {
 		payload = a.DeleteEdge
 	case BatchAction:
 		payload = a.Batch
+	case CreateNodeWithEdgesAction:
+		payload = a.CreateNodeWithEdges
+	case ConfigureNodeTypeAction:
+		payload = a.ConfigureNodeType
+	case ReorganizeLayoutAction:
+		payload = a.ReorganizeLayout
+	case CreateGraphAction:
+		payload = a.CreateGraph
 	default:
 		return nil, fmt.Errorf("unknown action type %q", a.Type)
 	}
@@ -170,6 +261,18 @@ func (a *Action) UnmarshalJSON(data []byte) error {
 	case BatchAction:
 		a.Batch = new(BatchPayload)
 		target = a.Batch
+	case CreateNodeWithEdgesAction:
+		a.CreateNodeWithEdges = new(CreateNodeWithEdgesPayload)
+		target = a.CreateNodeWithEdges
+	case ConfigureNodeTypeAction:
+		a.ConfigureNodeType = new(ConfigureNodeTypePayload)
+		target = a.ConfigureNodeType
+	case ReorganizeLayoutAction:
+		a.ReorganizeLayout = new(ReorganizeLayoutPayload)
+		target = a.ReorganizeLayout
+	case CreateGraphAction:
+		a.CreateGraph = new(CreateGraphPayload)
+		target = a.CreateGraph
 	default:
 		return fmt.Errorf("unknown action type %q", aj.Type)
 	}
@@ -177,4 +280,56 @@ func (a *Action) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("action %s has no payload", aj.Type)
 	}
 	return json.Unmarshal(aj.Payload, target)
+}
+
+// ServerOnly reports whether a is a type only the Nodius server's assistant
+// proposes (and only the server can carry out).
+func (a Action) ServerOnly() bool {
+	switch a.Type {
+	case CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction, CreateGraphAction:
+		return true
+	}
+	return false
+}
+
+// describeServer is Describe for the server-only types.
+func describeServer(a Action) (string, bool) {
+	switch a.Type {
+	case CreateNodeWithEdgesAction:
+		if c := a.CreateNodeWithEdges; c != nil {
+			pos := ""
+			if c.PosX != nil && c.PosY != nil {
+				pos = fmt.Sprintf(" at (%g, %g)", *c.PosX, *c.PosY)
+			}
+			sheet := c.Sheet
+			if sheet == "" {
+				sheet = "0"
+			}
+			return fmt.Sprintf("create node (%s) on sheet %s%s with %d edge(s)", c.TypeKey, sheet, pos, len(c.Edges)), true
+		}
+	case ConfigureNodeTypeAction:
+		if c := a.ConfigureNodeType; c != nil {
+			if c.Mode == "update" {
+				return fmt.Sprintf("update node type %s (%s)", c.TypeKey, c.DisplayName), true
+			}
+			return fmt.Sprintf("create node type %q", c.DisplayName), true
+		}
+	case ReorganizeLayoutAction:
+		if r := a.ReorganizeLayout; r != nil {
+			s := fmt.Sprintf("lay out %d node(s) again", len(r.NodeKeys))
+			if r.Strategy != "" {
+				s += " (" + r.Strategy + ")"
+			}
+			return s, true
+		}
+	case CreateGraphAction:
+		if c := a.CreateGraph; c != nil {
+			what := "graph"
+			if c.Type == "htmlClass" {
+				what = "HTML class"
+			}
+			return fmt.Sprintf("create %s %q", what, c.Name), true
+		}
+	}
+	return "", false
 }

@@ -249,5 +249,8 @@ func Describe(a Action) string {
 			return fmt.Sprintf("%d changes: %s", len(parts), strings.Join(parts, "; "))
 		}
 	}
+	if s, ok := describeServer(a); ok {
+		return s
+	}
 	return string(a.Type)
 }

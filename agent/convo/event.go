@@ -23,6 +23,9 @@ const (
 	EventUsage      EventType = "usage"
 	EventComplete   EventType = "complete"
 	EventError      EventType = "error"
+	// EventToolLimit: the assistant used its tool rounds and waits for a choice:
+	// continue with more rounds, or answer now with what it has.
+	EventToolLimit EventType = "tool_limit"
 
 	// EventStatus reports what the agent is doing (State): for status bars only.
 	EventStatus EventType = "status"
@@ -59,6 +62,8 @@ type Event struct {
 	Proposal *Proposal // proposal
 
 	Usage Usage // usage
+
+	ToolLimit *ToolLimit // tool_limit
 
 	Err *Error // error
 
@@ -123,6 +128,17 @@ func (e Event) MarshalJSON() ([]byte, error) {
 			CachedTokens     int       `json:"cached_tokens"`
 			CostUSD          float64   `json:"cost_usd"`
 		}{e.Type, e.Usage.PromptTokens, e.Usage.CompletionTokens, e.Usage.CachedTokens, e.Usage.CostUSD})
+	case EventToolLimit:
+		tl := e.ToolLimit
+		if tl == nil {
+			tl = &ToolLimit{}
+		}
+		return json.Marshal(struct {
+			Type        EventType `json:"type"`
+			ThreadID    string    `json:"thread_id"`
+			RoundsUsed  int       `json:"rounds_used"`
+			MaxExtended int       `json:"max_extended"`
+		}{e.Type, e.ThreadID, tl.RoundsUsed, tl.MaxExtended})
 	case EventComplete:
 		return json.Marshal(struct {
 			Type     EventType `json:"type"`
@@ -199,3 +215,11 @@ var ErrDecided = errors.New("already decided")
 
 // AsError finds a *Error in err's chain.
 func AsError(err error) (*Error, bool) { return fault.As(err) }
+
+// ToolLimit is a run stopped at the tool-round limit: RoundsUsed rounds were used,
+// and continuing allows up to MaxExtended in all. The thread waits for the choice
+// (approve: continue; reject: answer now without tools).
+type ToolLimit struct {
+	RoundsUsed  int `json:"rounds_used"`
+	MaxExtended int `json:"max_extended"`
+}

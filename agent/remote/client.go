@@ -5,34 +5,39 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/nodius/nodius-ai/internal/fault"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // Options configure a Client. Zero durations get their defaults.
 type Options struct {
-	// BaseURL is the server's REST base (http:// or https://); the WebSocket is
-	// /ws on the same host and port, ws:// or wss:// to match.
+	// BaseURL is the server's REST base (http:// or https://).
 	BaseURL string
-	// Token is the user's JWT: sent in every ai:* message and as a bearer token on
-	// HTTP calls. It is never logged, printed or stored.
+	// WSURL overrides where the WebSocket is (--ws-url, NODIUS_AI_WS_URL, ws_url);
+	// empty, it is derived from BaseURL by nodiusws.Address.
+	WSURL string
+	// Token is the user's JWT: sent once in the WebSocket's authenticate frame and
+	// as a bearer token on HTTP calls to BaseURL. It is never logged, printed or stored.
 	Token string
 	// HTTPClient for the REST endpoints and the WebSocket handshake (nil: a default
 	// client with a 30 s timeout for REST).
 	HTTPClient *http.Client
 
-	// DialTimeout bounds connecting (default 15 s).
+	// DialTimeout bounds connecting (default 15 s); AuthTimeout the authResult.
 	DialTimeout time.Duration
+	AuthTimeout time.Duration
 	// PingInterval is how often the connection is checked with a ping (default 15 s);
 	// a pong must come back within PingTimeout (default 10 s) or the run ends.
 	PingInterval time.Duration
@@ -40,21 +45,22 @@ type Options struct {
 	// StallTimeout ends a run that receives no ai:* message for that long while the
 	// connection stays up (default 3 min: the model may think quietly for a while).
 	StallTimeout time.Duration
-	// InterruptGrace is how long, after sending ai:interrupt, the run waits for the
-	// server to stop before closing the connection (default 1 s).
-	InterruptGrace time.Duration
+	// MaxFrameBytes bounds one frame from the server (default nodiusws.MaxFrameBytes).
+	MaxFrameBytes int
+	// MaxHTTPBytes bounds one answer of the HTTP API (a long thread's history may
+	// be large; default 32 MiB).
+	MaxHTTPBytes int
 
 	Logger *slog.Logger
 }
 
 // Client speaks to one Nodius server. It is safe for concurrent use; each run
-// opens its own WebSocket connection, as the web client does.
+// opens its own WebSocket connection, so that closing it stops that run only.
 type Client struct {
-	opt    Options
-	base   *url.URL
-	wsURL  string
-	log    *slog.Logger
-	nextID atomic.Int64
+	opt   Options
+	base  *url.URL
+	wsURL string
+	log   *slog.Logger
 }
 
 // ParseServerURL checks a server URL (http:// or https://, a host, no query) and
@@ -78,24 +84,13 @@ func ParseServerURL(raw string) (*url.URL, error) {
 // messages, logs or the thread store.
 func Redact(raw string) string { return fault.MaskCredentials(raw) }
 
-// WebSocketURL derives the WebSocket address from the REST base: same host and
-// port, ws:// for http:// and wss:// for https://, path /ws, where the Nodius server
-// listens.
-func WebSocketURL(base *url.URL) string {
-	u := *base
-	u.User = nil
-	if u.Scheme == "https" {
-		u.Scheme = "wss"
-	} else {
-		u.Scheme = "ws"
-	}
-	u.Path = strings.TrimRight(u.Path, "/") + "/ws"
-	return u.String()
-}
-
 // New returns a Client for the server at opt.BaseURL.
 func New(opt Options) (*Client, error) {
 	base, err := ParseServerURL(opt.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := nodiusws.Address(base, opt.WSURL)
 	if err != nil {
 		return nil, err
 	}
@@ -111,8 +106,11 @@ func New(opt Options) (*Client, error) {
 	if opt.StallTimeout <= 0 {
 		opt.StallTimeout = 3 * time.Minute
 	}
-	if opt.InterruptGrace <= 0 {
-		opt.InterruptGrace = time.Second
+	if opt.MaxFrameBytes <= 0 {
+		opt.MaxFrameBytes = nodiusws.MaxFrameBytes
+	}
+	if opt.MaxHTTPBytes <= 0 {
+		opt.MaxHTTPBytes = 32 << 20
 	}
 	if opt.HTTPClient == nil {
 		opt.HTTPClient = &http.Client{Timeout: 30 * time.Second}
@@ -121,33 +119,38 @@ func New(opt Options) (*Client, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Client{opt: opt, base: base, wsURL: WebSocketURL(base), log: log}, nil
+	return &Client{opt: opt, base: base, wsURL: ws, log: log}, nil
 }
+
+// WebSocketURL is where the client's runs connect.
+func (c *Client) WebSocketURL() string { return c.wsURL }
 
 // Server is the server's URL without credentials: what is shown and stored.
 func (c *Client) Server() string { return Redact(c.base.String()) }
 
-// newID numbers a request. Numbers are unique for the life of the client.
-func (c *Client) newID() int64 { return c.nextID.Add(1) }
+// newID numbers a request. The real server keeps its running sessions in one map
+// keyed by _id for every connection of every user, so a small counter (the web
+// client's 1, 2, 3…) would let a disconnect abort another user's run of the same
+// number: the id is drawn at random in [2^40, 2^52), exact in a JavaScript number.
+func (c *Client) newID() int64 { return 1<<40 + rand.Int64N(1<<52-1<<40) }
 
 // handler receives the run's messages in order. It returns done when the run is
-// over (ai:complete, ai:error).
+// over (ai:complete, ai:error, or the handler's own decision to stop).
 type handler func(Inbound) (done bool, err error)
 
 // errDropped marks a connection lost in the middle of a run.
 var errDropped = errors.New("connection to the server lost")
 
-// stream runs one request on its own connection: it sends req, hands every message
-// numbered id to h until h says done, and on cancellation sends ai:interrupt for id.
-// threadID returns the server's thread id for the interrupt (it may be learnt
-// during the run).
-func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() string, h handler) error {
+// stream runs one request on its own authenticated connection: it sends req and
+// hands every message numbered id to h until h says done. Cancelling ctx closes the
+// connection: the server's disconnect cleanup then aborts the sessions of this
+// socket only (ai:interrupt would abort every session on the server, other users'
+// too: packages/server/src/ai/wsAIController.ts).
+func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error {
 	conn, err := c.dial(ctx)
 	if err != nil {
 		return err
 	}
-	// The connection's own context: cancelling the caller's must not tear the
-	// socket down before ai:interrupt is sent.
 	connCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	defer conn.CloseNow()
@@ -162,17 +165,24 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 
 	frames := make(chan frame, 64)
 	go func() {
+		defer close(frames)
 		for {
 			typ, data, err := conn.Read(connCtx)
 			if err != nil {
-				frames <- frame{err: err}
-				close(frames)
+				select {
+				case frames <- frame{err: err}:
+				case <-connCtx.Done():
+				}
 				return
 			}
 			if typ != websocket.MessageText {
 				continue
 			}
-			frames <- frame{data: data}
+			select {
+			case frames <- frame{data: data}:
+			case <-connCtx.Done():
+				return
+			}
 		}
 	}()
 	pingFail := make(chan error, 1)
@@ -195,14 +205,17 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 		}
 	}()
 
+	stopRun := func() error {
+		conn.Close(websocket.StatusNormalClosure, "stopped by the user")
+		c.log.Debug("closed the socket to stop the run", "id", id)
+		return ctx.Err()
+	}
 	stall := time.NewTimer(c.opt.StallTimeout)
 	defer stall.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			c.interrupt(connCtx, conn, id, threadID(), frames)
-			conn.Close(websocket.StatusNormalClosure, "interrupted")
-			return ctx.Err()
+			return stopRun()
 		case err := <-pingFail:
 			c.log.Warn("server did not answer a ping", "error", err.Error())
 			return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: errDropped,
@@ -213,15 +226,15 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 				"the server's assistant sent nothing for %s: what arrived is kept — ask again", roundForPeople(c.opt.StallTimeout))}
 		case f, open := <-frames:
 			if ctx.Err() != nil {
-				// Cancelled while a message was arriving: stop the run all the same.
-				c.interrupt(connCtx, conn, id, threadID(), frames)
-				conn.Close(websocket.StatusNormalClosure, "interrupted")
-				return ctx.Err()
+				return stopRun()
 			}
 			if !open {
 				return c.lost(errDropped)
 			}
 			if f.err != nil {
+				if tooBig(f.err) {
+					return fault.Limit("a message from the server", "max_stream_line_bytes", c.opt.MaxFrameBytes)
+				}
 				return c.lost(f.err)
 			}
 			in, ok, err := ParseInbound(f.data)
@@ -232,9 +245,10 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 			if !ok {
 				continue
 			}
-			// Only this run's messages; an ai:error without _id (a request the server
-			// could not even parse) is this run's too, the connection being ours alone.
-			if in.HasID && in.ID != id || !in.HasID && in.Type != TypeError {
+			// Only this run's messages; an ai:error that names no run (a request the
+			// server could not read answers _id 0 or the id it was sent) is this run's
+			// too, the connection being ours alone.
+			if in.HasID && in.ID != id && !(in.Type == TypeError && in.ID == 0) || !in.HasID && in.Type != TypeError {
 				continue
 			}
 			if !stall.Stop() {
@@ -245,10 +259,8 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 			}
 			stall.Reset(c.opt.StallTimeout)
 			done, err := h(in)
-			if err != nil && ctx.Err() != nil {
-				c.interrupt(connCtx, conn, id, threadID(), frames)
-				conn.Close(websocket.StatusNormalClosure, "interrupted")
-				return ctx.Err()
+			if ctx.Err() != nil {
+				return stopRun()
 			}
 			if err != nil || done {
 				conn.Close(websocket.StatusNormalClosure, "")
@@ -256,6 +268,11 @@ func (c *Client) stream(ctx context.Context, id int64, req any, threadID func() 
 			}
 		}
 	}
+}
+
+// tooBig reports whether a read failed on the frame size bound.
+func tooBig(err error) bool {
+	return websocket.CloseStatus(err) == websocket.StatusMessageTooBig || strings.Contains(err.Error(), "read limited at")
 }
 
 // roundForPeople rounds d to the second, or to the millisecond under a second, so
@@ -273,32 +290,6 @@ type frame struct {
 	err  error
 }
 
-// interrupt asks the server to stop run id (ai:interrupt with the same _id), then
-// waits a moment for the run's last word or the connection's end.
-func (c *Client) interrupt(ctx context.Context, conn *websocket.Conn, id int64, threadID string, frames <-chan frame) {
-	req := InterruptRequest{Type: TypeInterrupt, ID: id, ThreadID: threadID, Token: c.opt.Token}
-	body, err := json.Marshal(req)
-	if err != nil || c.write(ctx, conn, body) != nil {
-		return
-	}
-	c.log.Debug("sent ai:interrupt", "id", id)
-	grace := time.NewTimer(c.opt.InterruptGrace)
-	defer grace.Stop()
-	for {
-		select {
-		case <-grace.C:
-			return
-		case f, open := <-frames:
-			if !open || f.err != nil {
-				return
-			}
-			if in, ok, err := ParseInbound(f.data); err != nil || ok && in.ID == id && (in.Type == TypeComplete || in.Type == TypeError) {
-				return
-			}
-		}
-	}
-}
-
 func (c *Client) write(ctx context.Context, conn *websocket.Conn, body []byte) error {
 	wctx, cancel := context.WithTimeout(ctx, c.opt.PingTimeout)
 	defer cancel()
@@ -312,30 +303,15 @@ func (c *Client) lost(err error) error {
 		Message: "the connection to the server was lost mid-run (the server stops the run when its client goes): what arrived is kept, marked interrupted — ask again"}
 }
 
-// dial opens the run's WebSocket connection.
+// dial opens the run's WebSocket connection and authenticates it.
 func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
-	dctx, cancel := context.WithTimeout(ctx, c.opt.DialTimeout)
-	defer cancel()
-	conn, resp, err := websocket.Dial(dctx, c.wsURL, &websocket.DialOptions{HTTPClient: c.wsHTTPClient()})
+	conn, _, err := nodiusws.Dial(ctx, c.wsURL, nodiusws.Options{Token: c.opt.Token, HTTPClient: c.opt.HTTPClient,
+		DialTimeout: c.opt.DialTimeout, AuthTimeout: c.opt.AuthTimeout})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if resp != nil {
-			return nil, statusError(resp.StatusCode, "opening the assistant's WebSocket "+Redact(c.wsURL))
-		}
-		return nil, c.networkError("open the assistant's WebSocket at "+Redact(c.wsURL), err)
+		return nil, err
 	}
-	conn.SetReadLimit(32 << 20)
+	conn.SetReadLimit(int64(c.opt.MaxFrameBytes))
 	return conn, nil
-}
-
-// wsHTTPClient is the HTTP client for the handshake: the configured one without
-// its overall timeout (which would cut a long-lived connection).
-func (c *Client) wsHTTPClient() *http.Client {
-	hc := *c.opt.HTTPClient
-	hc.Timeout = 0
-	return &hc
 }
 
 func (c *Client) networkError(what string, err error) error {
@@ -406,5 +382,8 @@ func serverError(in Inbound) *convo.Error {
 	case convo.CodeContextLength:
 		hint = " — start a new thread"
 	}
-	return &convo.Error{Code: code, Retryable: in.Retryable, Message: "the server's assistant: " + msg + hint}
+	if in.Details != "" {
+		msg += " (" + in.Details + ")"
+	}
+	return &convo.Error{Code: code, Retryable: in.Retryable, Message: "the server's assistant: " + termtext.Strip(msg) + hint}
 }

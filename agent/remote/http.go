@@ -12,137 +12,142 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // ServerThread is one of the server's threads, as POST /api/ai/threads lists it.
 type ServerThread struct {
-	ID        string    `json:"thread_id"`
-	GraphKey  string    `json:"graph"`
-	UserID    string    `json:"user_id,omitempty"`
-	Title     string    `json:"title,omitempty"`
-	Messages  int       `json:"messages"`
-	Pending   bool      `json:"pending"` // the server's assistant waits on a proposal
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	ID          string    `json:"thread_id"`
+	GraphKey    string    `json:"graph"`
+	ContextType string    `json:"context_type,omitempty"`
+	Title       string    `json:"title,omitempty"`
+	Messages    int       `json:"messages"`
+	ToolCalls   int       `json:"tool_calls"`
+	TotalTokens int       `json:"total_tokens"`
+	TotalCost   float64   `json:"total_cost"`
+	Model       string    `json:"model,omitempty"`
+	Pending     bool      `json:"has_pending_action"` // the server's assistant waits on a decision
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
-// threadWire is a listed thread as the server may send it: the summary fields or
-// the whole thread document (the server's AIThreadDocument). Unknown fields are fine.
+// threadWire is a listed thread as the real server sends it.
 type threadWire struct {
-	ThreadID            *string           `json:"threadId"`
-	Key                 *string           `json:"_key"`
-	GraphKey            string            `json:"graphKey"`
-	UserID              string            `json:"userId"`
-	Title               string            `json:"title"`
-	CreatedTime         *float64          `json:"createdTime"`
-	LastUpdatedTime     *float64          `json:"lastUpdatedTime"`
-	MessageCount        *int              `json:"messageCount"`
-	ConversationHistory []json.RawMessage `json:"conversationHistory"`
-	PendingInterrupt    json.RawMessage   `json:"pendingInterrupt"`
-	HasPendingInterrupt *bool             `json:"hasPendingInterrupt"`
+	ThreadID         string   `json:"threadId"`
+	GraphKey         string   `json:"graphKey"`
+	ContextType      string   `json:"contextType"`
+	Title            string   `json:"title"`
+	TotalTokens      int      `json:"totalTokens"`
+	TotalCost        float64  `json:"totalCost"`
+	Model            string   `json:"model"`
+	MessageCount     int      `json:"messageCount"`
+	ToolCallCount    int      `json:"toolCallCount"`
+	CreatedTime      *float64 `json:"createdTime"`
+	LastUpdatedTime  *float64 `json:"lastUpdatedTime"`
+	HasPendingAction bool     `json:"hasPendingAction"`
 }
 
-// Threads lists the server's threads of a graph, most recent first.
+// Threads lists the caller's threads on the server, of one graph when graphKey is
+// set (the body is strict: {graphKey?, contextType?}), most recent first.
 func (c *Client) Threads(ctx context.Context, graphKey string) ([]ServerThread, error) {
-	if strings.TrimSpace(graphKey) == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: "no graph given — pass --graph KEY"}
+	body := []byte("{}")
+	if strings.TrimSpace(graphKey) != "" {
+		body, _ = json.Marshal(struct {
+			GraphKey string `json:"graphKey"`
+		}{graphKey})
 	}
-	body, _ := json.Marshal(struct {
-		GraphKey string `json:"graphKey"`
-	}{graphKey})
 	raw, err := c.do(ctx, http.MethodPost, "/api/ai/threads", body, "listing the server's threads")
 	if err != nil {
 		return nil, err
 	}
-	var items []threadWire
-	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '[' {
-		err = json.Unmarshal(t, &items)
-	} else {
-		var env struct {
-			Threads *[]threadWire `json:"threads"`
-		}
-		err = json.Unmarshal(t, &env)
-		if err == nil && env.Threads == nil {
-			err = fmt.Errorf("no threads field")
-		}
-		if env.Threads != nil {
-			items = *env.Threads
-		}
+	var env struct {
+		Threads *[]threadWire `json:"threads"`
+	}
+	err = json.Unmarshal(raw, &env)
+	if err == nil && env.Threads == nil {
+		err = fmt.Errorf("no threads field")
 	}
 	if err != nil {
 		return nil, &convo.Error{Code: convo.CodeInternal, Err: err,
 			Message: "the server's thread list is not what this client expects (" + shortErr(err) + ") — the server may run another version of Nodius"}
 	}
-	out := make([]ServerThread, 0, len(items))
-	for i, w := range items {
-		t := ServerThread{GraphKey: w.GraphKey, UserID: w.UserID, Title: w.Title}
-		switch {
-		case w.ThreadID != nil && *w.ThreadID != "":
-			t.ID = *w.ThreadID
-		case w.Key != nil && *w.Key != "":
-			t.ID = *w.Key
-		default:
+	out := make([]ServerThread, 0, len(*env.Threads))
+	for i, w := range *env.Threads {
+		if w.ThreadID == "" {
 			return nil, &convo.Error{Code: convo.CodeInternal, Message: fmt.Sprintf(
 				"the server's thread list has an entry without threadId (entry %d) — the server may run another version of Nodius", i+1)}
 		}
-		if t.GraphKey == "" {
-			t.GraphKey = graphKey
-		}
+		t := ServerThread{ID: w.ThreadID, GraphKey: w.GraphKey, ContextType: w.ContextType, Title: w.Title, Messages: w.MessageCount,
+			ToolCalls: w.ToolCallCount, TotalTokens: w.TotalTokens, TotalCost: w.TotalCost, Model: w.Model, Pending: w.HasPendingAction}
 		if w.CreatedTime != nil {
 			t.CreatedAt = time.UnixMilli(int64(*w.CreatedTime))
 		}
 		if w.LastUpdatedTime != nil {
 			t.UpdatedAt = time.UnixMilli(int64(*w.LastUpdatedTime))
 		}
-		if w.MessageCount != nil {
-			t.Messages = *w.MessageCount
-		} else {
-			t.Messages = visibleMessages(w.ConversationHistory)
-		}
-		if w.HasPendingInterrupt != nil {
-			t.Pending = *w.HasPendingInterrupt
-		} else if p := bytes.TrimSpace(w.PendingInterrupt); len(p) > 0 && string(p) != "null" {
-			t.Pending = true
-		}
-		if t.Title == "" {
-			t.Title = firstUserMessage(w.ConversationHistory)
-		}
 		out = append(out, t)
 	}
 	return out, nil
 }
 
-// visibleMessages counts the user and assistant messages of a history.
-func visibleMessages(h []json.RawMessage) int {
-	n := 0
-	for _, raw := range h {
-		var m struct {
-			Role string `json:"role"`
-		}
-		if json.Unmarshal(raw, &m) == nil && (m.Role == "user" || m.Role == "assistant") {
-			n++
-		}
-	}
-	return n
+// HistoryMessage is one message of a server thread's history (OpenAI format).
+type HistoryMessage struct {
+	Role       string          `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  json.RawMessage `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
 }
 
-func firstUserMessage(h []json.RawMessage) string {
-	for _, raw := range h {
-		var m struct {
-			Role    string `json:"role"`
-			Content any    `json:"content"`
-		}
-		if json.Unmarshal(raw, &m) == nil && m.Role == "user" {
-			if s, ok := m.Content.(string); ok {
-				s = strings.Join(strings.Fields(s), " ")
-				if r := []rune(s); len(r) > 60 {
-					s = string(r[:60]) + "…"
-				}
-				return s
-			}
-		}
+// Text is the message's content as text (a string, or the JSON it is).
+func (m HistoryMessage) Text() string {
+	var s string
+	if json.Unmarshal(m.Content, &s) == nil {
+		return s
 	}
-	return ""
+	if len(m.Content) == 0 || string(m.Content) == "null" {
+		return ""
+	}
+	return string(m.Content)
+}
+
+// ToolCallNames lists the names of the message's tool calls.
+func (m HistoryMessage) ToolCallNames() []string {
+	var calls []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	}
+	if json.Unmarshal(m.ToolCalls, &calls) != nil {
+		return nil
+	}
+	out := make([]string, 0, len(calls))
+	for _, c := range calls {
+		out = append(out, c.Function.Name)
+	}
+	return out
+}
+
+// Messages returns a server thread's history (GET /api/ai/thread/:id/messages):
+// also a thread started in the web client.
+func (c *Client) Messages(ctx context.Context, threadID string) ([]HistoryMessage, error) {
+	if strings.TrimSpace(threadID) == "" {
+		return nil, &convo.Error{Code: convo.CodeConfig, Message: "no thread id given"}
+	}
+	raw, err := c.do(ctx, http.MethodGet, "/api/ai/thread/"+url.PathEscape(threadID)+"/messages", nil, "reading thread "+threadID+" on the server")
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		History *[]HistoryMessage `json:"conversationHistory"`
+	}
+	if err := json.Unmarshal(raw, &body); err != nil || body.History == nil {
+		if err == nil {
+			err = fmt.Errorf("no conversationHistory")
+		}
+		return nil, &convo.Error{Code: convo.CodeInternal, Err: err,
+			Message: "the server's thread history is not what this client expects (" + shortErr(err) + ") — the server may run another version of Nodius"}
+	}
+	return *body.History, nil
 }
 
 // DeleteThread deletes one of the server's threads (DELETE /api/ai/thread/:id).
@@ -185,9 +190,12 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, what 
 		return nil, c.networkError("reach the server at "+c.Server(), err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opt.MaxHTTPBytes)+1))
 	if err != nil {
 		return nil, c.networkError("read the server's answer", err)
+	}
+	if len(raw) > c.opt.MaxHTTPBytes {
+		return nil, fault.Limit("an answer of the server's HTTP API", "max_snapshot_bytes", c.opt.MaxHTTPBytes)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return nil, statusError(resp.StatusCode, what)

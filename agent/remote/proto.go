@@ -1,10 +1,13 @@
 // Package remote is the second runtime behind the TUI and the commands: instead of
 // running the agent in-process, it asks the Nodius server's own assistant over the
-// server's WebSocket ai:* protocol (ai:chat, ai:resume, ai:interrupt in; ai:token,
-// ai:tool_start, ai:tool_result, ai:complete, ai:error out) and its HTTP endpoints
-// (POST /api/ai/threads, DELETE /api/ai/thread/:id). It turns what the server sends
-// into the same events the local agent emits, and keeps a copy of every exchange in
-// the local thread store so threads can be read offline.
+// server's WebSocket (internal/nodiusws: the address rule and the authenticate
+// handshake) with the real ai:* protocol of packages/server/src/ai/wsAIController.ts:
+// ai:chat and ai:resume in; ai:token, ai:tool_start, ai:tool_result, ai:usage,
+// ai:tool_limit, ai:complete, ai:error and ai:apply_action out. It also reads the
+// server's HTTP endpoints (POST /api/ai/threads, GET /api/ai/thread/:id/messages,
+// DELETE /api/ai/thread/:id). It turns what the server sends into the same events
+// the local agent emits, applies approved changes through the editing protocol (a
+// nodiusws.Applier), and keeps a copy of every exchange in the local thread store.
 package remote
 
 import (
@@ -15,50 +18,50 @@ import (
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
 // Message types of the protocol.
 const (
 	TypeChat      = "ai:chat"
 	TypeResume    = "ai:resume"
-	TypeInterrupt = "ai:interrupt"
+	TypeInterrupt = "ai:interrupt" // never sent: the server's aborts every user's run
 
-	TypeToken      = "ai:token"
-	TypeToolStart  = "ai:tool_start"
-	TypeToolResult = "ai:tool_result"
-	TypeComplete   = "ai:complete"
-	TypeError      = "ai:error"
+	TypeToken       = "ai:token"
+	TypeToolStart   = "ai:tool_start"
+	TypeToolResult  = "ai:tool_result"
+	TypeUsage       = "ai:usage"
+	TypeToolLimit   = "ai:tool_limit"
+	TypeComplete    = "ai:complete"
+	TypeError       = "ai:error"
+	TypeApplyAction = "ai:apply_action"
 )
 
 // ChatRequest is ai:chat: a question on a graph, in a new thread (ThreadID empty) or
-// an existing one. The server validates it with a strict schema: every field here is
-// one it knows, and no other may be sent.
+// an existing one. The server validates it with a strict zod schema: every field
+// here is one it knows, and no other may be sent (a token field is refused: the
+// socket is authenticated once, by nodiusws.Dial).
 type ChatRequest struct {
-	Type     string `json:"type"`
-	ID       int64  `json:"_id"`
-	GraphKey string `json:"graphKey"`
-	Message  string `json:"message"`
-	ThreadID string `json:"threadId,omitempty"`
-	Token    string `json:"token,omitempty"`
+	Type        string `json:"type"`
+	ID          int64  `json:"_id"`
+	GraphKey    string `json:"graphKey"`
+	Message     string `json:"message"`
+	ThreadID    string `json:"threadId,omitempty"`
+	ContextType string `json:"contextType,omitempty"` // graph, nodeConfig, htmlClass, home
 }
 
-// ResumeRequest is ai:resume: the decision on the proposal the thread waits on.
+// ResumeRequest is ai:resume: the decision on what the thread waits on (a proposal,
+// or the tool-round limit: approved continues, not approved asks for an answer now).
 type ResumeRequest struct {
 	Type     string `json:"type"`
 	ID       int64  `json:"_id"`
 	ThreadID string `json:"threadId"`
 	Approved bool   `json:"approved"`
 	Feedback string `json:"feedback,omitempty"`
-	Token    string `json:"token,omitempty"`
 }
 
-// InterruptRequest is ai:interrupt: stop the run numbered ID.
-type InterruptRequest struct {
-	Type     string `json:"type"`
-	ID       int64  `json:"_id"`
-	ThreadID string `json:"threadId"`
-	Token    string `json:"token,omitempty"`
-}
+// contextTypes are the server's values of contextType.
+var contextTypes = []string{"graph", "nodeConfig", "htmlClass", "home"}
 
 // Validate checks a request as the server's schema will, so a bad one fails here
 // with a clear sentence rather than as an ai:error.
@@ -72,6 +75,15 @@ func (r ChatRequest) Validate() error {
 		return errors.New("ai:chat needs a graph key")
 	case strings.TrimSpace(r.Message) == "":
 		return errors.New("ai:chat needs a message")
+	}
+	if r.ContextType != "" {
+		ok := false
+		for _, c := range contextTypes {
+			ok = ok || c == r.ContextType
+		}
+		if !ok {
+			return fmt.Errorf("the context type %q is not one of %s", r.ContextType, strings.Join(contextTypes, ", "))
+		}
 	}
 	return nil
 }
@@ -89,33 +101,36 @@ func (r ResumeRequest) Validate() error {
 	return nil
 }
 
-// Validate checks an ai:interrupt request.
-func (r InterruptRequest) Validate() error {
-	switch {
-	case r.Type != TypeInterrupt:
-		return fmt.Errorf("ai:interrupt has type %q", r.Type)
-	case r.ID <= 0:
-		return errors.New("ai:interrupt needs a positive _id")
-	}
-	return nil
+// Usage is ai:usage's usage: the tokens of one model call. Cost is set only when
+// the server sends one (the real server keeps it in the thread's metadata).
+type Usage struct {
+	PromptTokens     int      `json:"promptTokens"`
+	CompletionTokens int      `json:"completionTokens"`
+	TotalTokens      int      `json:"totalTokens"`
+	Cost             *float64 `json:"cost"`
 }
 
-// Inbound is one message from the server, checked: Type is one of the five
-// outbound types and the fields that type requires are set.
+// Inbound is one message from the server, checked: Type is one of the outbound
+// types and the fields that type requires are set.
 type Inbound struct {
 	Type  string
 	ID    int64
 	HasID bool
 
-	Token      string // ai:token
-	ToolCallID string // ai:tool_start, ai:tool_result
-	ToolName   string // ai:tool_start
-	Result     string // ai:tool_result: the tool's output as text
-	ThreadID   string // ai:complete
-	FullText   string // ai:complete
-	Error      string // ai:error: the server's message for the user
-	Code       string // ai:error, optional
-	Retryable  bool   // ai:error, optional
+	Token       string               // ai:token
+	ToolCallID  string               // ai:tool_start, ai:tool_result
+	ToolName    string               // ai:tool_start
+	Result      string               // ai:tool_result: the tool's output as text
+	Usage       Usage                // ai:usage
+	RoundsUsed  int                  // ai:tool_limit
+	MaxExtended int                  // ai:tool_limit
+	ThreadID    string               // ai:complete
+	FullText    string               // ai:complete
+	Error       string               // ai:error: the server's message for the user
+	Details     string               // ai:error: the schema issues, in words
+	Code        string               // ai:error, optional
+	Retryable   bool                 // ai:error, optional
+	Apply       nodiusws.ApplyAction // ai:apply_action
 }
 
 // MalformedError is a message from the server that breaks the protocol.
@@ -130,23 +145,29 @@ func malformed(format string, args ...any) error {
 // inboundWire is the union of every field a server message may carry. Pointers
 // tell a missing field from an empty one; Result stays raw (a string, or JSON).
 type inboundWire struct {
-	Type       *string         `json:"type"`
-	ID         json.RawMessage `json:"_id"`
-	Token      *string         `json:"token"`
-	ToolCallID *string         `json:"toolCallId"`
-	ToolName   *string         `json:"toolName"`
-	Result     json.RawMessage `json:"result"`
-	ThreadID   *string         `json:"threadId"`
-	FullText   *string         `json:"fullText"`
-	Error      json.RawMessage `json:"error"`
-	Code       *string         `json:"code"`
-	Retryable  *bool           `json:"retryable"`
+	Type        *string         `json:"type"`
+	ID          json.RawMessage `json:"_id"`
+	Token       *string         `json:"token"`
+	ToolCallID  *string         `json:"toolCallId"`
+	ToolName    *string         `json:"toolName"`
+	Result      json.RawMessage `json:"result"`
+	Usage       *Usage          `json:"usage"`
+	RoundsUsed  *int            `json:"roundsUsed"`
+	MaxExtended *int            `json:"maxExtended"`
+	ThreadID    *string         `json:"threadId"`
+	FullText    *string         `json:"fullText"`
+	Error       json.RawMessage `json:"error"`
+	Details     json.RawMessage `json:"details"`
+	Code        *string         `json:"code"`
+	Retryable   *bool           `json:"retryable"`
+	Action      json.RawMessage `json:"action"`
 }
 
 // ParseInbound decodes and checks one server message. A message that is not an
-// ai:* message (ok false, nil error) is not ours to read. Fields the protocol does
-// not name are tolerated (the server may add some); missing or mistyped required
-// fields are a *MalformedError.
+// ai:* message (ok false, nil error) is not ours to read: the same socket carries
+// the editing protocol's broadcasts and {"error":"Invalid JSON"} answers. Fields
+// the protocol does not name are tolerated; missing or mistyped required fields are
+// a *MalformedError.
 func ParseInbound(data []byte) (in Inbound, ok bool, err error) {
 	var w inboundWire
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -157,7 +178,7 @@ func ParseInbound(data []byte) (in Inbound, ok bool, err error) {
 		return in, false, malformed("more than one JSON value in one message")
 	}
 	if w.Type == nil {
-		return in, false, malformed("no type")
+		return in, false, nil // e.g. {"error":"Invalid JSON"}: no type, not an ai:* frame
 	}
 	in.Type = *w.Type
 	if !strings.HasPrefix(in.Type, "ai:") {
@@ -165,14 +186,13 @@ func ParseInbound(data []byte) (in Inbound, ok bool, err error) {
 	}
 	if len(w.ID) > 0 && string(w.ID) != "null" {
 		var id json.Number
-		if err := json.Unmarshal(w.ID, &id); err != nil {
-			return in, false, malformed("%s has an _id that is not a number", in.Type)
+		if json.Unmarshal(w.ID, &id) == nil {
+			if n, err := id.Int64(); err == nil {
+				in.ID, in.HasID = n, true
+			}
 		}
-		n, err := id.Int64()
-		if err != nil {
-			return in, false, malformed("%s has an _id that is not an integer", in.Type)
-		}
-		in.ID, in.HasID = n, true
+		// A non-numeric _id (the server echoes what an invalid request carried) is
+		// no run's id.
 	}
 	need := func(field string, v *string) (string, error) {
 		if v == nil {
@@ -194,6 +214,19 @@ func ParseInbound(data []byte) (in Inbound, ok bool, err error) {
 		if in.ToolCallID, err = need("toolCallId", w.ToolCallID); err == nil {
 			in.Result, err = resultText(w.Result)
 		}
+	case TypeUsage:
+		if w.Usage == nil {
+			err = malformed("ai:usage without usage")
+		} else {
+			in.Usage = *w.Usage
+		}
+	case TypeToolLimit:
+		if w.RoundsUsed != nil {
+			in.RoundsUsed = *w.RoundsUsed
+		}
+		if w.MaxExtended != nil {
+			in.MaxExtended = *w.MaxExtended
+		}
 	case TypeComplete:
 		if in.ThreadID, err = need("threadId", w.ThreadID); err == nil {
 			in.FullText, err = need("fullText", w.FullText)
@@ -203,11 +236,18 @@ func ParseInbound(data []byte) (in Inbound, ok bool, err error) {
 		}
 	case TypeError:
 		in.Error, err = errorText(w.Error)
+		in.Details = detailsText(w.Details)
 		if w.Code != nil {
 			in.Code = *w.Code
 		}
 		if w.Retryable != nil {
 			in.Retryable = *w.Retryable
+		}
+	case TypeApplyAction:
+		if len(w.Action) == 0 || string(w.Action) == "null" {
+			err = malformed("ai:apply_action without action")
+		} else if e := json.Unmarshal(w.Action, &in.Apply); e != nil {
+			err = malformed("ai:apply_action with an unreadable action (%v)", shortErr(e))
 		}
 	case TypeChat, TypeResume, TypeInterrupt:
 		return in, false, malformed("the server sent a client message (%s)", in.Type)
@@ -256,6 +296,31 @@ func errorText(raw json.RawMessage) (string, error) {
 	return "", malformed("ai:error whose error is neither a string nor an object with a message")
 }
 
+// detailsText writes ai:error's zod issues ([{code, path, keys, message}]) as
+// "path: message" pairs; "" when there are none or they cannot be read.
+func detailsText(raw json.RawMessage) string {
+	var issues []struct {
+		Path    []any  `json:"path"`
+		Message string `json:"message"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &issues) != nil {
+		return ""
+	}
+	parts := make([]string, 0, len(issues))
+	for _, is := range issues {
+		p := make([]string, len(is.Path))
+		for i, e := range is.Path {
+			p[i] = fmt.Sprint(e)
+		}
+		if len(p) > 0 {
+			parts = append(parts, strings.Join(p, ".")+": "+is.Message)
+		} else {
+			parts = append(parts, is.Message)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 func shortErr(err error) string {
 	s := err.Error()
 	if len(s) > 80 {
@@ -264,46 +329,72 @@ func shortErr(err error) string {
 	return s
 }
 
-// Interrupt is the JSON an ai:complete's fullText holds when the server's agent
-// stopped at a proposal ({"type":"interrupt","proposedAction":…,"toolCall":…}, the
-// server's own shape).
+// Interrupt is a proposal: the JSON an ai:complete's fullText holds when the
+// server's agent stopped at a write tool, {"type":"interrupt","proposedAction",
+// "codeDiffs"?,"toolCall":{"id","name","args"}}.
 type Interrupt struct {
 	Action   datasource.Action
 	ToolCall WireToolCall
 	Reason   string // the "reason" argument of the tool call, when it has one
-	Message  string // text the model wrote before proposing, when the server sends it
 }
 
-// WireToolCall is a tool call in the OpenAI format the server's history uses.
+// WireToolCall is the interrupt's tool call; Args is the arguments' JSON text.
 type WireToolCall struct {
-	ID       string `json:"id"`
-	Type     string `json:"type"`
-	Function struct {
-		Name      string `json:"name"`
-		Arguments string `json:"arguments"`
-	} `json:"function"`
+	ID   string
+	Name string
+	Args string
+}
+
+// ToolLimitNotice is the fullText of an ai:complete that ends a run at the
+// tool-round limit: {"type":"tool_limit","roundsUsed","maxExtended"}.
+type ToolLimitNotice struct {
+	RoundsUsed  int `json:"roundsUsed"`
+	MaxExtended int `json:"maxExtended"`
+}
+
+// fullTextType returns the "type" of a fullText that is a JSON object, else "".
+func fullTextType(fullText string) string {
+	t := strings.TrimSpace(fullText)
+	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
+		return ""
+	}
+	var head struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal([]byte(t), &head) != nil {
+		return ""
+	}
+	return head.Type
+}
+
+// ParseToolLimit reads fullText as a tool-limit notice; ok is false for anything else.
+func ParseToolLimit(fullText string) (n ToolLimitNotice, ok bool) {
+	if fullTextType(fullText) != "tool_limit" {
+		return n, false
+	}
+	if json.Unmarshal([]byte(strings.TrimSpace(fullText)), &n) != nil {
+		return n, false
+	}
+	return n, true
 }
 
 // ParseInterrupt reads fullText as an interrupt. ok is false when fullText is an
 // ordinary answer (not a JSON object whose type is "interrupt"); an interrupt with
 // a missing or broken action or tool call is a *MalformedError.
 func ParseInterrupt(fullText string) (it Interrupt, ok bool, err error) {
-	t := strings.TrimSpace(fullText)
-	if !strings.HasPrefix(t, "{") || !strings.HasSuffix(t, "}") {
-		return it, false, nil
-	}
-	var head struct {
-		Type string `json:"type"`
-	}
-	if json.Unmarshal([]byte(t), &head) != nil || head.Type != "interrupt" {
+	if fullTextType(fullText) != "interrupt" {
 		return it, false, nil
 	}
 	var w struct {
-		ProposedAction json.RawMessage `json:"proposedAction"`
-		ToolCall       json.RawMessage `json:"toolCall"`
-		Message        *string         `json:"message"`
+		ProposedAction json.RawMessage       `json:"proposedAction"`
+		CodeDiffs      []datasource.CodeDiff `json:"codeDiffs"`
+		ToolCall       *struct {
+			ID   string          `json:"id"`
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		} `json:"toolCall"`
 	}
-	if err := json.Unmarshal([]byte(t), &w); err != nil {
+	if err := json.Unmarshal([]byte(strings.TrimSpace(fullText)), &w); err != nil {
 		return it, false, malformed("interrupt: %v", shortErr(err))
 	}
 	if len(w.ProposedAction) == 0 || string(w.ProposedAction) == "null" {
@@ -312,22 +403,20 @@ func ParseInterrupt(fullText string) (it Interrupt, ok bool, err error) {
 	if err := json.Unmarshal(w.ProposedAction, &it.Action); err != nil {
 		return it, false, malformed("interrupt with an unreadable proposedAction (%v)", shortErr(err))
 	}
-	if len(w.ToolCall) == 0 || string(w.ToolCall) == "null" {
-		return it, false, malformed("interrupt without toolCall")
+	if w.ToolCall == nil || w.ToolCall.ID == "" || w.ToolCall.Name == "" {
+		return it, false, malformed("interrupt whose toolCall has no id or no name")
 	}
-	if err := json.Unmarshal(w.ToolCall, &it.ToolCall); err != nil {
-		return it, false, malformed("interrupt with an unreadable toolCall (%v)", shortErr(err))
+	it.ToolCall = WireToolCall{ID: w.ToolCall.ID, Name: w.ToolCall.Name, Args: "{}"}
+	if a := bytes.TrimSpace(w.ToolCall.Args); len(a) > 0 && string(a) != "null" {
+		it.ToolCall.Args = string(a)
 	}
-	if it.ToolCall.ID == "" || it.ToolCall.Function.Name == "" {
-		return it, false, malformed("interrupt whose toolCall has no id or no function name")
-	}
-	if w.Message != nil {
-		it.Message = *w.Message
+	if len(w.CodeDiffs) > 0 && it.Action.ConfigureNodeType != nil {
+		it.Action.ConfigureNodeType.CodeDiffs = w.CodeDiffs
 	}
 	var args struct {
 		Reason string `json:"reason"`
 	}
-	if json.Unmarshal([]byte(it.ToolCall.Function.Arguments), &args) == nil {
+	if json.Unmarshal([]byte(it.ToolCall.Args), &args) == nil {
 		it.Reason = args.Reason
 	}
 	return it, true, nil

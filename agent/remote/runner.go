@@ -6,12 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -35,6 +39,11 @@ type Runner struct {
 	src   datasource.Source // reads the graph to show a proposal in full; may be nil
 	log   *slog.Logger
 	now   func() time.Time
+
+	// applier carries out the server's ai:apply_action through the editing
+	// protocol; nil: an approved change cannot be applied from here (said so).
+	applier nodiusws.Applier
+	limits  config.Limits
 }
 
 // NewRunner returns a Runner speaking through c and keeping threads in store. src,
@@ -44,8 +53,16 @@ func NewRunner(c *Client, store Store, src datasource.Source, log *slog.Logger) 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{c: c, store: store, src: src, log: log, now: time.Now}
+	return &Runner{c: c, store: store, src: src, log: log, now: time.Now, limits: config.DefaultLimits}
 }
+
+// SetApplier sets what applies approved changes (the server data source's editing
+// WebSocket). Call it before the first run.
+func (r *Runner) SetApplier(a nodiusws.Applier) { r.applier = a }
+
+// SetLimits sets the size bounds of remote runs: the same keys, and the same
+// errors, as local runs (unset ones get their defaults). Call it before the first run.
+func (r *Runner) SetLimits(l config.Limits) { r.limits = l.WithDefaults() }
 
 // Client returns the runner's client (for the threads endpoints).
 func (r *Runner) Client() *Client { return r.c }
@@ -68,7 +85,7 @@ func (r *Runner) Send(ctx context.Context, req agent.SendRequest, emit func(conv
 		return ru.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
 			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s' or 'nodius-ai reject %s' first", th.ID, th.ID, th.ID)})
 	}
-	msg := ChatRequest{Type: TypeChat, ID: r.c.newID(), GraphKey: th.GraphKey, Message: req.Text, ThreadID: rem.ID, Token: r.c.opt.Token}
+	msg := ChatRequest{Type: TypeChat, ID: r.c.newID(), GraphKey: th.GraphKey, Message: req.Text, ThreadID: rem.ID}
 	if err := msg.Validate(); err != nil {
 		return ru.fail(&convo.Error{Code: convo.CodeConfig, Message: err.Error()})
 	}
@@ -107,12 +124,15 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	if err := r.checkDecision(ctx, th.ID, p, d); err != nil {
 		return ru.fail(err)
 	}
-	msg := ResumeRequest{Type: TypeResume, ID: r.c.newID(), ThreadID: rem.ID, Approved: d.Approved, Feedback: d.Feedback, Token: r.c.opt.Token}
+	msg := ResumeRequest{Type: TypeResume, ID: r.c.newID(), ThreadID: rem.ID, Approved: d.Approved, Feedback: d.Feedback}
 	if err := msg.Validate(); err != nil {
 		return ru.fail(&convo.Error{Code: convo.CodeConfig, Message: err.Error()})
 	}
-	// The decision is recorded once the server has taken it (its first message
-	// that is not an error), so a refused resume leaves the proposal pending here.
+	// The decision is recorded once the server has taken it (its first message that
+	// is not an error), so a refused resume leaves the proposal pending here. An
+	// approval is recorded with what became of it: the server sends ai:apply_action
+	// first, and the change is applied here before anything is said to be done.
+	ru.decision, ru.pending = &d, p
 	ru.accepted = func() error {
 		if d.AlwaysForThread && d.Approved && p != nil {
 			types := append([]string(nil), actionTypes(th.AutoApprove)...)
@@ -121,10 +141,7 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 				return err
 			}
 		}
-		if p == nil {
-			return nil
-		}
-		return ru.decide(p, d)
+		return nil
 	}
 	r.log.Info("remote resume", "thread", th.ID, "server_thread", rem.ID, "id", msg.ID, "approved", d.Approved)
 	return ru.stream(msg.ID, msg)
@@ -194,7 +211,32 @@ func (r *Runner) Adopt(ctx context.Context, serverID, graphKey string) (convo.Th
 	if err := r.store.SetRemote(ctx, th.ID, threads.Remote{Server: r.c.Server(), ID: serverID}); err != nil {
 		return convo.Thread{}, err
 	}
+	r.importHistory(ctx, th.ID, serverID)
 	return th, nil
+}
+
+// importHistory copies the questions and answers of a server thread (one started
+// in the web client) into its new local copy, so that it reads whole here. Tool
+// calls are left out (the server's ids are not unique); a history that cannot be
+// read leaves the copy empty, which is said in the log only: the thread can still
+// be decided and continued.
+func (r *Runner) importHistory(ctx context.Context, localID, serverID string) {
+	msgs, err := r.c.Messages(ctx, serverID)
+	if err != nil {
+		r.log.Warn("could not read the server's history of the thread", "thread", serverID, "error", err.Error())
+		return
+	}
+	for _, m := range msgs {
+		role := convo.Role(m.Role)
+		text := m.Text()
+		if role != convo.User && role != convo.Assistant || strings.TrimSpace(text) == "" {
+			continue
+		}
+		if err := r.store.SaveMessage(ctx, &convo.Message{ThreadID: localID, Role: role, Content: text, Status: convo.Complete, CreatedAt: r.now()}); err != nil {
+			r.log.Warn("could not keep the server's history of the thread", "thread", serverID, "error", err.Error())
+			return
+		}
+	}
 }
 
 // openThread loads the thread to continue (which must be this server's), or
@@ -261,25 +303,44 @@ type run struct {
 	started   map[string]toolStart // tool calls announced, by id
 	accepted  func() error         // run once, at the server's first non-error message
 	result    agent.Result
+
+	runTag   string // makes the server's tool call ids unique in the thread
+	calls    int    // tool results recorded in this run
+	usage    convo.Usage
+	limit    *convo.ToolLimit // ai:tool_limit seen
+	decision *convo.Decision  // Resume: the decision sent
+	pending  *convo.Proposal  // Resume: the proposal it decides (nil: unknown here)
+	decided  bool             // the decision is recorded
+	stopped  bool             // the run was ended here (an apply failed)
 }
 
 type toolStart struct {
-	name string
-	at   time.Time
+	name  string
+	at    time.Time
+	local string // the id in the thread
+	n     int    // how many times the server reused its id before
 }
+
+// maxCalls bounds the tool calls of one remote run: the server allows up to 10
+// rounds once extended, each of at most max_tool_calls calls.
+func (ru *run) maxCalls() int { return 10 * max(ru.r.limits.MaxToolCalls, 1) }
 
 // saveEvery spaces the saves of a streaming answer.
 const saveEvery = 250 * time.Millisecond
 
 func (r *Runner) newRun(ctx context.Context, th convo.Thread, rem threads.Remote, emit func(convo.Event)) *run {
 	return &run{r: r, ctx: ctx, th: th, rem: rem, emit: emit, started: map[string]toolStart{},
-		result: agent.Result{ThreadID: th.ID}}
+		result: agent.Result{ThreadID: th.ID}, runTag: strconv.FormatInt(time.Now().UnixNano()%(36*36*36*36*36*36), 36)}
 }
 
 // stream sends req on a new connection and handles the run to its end.
 func (ru *run) stream(id int64, req any) (agent.Result, error) {
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
-	err := ru.r.c.stream(ru.ctx, id, req, func() string { return ru.rem.ID }, ru.handle)
+	err := ru.r.c.stream(ru.ctx, id, req, ru.handle)
+	if err == nil && !ru.stopped && ru.decision != nil && !ru.decided && ru.result.Proposal == nil && ru.result.ToolLimit == nil {
+		// The run ended without a continued answer (nothing but ai:complete).
+		err = ru.recordDecision(nil)
+	}
 	if err != nil {
 		// Keep what arrived, marked interrupted, even when the run's context is gone.
 		ru.closeCur(context.WithoutCancel(ru.ctx), convo.Interrupted)
@@ -315,6 +376,25 @@ func (ru *run) handle(in Inbound) (done bool, err error) {
 			return true, err
 		}
 	}
+	if in.Type == TypeApplyAction {
+		if ru.decision == nil || !ru.decision.Approved || ru.decided {
+			ru.r.log.Warn("ai:apply_action outside an approval: ignored", "thread", ru.th.ID)
+			return false, nil
+		}
+		if err := ru.recordDecision(&in.Apply); err != nil {
+			return true, err
+		}
+		return ru.stopped, nil
+	}
+	if ru.decision != nil && !ru.decided && in.Type != TypeError {
+		// The continued answer begins: a decision that needed no apply_action.
+		if err := ru.recordDecision(nil); err != nil {
+			return true, err
+		}
+		if ru.stopped {
+			return true, nil
+		}
+	}
 	switch in.Type {
 	case TypeToken:
 		return false, ru.token(in.Token)
@@ -322,12 +402,32 @@ func (ru *run) handle(in Inbound) (done bool, err error) {
 		return false, ru.toolStart(in.ToolCallID, in.ToolName)
 	case TypeToolResult:
 		return false, ru.toolResult(in.ToolCallID, in.Result)
+	case TypeUsage:
+		ru.addUsage(in.Usage)
+		return false, nil
+	case TypeToolLimit:
+		ru.limit = &convo.ToolLimit{RoundsUsed: in.RoundsUsed, MaxExtended: in.MaxExtended}
+		return false, nil
 	case TypeComplete:
 		return true, ru.complete(in)
 	case TypeError:
 		return true, serverError(in)
 	}
 	return false, nil
+}
+
+// addUsage counts one model call's tokens: on the message being received (the
+// store adds it to the thread's totals) and as a usage event.
+func (ru *run) addUsage(u Usage) {
+	cu := convo.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	if u.Cost != nil {
+		cu.CostUSD = *u.Cost
+	}
+	ru.usage = ru.usage.Add(cu)
+	ru.result.Usage = ru.usage
+	ru.open()
+	ru.cur.Usage = ru.cur.Usage.Add(cu)
+	ru.emit(convo.Event{Type: convo.EventUsage, Usage: cu})
 }
 
 func (ru *run) open() {
@@ -364,6 +464,9 @@ func (ru *run) token(t string) error {
 		ru.streaming = true
 		ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateStreaming})
 	}
+	if max := ru.r.limits.MaxAnswerBytes; max > 0 && ru.text.Len()+len(t) > max {
+		return fault.Limit("the server's answer", "max_answer_bytes", max)
+	}
 	ru.text.WriteString(t)
 	ru.emit(convo.Event{Type: convo.EventToken, Text: t})
 	if now := time.Now(); now.Sub(ru.lastSave) >= saveEvery {
@@ -374,7 +477,31 @@ func (ru *run) token(t string) error {
 	return nil
 }
 
-func (ru *run) toolStart(id, name string) error {
+// localCallID is the thread's id of the server's tool call serverID: the real
+// server numbers calls per model call (call_<time>_0), so the same id comes back in
+// later rounds and turns, and the thread store keys tool calls by id.
+func (ru *run) localCallID(serverID string, fresh bool) string {
+	id := serverID + "@" + ru.runTag
+	if st, ok := ru.started[serverID]; ok {
+		if !fresh {
+			return st.local
+		}
+		return fmt.Sprintf("%s.%d", id, st.n+1)
+	}
+	return id
+}
+
+func (ru *run) toolStart(serverID, name string) error {
+	id := ru.localCallID(serverID, true)
+	if prev, ok := ru.started[serverID]; ok && ru.cur != nil && hasCall(ru.cur.ToolCalls, prev.local) {
+		// The same server id in a new round: the previous round's message is done.
+		if err := ru.closeCur(ru.ctx, convo.Complete); err != nil {
+			return err
+		}
+	}
+	if len(ru.started) >= ru.maxCalls() {
+		return fault.LimitSum("the server's tool calls in one run", fmt.Sprint(ru.maxCalls()), "10 rounds × max_tool_calls")
+	}
 	ru.open()
 	tc := convo.ToolCall{ID: id, Name: name}
 	if !hasCall(ru.cur.ToolCalls, id) {
@@ -384,22 +511,30 @@ func (ru *run) toolStart(id, name string) error {
 	if err := ru.r.store.SaveMessage(ru.ctx, ru.cur); err != nil {
 		return err
 	}
-	ru.started[id] = toolStart{name: name, at: time.Now()}
+	n := 0
+	if prev, ok := ru.started[serverID]; ok {
+		n = prev.n + 1
+	}
+	ru.started[serverID] = toolStart{name: name, at: time.Now(), local: id, n: n}
 	ru.streaming = false
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateTool})
 	ru.emit(convo.Event{Type: convo.EventToolStart, ToolCall: tc})
 	return nil
 }
 
-func (ru *run) toolResult(id, result string) error {
-	st, ok := ru.started[id]
+func (ru *run) toolResult(serverID, result string) error {
+	st, ok := ru.started[serverID]
 	if !ok {
 		// A result for a call never announced: announce it, so the copy stays whole.
-		if err := ru.toolStart(id, "tool"); err != nil {
+		if err := ru.toolStart(serverID, "tool"); err != nil {
 			return err
 		}
-		st = ru.started[id]
+		st = ru.started[serverID]
 	}
+	if max := ru.r.limits.MaxToolResultBytes; max > 0 && len(result) > max {
+		return fault.Limit("a tool result from the server", "max_tool_result_bytes", max)
+	}
+	id := st.local
 	tc := convo.ToolCall{ID: id, Name: st.name}
 	m := &convo.Message{ThreadID: ru.th.ID, Role: convo.Tool, ToolCallID: id, Name: st.name, Content: result, Status: convo.Complete, CreatedAt: ru.r.now()}
 	runRec := convo.ToolRun{ThreadID: ru.th.ID, ToolCallID: id, Name: st.name, Status: convo.RunCompleted, Result: result,
@@ -420,13 +555,17 @@ func hasCall(calls []convo.ToolCall, id string) bool {
 	return false
 }
 
-// complete ends the run: an answer, or a proposal the server's assistant waits on.
+// complete ends the run: an answer, a proposal the server's assistant waits on, or
+// the tool-round limit.
 func (ru *run) complete(in Inbound) error {
 	if ru.rem.ID != in.ThreadID {
 		ru.rem.ID = in.ThreadID
 		if err := ru.r.store.SetRemote(ru.ctx, ru.th.ID, ru.rem); err != nil {
 			return err
 		}
+	}
+	if n, ok := ParseToolLimit(in.FullText); ok {
+		return ru.toolLimit(n)
 	}
 	it, isInterrupt, err := ParseInterrupt(in.FullText)
 	if err != nil {
@@ -443,6 +582,9 @@ func (ru *run) complete(in Inbound) error {
 	ru.open()
 	if ru.text.Len() == 0 && in.FullText != "" {
 		// Nothing was streamed: the answer comes whole.
+		if max := ru.r.limits.MaxAnswerBytes; max > 0 && len(in.FullText) > max {
+			return fault.Limit("the server's answer", "max_answer_bytes", max)
+		}
 		ru.text.WriteString(in.FullText)
 		ru.emit(convo.Event{Type: convo.EventToken, Text: in.FullText})
 	}
@@ -458,20 +600,37 @@ func (ru *run) complete(in Inbound) error {
 	return nil
 }
 
+// toolLimit ends the run at the tool-round limit: the thread waits for the choice
+// (approve: more rounds; reject: an answer now, without tools). Its JSON is never
+// shown as the answer.
+func (ru *run) toolLimit(n ToolLimitNotice) error {
+	if err := ru.closeCur(ru.ctx, convo.Complete); err != nil {
+		return err
+	}
+	tl := ru.limit
+	if tl == nil || tl.RoundsUsed == 0 {
+		tl = &convo.ToolLimit{RoundsUsed: n.RoundsUsed, MaxExtended: n.MaxExtended}
+	}
+	ru.result.ToolLimit = tl
+	ru.r.log.Info("remote tool limit", "thread", ru.th.ID, "rounds", tl.RoundsUsed, "max", tl.MaxExtended)
+	ru.emit(convo.Event{Type: convo.EventToolLimit, ThreadID: ru.th.ID, ToolLimit: tl})
+	return nil
+}
+
 // propose records the proposal the run stopped at and emits it.
 func (ru *run) propose(it Interrupt) error {
-	if ru.cur != nil && len(ru.cur.ToolCalls) > 0 && !hasCall(ru.cur.ToolCalls, it.ToolCall.ID) {
+	local := ru.localCallID(it.ToolCall.ID, false)
+	if _, seen := ru.started[it.ToolCall.ID]; !seen {
+		local = ru.localCallID(it.ToolCall.ID, true)
+	}
+	if ru.cur != nil && len(ru.cur.ToolCalls) > 0 && !hasCall(ru.cur.ToolCalls, local) {
 		// The proposal is another model call than the tools before it.
 		if err := ru.closeCur(ru.ctx, convo.Complete); err != nil {
 			return err
 		}
 	}
 	ru.open()
-	if ru.text.Len() == 0 && it.Message != "" {
-		ru.text.WriteString(it.Message)
-		ru.emit(convo.Event{Type: convo.EventToken, Text: it.Message})
-	}
-	tc := convo.ToolCall{ID: it.ToolCall.ID, Name: it.ToolCall.Function.Name, Arguments: it.ToolCall.Function.Arguments}
+	tc := convo.ToolCall{ID: local, Name: it.ToolCall.Name, Arguments: it.ToolCall.Args}
 	replaced := false
 	for i, c := range ru.cur.ToolCalls {
 		if c.ID == tc.ID {
@@ -496,13 +655,134 @@ func (ru *run) propose(it Interrupt) error {
 	return nil
 }
 
-// decide records the decision the server took, as the tool result that carries it
-// (the server's own words, as its resume writes them), and emits it.
-func (ru *run) decide(p *convo.Proposal, d convo.Decision) error {
+// recordDecision records the decision the server took, with what became of an
+// approved change: applied here through the Applier from the server's
+// ai:apply_action (apply), written by the server itself (configure_node_type), or
+// not applied. A change not applied in full ends the run here: the continued
+// answer would tell the model's version of it.
+func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
+	ru.decided = true
+	d := *ru.decision
+	p := ru.pending
+	if !d.Approved {
+		if p == nil {
+			return nil
+		}
+		return ru.decide(p, d, nil, "")
+	}
+	if p == nil && apply == nil {
+		return nil // a tool-limit choice, or a web client's proposal the server converted to nothing
+	}
+	res, summary := ru.apply(p, apply)
+	if !res.Applied {
+		ru.stopped = true
+	}
+	if p == nil {
+		// A proposal made in the web client: no local copy to decide, so the outcome
+		// is kept as a note of the thread, and reported.
+		word := "was applied: "
+		if !res.Applied {
+			word = "was not applied: "
+		}
+		note := &convo.Message{ThreadID: ru.th.ID, Role: convo.System, Content: "nodius-ai: the change approved from the terminal " + word + summary,
+			Status: convo.Complete, CreatedAt: ru.r.now()}
+		if err := ru.r.store.SaveMessage(ru.ctx, note); err != nil {
+			return err
+		}
+		dec := convo.Proposal{ThreadID: ru.th.ID, Decision: convo.Approved, Result: res, DecidedAt: ru.r.now()}
+		if !res.Applied {
+			dec.Outcome, dec.ApplyError = convo.NotApplied, summary
+		} else {
+			dec.Outcome = convo.Applied
+		}
+		ru.result.Decided = &dec
+		ru.emit(convo.Event{Type: convo.EventToolResult, ToolCall: convo.ToolCall{Name: "apply_action"}, Result: note.Content})
+		return nil
+	}
+	return ru.decide(p, d, res, summary)
+}
+
+// apply carries out an approved proposal's change and says, in words fit for the
+// person who approved it, what was applied (res.Applied) or why it was not, and
+// what was applied before a step was refused.
+func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.ApplyResult, string) {
+	if a == nil {
+		switch {
+		case p != nil && p.Action.Type == datasource.ConfigureNodeTypeAction:
+			return &datasource.ApplyResult{Applied: true, Note: "the server wrote the node type itself"},
+				"the server wrote the node type itself"
+		case p != nil && p.Action.Type == datasource.CreateGraphAction:
+			return &datasource.ApplyResult{}, "the server leaves creating a graph to its web client — create it there"
+		}
+		return &datasource.ApplyResult{}, "the server sent no change to apply (no ai:apply_action), so nothing changed"
+	}
+	if a.Empty() {
+		return &datasource.ApplyResult{Applied: true, Note: "nothing to change"}, "the server's change was empty"
+	}
+	if ru.r.applier == nil {
+		return &datasource.ApplyResult{}, "this terminal has no editing connection to the server's graph, so nothing changed — apply it from the web client"
+	}
+	rep, err := ru.r.applier.ApplyServerAction(ru.ctx, ru.th.GraphKey, *a)
+	if err == nil && rep.Complete() {
+		return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: rep.NodesCreated, Edges: rep.EdgesCreated}},
+			doneText(rep, a)
+	}
+	why := rep.Reason
+	if why == "" && err != nil {
+		why = err.Error()
+	}
+	if why == "" {
+		why = "no reason given"
+	}
+	step := rep.Failed
+	if step == "" {
+		step = "the apply"
+	}
+	msg := fmt.Sprintf("%s failed (%s)", step, why)
+	if done := doneText(rep, a); done != "nothing" {
+		msg += "; applied before it: " + done
+	} else {
+		msg += "; nothing was applied"
+	}
+	ru.r.log.Warn("remote apply failed", "thread", ru.th.ID, "step", step, "reason", why)
+	return &datasource.ApplyResult{Created: datasource.Created{Nodes: rep.NodesCreated, Edges: rep.EdgesCreated}}, msg
+}
+
+// doneText lists what a report says was applied.
+func doneText(rep nodiusws.ApplyReport, a *nodiusws.ApplyAction) string {
+	var parts []string
+	if rep.Instructions > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d instruction(s)", rep.Instructions, len(a.Instructions)))
+	}
+	list := func(what string, keys []string) {
+		if len(keys) > 0 {
+			parts = append(parts, what+" "+strings.Join(keys, ", "))
+		}
+	}
+	list("nodes created:", rep.NodesCreated)
+	list("edges created:", rep.EdgesCreated)
+	list("nodes deleted:", rep.NodesDeleted)
+	list("edges deleted:", rep.EdgesDeleted)
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// decide records the decision on p, with the outcome of an approval (res, said in
+// summary), as the tool result that carries it, and emits it.
+func (ru *run) decide(p *convo.Proposal, d convo.Decision, res *datasource.ApplyResult, summary string) error {
 	out := map[string]any{}
 	if d.Approved {
 		p.Decision = convo.Approved
-		out["status"], out["message"] = "approved", "The user approved the action; the server applies it."
+		p.Result = res
+		if res != nil && res.Applied {
+			p.Outcome = convo.Applied
+			out["status"], out["message"] = "approved", "The user approved the action; it was applied: "+summary+"."
+		} else {
+			p.Outcome, p.ApplyError = convo.NotApplied, summary
+			out["status"], out["message"] = "approved_not_applied", "The user approved the action, but it was not applied: "+summary+"."
+		}
 	} else {
 		p.Decision = convo.Rejected
 		out["status"], out["message"] = "rejected", "The user rejected the action; it was not applied."
@@ -518,6 +798,7 @@ func (ru *run) decide(p *convo.Proposal, d convo.Decision) error {
 	if err := ru.r.store.DecideProposal(ru.ctx, *p, m); err != nil {
 		return err
 	}
+	ru.result.Decided = p
 	ru.emit(convo.Event{Type: convo.EventToolResult, ToolCall: convo.ToolCall{ID: p.ToolCallID, Name: p.Tool}, Result: string(content)})
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -19,8 +20,11 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
+	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -63,8 +67,8 @@ func newEnv(t *testing.T, tune func(*remote.Options)) *env {
 	t.Cleanup(func() { st.Close() })
 	e.store = st
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	opt := remote.Options{BaseURL: srv.URL, Token: testToken, Logger: log,
-		PingInterval: 50 * time.Millisecond, StallTimeout: 5 * time.Second, InterruptGrace: 200 * time.Millisecond}
+	opt := remote.Options{BaseURL: srv.URL, WSURL: srv.WSURL, Token: testToken, Logger: log,
+		PingInterval: 50 * time.Millisecond, StallTimeout: 5 * time.Second}
 	if tune != nil {
 		tune(&opt)
 	}
@@ -178,14 +182,14 @@ func TestAnswerWithTools(t *testing.T) {
 		t.Fatalf("thread ids differ: %+v", c.events)
 	}
 	reqs := e.srv.Received()
-	if len(reqs) != 1 || reqs[0].Type != "ai:chat" || reqs[0].GraphKey != "demo" || reqs[0].ThreadID != "" || reqs[0].Token != testToken || reqs[0].ID <= 0 {
+	if len(reqs) != 1 || reqs[0].Type != "ai:chat" || reqs[0].GraphKey != "demo" || reqs[0].ThreadID != "" || strings.Contains(reqs[0].Raw, "token") || reqs[0].ID < 1<<40 {
 		t.Fatalf("server received %+v", reqs)
 	}
 	e.noViolations(t)
 
 	// The exchange is kept locally, marked with the server and its thread id.
 	rem, ok, err := e.store.RemoteOf(context.Background(), res.ThreadID)
-	if err != nil || !ok || rem.Server != e.srv.URL || !strings.HasPrefix(rem.ID, "ai_") {
+	if err != nil || !ok || rem.Server != e.srv.URL || len(rem.ID) != 64 {
 		t.Fatalf("remote mark %+v %v %v", rem, ok, err)
 	}
 	msgs, err := e.store.Messages(context.Background(), res.ThreadID)
@@ -237,9 +241,32 @@ func TestAnswerNotStreamedComesWhole(t *testing.T) {
 
 const deleteAction = `{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`
 
+// deleteApply is the server's ai:apply_action for deleteAction.
+const deleteApply = `{"instructions":[],"nodesToCreate":[],"edgesToCreate":[],"nodeKeysToDelete":["fetch-api"],"edgeKeysToDelete":[],"sheetId":"0"}`
+
 func propose(s *remotetest.Session) {
 	s.Token("I will remove it.")
-	s.Propose("call_9", "propose_delete_node", map[string]any{"nodeKey": "fetch-api", "reason": "unused"}, deleteAction)
+	s.ProposeFull("call_9", "propose_delete_node", map[string]any{"nodeKey": "fetch-api", "reason": "unused"}, deleteAction, "", deleteApply)
+}
+
+// fakeApplier records what it is asked to apply and answers report (or, with
+// fail set, refuses the first step).
+type fakeApplier struct {
+	mu    sync.Mutex
+	calls []nodiusws.ApplyAction
+	graph string
+	fail  string
+}
+
+func (f *fakeApplier) ApplyServerAction(_ context.Context, graphKey string, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, a)
+	f.graph = graphKey
+	if f.fail != "" {
+		return nodiusws.ApplyReport{Instructions: len(a.Instructions), Failed: "batchDeleteElements", Reason: f.fail}, errors.New(f.fail)
+	}
+	return nodiusws.ApplyReport{Instructions: len(a.Instructions), NodesDeleted: a.NodeKeysToDelete, EdgesDeleted: a.EdgeKeysToDelete}, nil
 }
 
 func TestProposalThenApprove(t *testing.T) {
@@ -251,11 +278,11 @@ func TestProposalThenApprove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.types(); got != "thread,token,proposal" {
+	if got := c.types(); got != "thread,token,tool_start,proposal" {
 		t.Fatalf("events %s", got)
 	}
 	p := res.Proposal
-	if p == nil || p.ID != "call_9" || p.Tool != "propose_delete_node" || p.Reason != "unused" || p.Action.Type != datasource.DeleteNodeAction {
+	if p == nil || !strings.HasPrefix(p.ID, "call_9@") || p.Tool != "propose_delete_node" || p.Reason != "unused" || p.Action.Type != datasource.DeleteNodeAction {
 		t.Fatalf("proposal %+v", p)
 	}
 	// The action is completed from the graph: the edges fetch-api takes with it.
@@ -263,7 +290,7 @@ func TestProposalThenApprove(t *testing.T) {
 		t.Fatalf("no removed edges read from the source: %+v", p.Action.DeleteNode)
 	}
 	stored, err := e.store.PendingProposal(context.Background(), res.ThreadID)
-	if err != nil || stored == nil || stored.ID != "call_9" {
+	if err != nil || stored == nil || stored.ID != p.ID {
 		t.Fatalf("pending %+v %v", stored, err)
 	}
 	// Asking again while a proposal waits is refused, as locally.
@@ -273,12 +300,14 @@ func TestProposalThenApprove(t *testing.T) {
 
 	e.srv.SetResume(func(s *remotetest.Session) {
 		if s.Decided == nil || !s.Req.Approved {
-			s.Error("bad resume", "internal", false)
+			s.Error("bad resume")
 			return
 		}
 		s.Token("Done.")
 		s.Complete("Done.")
 	})
+	ap := &fakeApplier{}
+	e.run.SetApplier(ap)
 	var c2 collect
 	res2, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, c2.emit)
 	if err != nil {
@@ -286,6 +315,12 @@ func TestProposalThenApprove(t *testing.T) {
 	}
 	if got := c2.types(); got != "thread,tool_result,token,complete" || res2.Text != "Done." {
 		t.Fatalf("events %s result %+v", got, res2)
+	}
+	if len(ap.calls) != 1 || ap.graph != "demo" || ap.calls[0].NodeKeysToDelete[0] != "fetch-api" {
+		t.Fatalf("applied %+v on %q", ap.calls, ap.graph)
+	}
+	if d := res2.Decided; d == nil || d.Outcome != convo.Applied {
+		t.Fatalf("decided %+v", res2.Decided)
 	}
 	rem, _, _ := e.store.RemoteOf(context.Background(), res.ThreadID)
 	last := e.srv.Received()[1]
@@ -331,13 +366,15 @@ func TestRejectWithFeedback(t *testing.T) {
 func TestRefusedResumeLeavesProposalPending(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	e.srv.SetChat(propose)
+	e.srv.SetChat(func(s *remotetest.Session) {
+		s.Propose("call_9", "propose_delete_node", map[string]any{"nodeKey": "fetch-api"}, deleteAction)
+	})
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.srv.SetResume(func(s *remotetest.Session) {
-		s.Error("Le service IA est temporairement surchargé", "rate_limit", true)
+		s.Raw(`{"type":"ai:error","_id":` + jsonInt(s.Req.ID) + `,"error":"Le service IA est temporairement surchargé","code":"rate_limit","retryable":true}`)
 	})
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
 	ce, ok := convo.AsError(err)
@@ -374,9 +411,10 @@ func TestServerErrorsMapToClasses(t *testing.T) {
 			srv := remotetest.New(t)
 			srv.SetChat(func(s *remotetest.Session) {
 				s.Token("partial ")
-				s.Error("Erreur \x1b[31mserveur\x1b[0m", tc.code, tc.retryable)
+				b, _ := json.Marshal(map[string]any{"type": "ai:error", "_id": s.Req.ID, "error": "Erreur \x1b[31mserveur\x1b[0m", "code": tc.code, "retryable": tc.retryable})
+				s.Raw(string(b))
 			})
-			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
+			c, _ := remote.New(remote.Options{BaseURL: srv.URL, WSURL: srv.WSURL, Token: "t"})
 			r := remote.NewRunner(c, e.store, nil, nil)
 			var col collect
 			res, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "g", Text: "q"}, col.emit)
@@ -398,11 +436,14 @@ func TestServerErrorsMapToClasses(t *testing.T) {
 func TestBadTokenIsAuthError(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	c, _ := remote.New(remote.Options{BaseURL: e.srv.URL, Token: "wrong"})
+	c, _ := remote.New(remote.Options{BaseURL: e.srv.URL, WSURL: e.srv.WSURL, Token: "wrong"})
 	r := remote.NewRunner(c, e.store, nil, nil)
 	_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth || !strings.Contains(ce.Message, "NODIUS_AI_TOKEN") {
+	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth || ce.Retryable || !strings.Contains(ce.Message, "refused the token") {
 		t.Fatalf("error %v", err)
+	}
+	if e.srv.AuthFailures() != 1 || len(e.srv.Received()) != 0 {
+		t.Fatalf("%d refused sockets, %d requests: want one refusal and no retry", e.srv.AuthFailures(), len(e.srv.Received()))
 	}
 	_, err = c.Threads(context.Background(), "demo")
 	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth || ce.Status != 401 {
@@ -413,37 +454,60 @@ func TestBadTokenIsAuthError(t *testing.T) {
 	}
 }
 
-func TestInterruptSendsAiInterrupt(t *testing.T) {
+// TestStopClosesOnlyOurSocket: stopping a run closes its socket and sends no
+// ai:interrupt (the real one aborts every session on the server); another client's
+// run goes on to its end.
+func TestStopClosesOnlyOurSocket(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	started := make(chan struct{})
+	started := make(chan struct{}, 2)
 	e.srv.SetChat(func(s *remotetest.Session) {
 		s.Token("Once upon ")
-		close(started)
-		for i := 0; s.Sleep(20 * time.Millisecond); i++ {
+		started <- struct{}{}
+		for i := 0; i < 15 && s.Sleep(20*time.Millisecond); i++ {
 			s.Token("and on ")
 		}
+		s.Complete("the end")
 	})
+	// Another user's run, on its own connection.
+	other := make(chan error, 1)
+	go func() {
+		c, _ := remote.New(remote.Options{BaseURL: e.srv.URL, WSURL: e.srv.WSURL, Token: testToken})
+		r := remote.NewRunner(c, e.store, nil, nil)
+		res, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "another story"}, nil)
+		if err == nil && res.Text != "the end" {
+			err = errors.New("other run ended with " + res.Text)
+		}
+		other <- err
+	}()
+	<-started
 	ctx, cancel := context.WithCancel(context.Background())
 	var c collect
 	done := make(chan struct{})
 	var res agent.Result
 	var err error
+	first := make(chan struct{})
+	var once sync.Once
 	go func() {
 		defer close(done)
-		res, err = e.run.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "tell a long story"}, c.emit)
+		res, err = e.run.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "tell a long story"}, func(ev convo.Event) {
+			c.emit(ev)
+			if ev.Type == convo.EventToken {
+				once.Do(func() { close(first) })
+			}
+		})
 	}()
-	<-started
-	time.Sleep(60 * time.Millisecond)
+	<-first
 	cancel()
 	<-done
 	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeInterrupted {
 		t.Fatalf("error %v", err)
 	}
-	ints := e.srv.Interrupts()
-	reqs := e.srv.Received()
-	if len(ints) != 1 || ints[0].ID != reqs[0].ID || ints[0].Token != testToken {
-		t.Fatalf("interrupts %+v for request %+v", ints, reqs)
+	if n := len(e.srv.Interrupts()); n != 0 {
+		t.Fatalf("%d ai:interrupt sent: it would stop every user's run", n)
+	}
+	if err := <-other; err != nil {
+		t.Fatalf("the other client's run was stopped too: %v", err)
 	}
 	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
 	last := msgs[len(msgs)-1]
@@ -537,11 +601,11 @@ func TestMalformedMessagesAreInternalErrors(t *testing.T) {
 		"not json":             `{"type":"ai:token",`,
 		"token without token":  `{"type":"ai:token","_id":%d}`,
 		"complete no threadId": `{"type":"ai:complete","_id":%d,"fullText":"x"}`,
-		"id not a number":      `{"type":"ai:token","_id":"one","token":"x"}`,
 		"token not a string":   `{"type":"ai:token","_id":%d,"token":42}`,
-		"broken interrupt":     `{"type":"ai:complete","_id":%d,"threadId":"ai_1_1","fullText":"{\"type\":\"interrupt\",\"proposedAction\":{\"type\":\"explode\",\"payload\":{}},\"toolCall\":{\"id\":\"c\",\"function\":{\"name\":\"propose_x\",\"arguments\":\"{}\"}}}"}`,
+		"broken interrupt":     `{"type":"ai:complete","_id":%d,"threadId":"ai_1_1","fullText":"{\"type\":\"interrupt\",\"proposedAction\":{\"type\":\"explode\",\"payload\":{}},\"toolCall\":{\"id\":\"c\",\"name\":\"propose_x\",\"args\":{}}}"}`,
+		"apply no action":      `{"type":"ai:apply_action","_id":%d}`,
+		"usage no usage":       `{"type":"ai:usage","_id":%d}`,
 		"interrupt no call":    `{"type":"ai:complete","_id":%d,"threadId":"ai_1_1","fullText":"{\"type\":\"interrupt\",\"proposedAction\":` + strings.ReplaceAll(deleteAction, `"`, `\"`) + `}"}`,
-		"array":                `[1,2]`,
 		"client message":       `{"type":"ai:chat","_id":%d,"graphKey":"g","message":"m"}`,
 	}
 	e := newEnv(t, nil)
@@ -557,7 +621,7 @@ func TestMalformedMessagesAreInternalErrors(t *testing.T) {
 				s.Raw(msg)
 				s.Sleep(time.Second)
 			})
-			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
+			c, _ := remote.New(remote.Options{BaseURL: srv.URL, WSURL: srv.WSURL, Token: "t"})
 			r := remote.NewRunner(c, e.store, nil, nil)
 			_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "g", Text: "q"}, nil)
 			ce, ok := convo.AsError(err)
@@ -580,7 +644,9 @@ func TestOtherRunsMessagesIgnored(t *testing.T) {
 		s.Raw(`{"type":"ai:token","_id":` + jsonInt(s.Req.ID+1000) + `,"token":"NOT MINE"}`)
 		s.Raw(`{"type":"ai:complete","_id":` + jsonInt(s.Req.ID+1000) + `,"threadId":"ai_x","fullText":"NOT MINE"}`)
 		s.Raw(`{"type":"sync:update","_id":` + jsonInt(s.Req.ID) + `}`)
-		s.Raw(`{"type":"ai:usage","_id":` + jsonInt(s.Req.ID) + `,"tokens":3}`)
+		s.Raw(`{"type":"ai:usage","_id":` + jsonInt(s.Req.ID+1000) + `,"usage":{"promptTokens":1,"completionTokens":1,"totalTokens":2}}`)
+		s.Raw(`{"error":"Invalid JSON"}`)
+		s.Raw(`{"type":"applyInstructionToGraph","instructions":[]}`)
 		s.Token("mine")
 		s.Complete("mine")
 	})
@@ -594,8 +660,10 @@ func TestOtherRunsMessagesIgnored(t *testing.T) {
 func TestResumeWebClientThread(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	th := e.srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1"}, Action: json.RawMessage(deleteAction)},
+	th := e.srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1"}, Action: json.RawMessage(deleteAction), Apply: json.RawMessage(deleteApply)},
 		map[string]any{"role": "user", "content": "remove fetch-api please"})
+	ap := &fakeApplier{}
+	e.run.SetApplier(ap)
 	e.srv.SetResume(func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") })
 	local, err := e.run.Adopt(context.Background(), th.ID, "demo")
 	if err != nil {
@@ -603,6 +671,9 @@ func TestResumeWebClientThread(t *testing.T) {
 	}
 	if local.ID != th.ID {
 		t.Fatalf("adopted as %s, want the server's id %s", local.ID, th.ID)
+	}
+	if msgs, _ := e.store.Messages(context.Background(), local.ID); len(msgs) != 1 || msgs[0].Content != "remove fetch-api please" {
+		t.Fatalf("the web client's history was not kept: %+v", msgs)
 	}
 	again, err := e.run.Adopt(context.Background(), th.ID, "demo")
 	if err != nil || again.ID != local.ID {
@@ -612,12 +683,15 @@ func TestResumeWebClientThread(t *testing.T) {
 	if err != nil || res.Text != "Removed." {
 		t.Fatalf("%+v %v", res, err)
 	}
+	if len(ap.calls) != 1 || res.Decided == nil || res.Decided.Outcome != convo.Applied {
+		t.Fatalf("the web client's proposal was not applied here: %d calls, decided %+v", len(ap.calls), res.Decided)
+	}
 	if e.srv.Thread(th.ID).Pending != nil {
 		t.Fatal("the server still waits")
 	}
 	// Deciding again: the server has nothing pending any more.
 	_, err = e.run.Resume(context.Background(), local.ID, convo.Decision{Approved: true}, nil)
-	if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "Aucune action") {
+	if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "No pending action") {
 		t.Fatalf("second decision: %v", err)
 	}
 	e.noViolations(t)
@@ -651,7 +725,7 @@ func TestThreadsAndDelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list) != 2 || list[0].ID != b.ID || !list[0].Pending || list[1].ID != a.ID || list[1].Messages != 2 || list[1].Title != "first question" {
+	if len(list) != 2 || list[0].ID != b.ID || !list[0].Pending || list[1].ID != a.ID || list[1].Pending || list[1].Messages != 2 {
 		t.Fatalf("threads %+v", list)
 	}
 	if err := c.DeleteThread(context.Background(), a.ID); err != nil {
@@ -670,7 +744,7 @@ func TestThreadsAndDelete(t *testing.T) {
 func TestUnreachableServer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	c, _ := remote.New(remote.Options{BaseURL: "http://127.0.0.1:1", DialTimeout: time.Second})
+	c, _ := remote.New(remote.Options{BaseURL: "http://127.0.0.1:1", WSURL: "ws://127.0.0.1:1/ws", Token: "t", DialTimeout: time.Second})
 	r := remote.NewRunner(c, e.store, nil, nil)
 	_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
 	if ce, ok := convo.AsError(err); !ok || (ce.Code != convo.CodeNetwork && ce.Code != convo.CodeTimeout) {
@@ -710,7 +784,7 @@ func TestDecisionBindsToTheProposalShown(t *testing.T) {
 	}
 	for name, d := range map[string]convo.Decision{
 		"other proposal": {Approved: true, ProposalID: "call_other"},
-		"changed action": {Approved: true, ProposalID: "call_9", Digest: "sha256:not-this"},
+		"changed action": {Approved: true, ProposalID: res.Proposal.ID, Digest: "sha256:not-this"},
 	} {
 		_, err := e.run.Resume(context.Background(), res.ThreadID, d, nil)
 		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeDecision {
@@ -721,10 +795,11 @@ func TestDecisionBindsToTheProposalShown(t *testing.T) {
 		t.Fatalf("a refused decision reached the server (%d requests)", n)
 	}
 	e.srv.SetResume(func(s *remotetest.Session) { s.Complete("ok") })
-	if _, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: "call_9", Digest: res.Proposal.Digest}, nil); err != nil {
+	e.run.SetApplier(&fakeApplier{})
+	if _, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: res.Proposal.ID, Digest: res.Proposal.Digest}, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: "call_9"}, nil)
+	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: res.Proposal.ID}, nil)
 	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeDecision || !strings.Contains(ce.Message, "already decided") {
 		t.Fatalf("decided twice: %v", err)
 	}
@@ -737,12 +812,13 @@ func TestMalformedThreadList(t *testing.T) {
 		"no threads":   `{"items":[]}`,
 		"entry no id":  `{"threads":[{"graphKey":"demo"}]}`,
 		"wrong type":   `{"threads":"many"}`,
-		"time is text": `[{"threadId":"a","createdTime":"yesterday"}]`,
+		"time is text": `{"threads":[{"threadId":"a","createdTime":"yesterday"}]}`,
+		"a bare list":  `[{"threadId":"a"}]`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) }))
 			defer srv.Close()
-			c, _ := remote.New(remote.Options{BaseURL: srv.URL})
+			c, _ := remote.New(remote.Options{BaseURL: srv.URL, Token: "t"})
 			_, err := c.Threads(context.Background(), "demo")
 			if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeInternal {
 				t.Fatalf("error %v", err)
@@ -751,20 +827,24 @@ func TestMalformedThreadList(t *testing.T) {
 	}
 }
 
-func TestWebSocketURL(t *testing.T) {
+func TestServerURL(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"http://127.0.0.1:8426":             "ws://127.0.0.1:8426/ws",
+		"http://127.0.0.1:8426":             "ws://127.0.0.1:10426/",
 		"https://nodius.example.com/":       "wss://nodius.example.com/ws",
 		"https://u:p@nodius.example.com/ai": "wss://nodius.example.com/ai/ws",
 	} {
-		u, err := remote.ParseServerURL(in)
+		c, err := remote.New(remote.Options{BaseURL: in})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := remote.WebSocketURL(u); got != want {
+		if got := c.WebSocketURL(); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
+	}
+	c, err := remote.New(remote.Options{BaseURL: "http://127.0.0.1:8426", WSURL: "wss://proxy.example.com/nodius/ws"})
+	if err != nil || c.WebSocketURL() != "wss://proxy.example.com/nodius/ws" {
+		t.Fatalf("override: %v", err)
 	}
 	for _, bad := range []string{"ftp://x", "nodius.example.com", "http://x?y=1", ""} {
 		if _, err := remote.ParseServerURL(bad); err == nil {
@@ -773,5 +853,49 @@ func TestWebSocketURL(t *testing.T) {
 	}
 	if got := remote.Redact("https://user:pw@host/x"); got != "https://user:***@host/x" {
 		t.Errorf("redact: %s", got)
+	}
+}
+
+// Remote output is bounded like local output, with the same limit errors.
+func TestRemoteOutputIsBounded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		tune  func(*remote.Options)
+		lim   config.Limits
+		chat  remotetest.Script
+		words string
+	}{
+		{"frame", func(o *remote.Options) { o.MaxFrameBytes = 4096 }, config.Limits{},
+			func(s *remotetest.Session) { s.Token(strings.Repeat("x", 8000)); s.Sleep(time.Second) }, "max_stream_line_bytes"},
+		{"answer", nil, config.Limits{MaxAnswerBytes: 100},
+			func(s *remotetest.Session) {
+				for i := 0; i < 20 && s.Token("0123456789"); i++ {
+				}
+				s.Sleep(time.Second)
+			}, "max_answer_bytes"},
+		{"tool result", nil, config.Limits{MaxToolResultBytes: 100},
+			func(s *remotetest.Session) {
+				s.ToolStart("c", "read_node_detail")
+				s.ToolResult("c", strings.Repeat("r", 200))
+				s.Sleep(time.Second)
+			}, "max_tool_result_bytes"},
+		{"tool calls", nil, config.Limits{MaxToolCalls: 1},
+			func(s *remotetest.Session) {
+				for i := 0; i < 12 && s.ToolStart(fmt.Sprint("c", i), "search_nodes"); i++ {
+				}
+				s.Sleep(time.Second)
+			}, "max_tool_calls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.tune)
+			e.run.SetLimits(tc.lim)
+			e.srv.SetChat(tc.chat)
+			_, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
+			ce, ok := convo.AsError(err)
+			if !ok || ce.Code != fault.BudgetExceeded || !strings.Contains(ce.Message, tc.words) {
+				t.Fatalf("error %v", err)
+			}
+		})
 	}
 }

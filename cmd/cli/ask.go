@@ -22,7 +22,12 @@ type askOptions struct {
 	Continue   bool
 	Format     string // text | markdown | json
 	OnProposal string // pending | reject | approve
-	Question   string
+	// OnToolLimit is what to do when the assistant stops at its tool-round limit:
+	// "" (ask: exit 3), continue (more rounds) or summary (an answer now). Only the
+	// server's assistant stops there today; the local agent's hook is
+	// agent.Result.ToolLimit, which finishRun handles for either runner.
+	OnToolLimit string
+	Question    string
 }
 
 func addOutputFlags(cmd *cobra.Command, o *askOptions) {
@@ -46,6 +51,11 @@ func (o *askOptions) validate() error {
 	case "pending", "reject", "approve":
 	default:
 		return usageError("--on-proposal must be pending, reject or approve (got %q)", o.OnProposal)
+	}
+	switch o.OnToolLimit {
+	case "", "continue", "summary":
+	default:
+		return usageError("--on-tool-limit must be continue or summary (got %q)", o.OnToolLimit)
 	}
 	if o.Thread != "" && o.Continue {
 		return usageError("--thread and --continue cannot be used together")
@@ -84,6 +94,7 @@ says otherwise.`,
 	}
 	addThreadFlags(cmd, o)
 	addOutputFlags(cmd, o)
+	cmd.Flags().StringVar(&o.OnToolLimit, "on-tool-limit", "", "when the assistant uses all its tool rounds: continue (more rounds) or summary (answer now); unset, exit 3 and decide with approve/reject")
 	return cmd
 }
 
@@ -127,7 +138,8 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 	if err != nil {
 		return err
 	}
-	if graph != "" && threadID == "" {
+	if graph != "" && threadID == "" && rt.Remote == nil {
+		// (The server's assistant checks the graph itself: "Graph not found".)
 		if _, err := rt.Source.Graph(ctx, graph); err != nil {
 			return err // a missing graph becomes a usage error listing the source's graphs
 		}
@@ -199,13 +211,19 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 // finishRun applies --on-proposal, flushes the printer and maps the outcome to an
 // exit code: 0 answered, 3 proposal pending, 130 interrupted, 1/2 errors.
 func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o askOptions, res agent.Result, err error) error {
-	for i := 0; err == nil && res.Proposal != nil && o.OnProposal != "pending"; i++ {
+	for i := 0; err == nil && (res.Proposal != nil && o.OnProposal != "pending" && o.OnProposal != "" || res.ToolLimit != nil && o.OnToolLimit != ""); i++ {
 		if i >= 20 {
-			err = &convo.Error{Code: convo.CodeInternal, Message: "stopped after 20 proposals in one run"}
+			err = &convo.Error{Code: convo.CodeInternal, Message: "stopped after 20 proposals or tool limits in one run"}
 			break
 		}
-		d := convo.Decision{Approved: o.OnProposal == "approve", ProposalID: res.Proposal.ID, Digest: res.Proposal.Digest}
-		out.Decided(res.Proposal, d)
+		var d convo.Decision
+		if res.ToolLimit != nil {
+			d = convo.Decision{Approved: o.OnToolLimit == "continue"}
+			out.ToolLimitChoice(o.OnToolLimit)
+		} else {
+			d = convo.Decision{Approved: o.OnProposal == "approve", ProposalID: res.Proposal.ID, Digest: res.Proposal.Digest}
+			out.Decided(res.Proposal, d)
+		}
 		var next agent.Result
 		next, err = rt.Runner.Resume(ctx, res.ThreadID, d, out.Emit)
 		if next.Decided == nil {
@@ -236,6 +254,10 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 			return &ExitError{Code: ExitInterrupted}
 		}
 		return err
+	}
+	if res.ToolLimit != nil {
+		fmt.Fprintln(f.IO.ErrOut, toolLimitText(res.ThreadID, *res.ToolLimit))
+		return &ExitError{Code: ExitProposal}
 	}
 	if res.Proposal != nil {
 		out.Pending(res.Proposal, res.ThreadID)
@@ -326,4 +348,15 @@ another proposal of the same response waits after this one.`,
 	cmd.Flags().StringVarP(&o.Graph, "graph", "g", "", "with --remote: the graph of a thread this terminal has not seen")
 	addOutputFlags(cmd, o)
 	return cmd
+}
+
+// toolLimitText says, in words, that a run stopped at the tool-round limit and how
+// to choose.
+func toolLimitText(threadID string, tl convo.ToolLimit) string {
+	more := ""
+	if tl.MaxExtended > 0 {
+		more = fmt.Sprintf(" (up to %d rounds in all)", tl.MaxExtended)
+	}
+	return fmt.Sprintf("nodius-ai: the assistant used its %d tool rounds and waits for your choice: 'nodius-ai approve %s' lets it continue%s, 'nodius-ai reject %s' asks it to answer now with what it found (or run ask with --on-tool-limit continue|summary)",
+		tl.RoundsUsed, threadID, more, threadID)
 }

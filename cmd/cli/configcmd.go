@@ -122,6 +122,9 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 		add("fallback", config.RedactURL(cfg.Fallback), origin("fallback", ""))
 	}
 	add("token", secret(cfg.Token), origin("token", ""))
+	if cfg.WSURL != "" {
+		add("ws-url", config.RedactURL(cfg.WSURL), origin("ws-url", ""))
+	}
 	add("workspace", cfg.Workspace, origin("workspace", config.OriginDefault))
 	add("role", cfg.Role, origin("role", config.OriginDefault))
 	add("sync", val(config.RedactURL(cfg.Sync)), origin("sync", ""))

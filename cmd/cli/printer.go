@@ -92,7 +92,14 @@ func (p *printer) Emit(e convo.Event) {
 		} else {
 			p.status("✓ %s %d ms", e.ToolCall.Name, e.Duration.Milliseconds())
 		}
-	case convo.EventComplete, convo.EventProposal, convo.EventError:
+	case convo.EventUsage:
+		u := e.Usage
+		if u.CostUSD > 0 {
+			p.status("· %d tokens in, %d out, $%.4f", u.PromptTokens, u.CompletionTokens, u.CostUSD)
+		} else {
+			p.status("· %d tokens in, %d out", u.PromptTokens, u.CompletionTokens)
+		}
+	case convo.EventComplete, convo.EventProposal, convo.EventError, convo.EventToolLimit:
 		p.endAnswer()
 	}
 }
@@ -178,6 +185,19 @@ func (p *printer) Decided(pr *convo.Proposal, d convo.Decision) {
 		verb = "approved"
 	}
 	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s (%s)\n", verb, pr.Tool, termtext.Strip(pr.Reason))
+}
+
+// ToolLimitChoice notes an automatic choice at the tool-round limit
+// (--on-tool-limit) on stderr.
+func (p *printer) ToolLimitChoice(choice string) {
+	if p.enc != nil {
+		return
+	}
+	what := "asked for an answer now"
+	if choice == "continue" {
+		what = "let the assistant continue"
+	}
+	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: tool-round limit reached: %s (--on-tool-limit %s)\n", what, choice)
 }
 
 // Pending tells a person what the run stopped at, in full, and how to decide it.

@@ -15,6 +15,8 @@ import (
 	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/tui"
 )
@@ -51,18 +53,51 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 		logger.Warn("no data source to preview proposals", "error", err.Error())
 		src = nil
 	}
-	c, err := remote.New(remote.Options{BaseURL: url, Token: cfg.Token, Logger: logger})
+	c, err := remote.New(remote.Options{BaseURL: url, WSURL: cfg.WSURL, Token: cfg.Token, Logger: logger,
+		MaxFrameBytes: remoteFrameBytes(cfg.Limits), MaxHTTPBytes: cfg.Limits.WithDefaults().MaxSnapshotBytes})
 	if err != nil {
 		return nil, err
 	}
 	rt := &Runtime{Config: cfg, Source: src, Store: store, Logger: logger}
 	rt.Remote = remote.NewRunner(c, store, src, logger)
+	rt.Remote.SetLimits(cfg.Limits)
+	// Approved changes are applied through the editing WebSocket of the same
+	// server (the server: data source implements nodiusws.Applier); a source of
+	// another server never gets this server's changes, nor its token.
+	if a, ok := src.(nodiusws.Applier); ok && sameServer(cfg.Source, cfg.Agent) {
+		rt.Remote.SetApplier(a)
+	}
 	rt.Runner = rt.Remote
 	if src != nil {
 		rt.DefaultGraph = defaultGraph(ctx, cfg, src)
 	}
 	f.rt = rt
 	return rt, nil
+}
+
+// remoteFrameBytes bounds one frame from the server: max_stream_line_bytes when set,
+// else the largest of the answer, tool result and tool arguments bounds plus the
+// JSON around them (an ai:complete carries the whole answer; an ai:apply_action
+// the nodes of a proposal).
+func remoteFrameBytes(l config.Limits) int {
+	if l.MaxStreamLineBytes > 0 {
+		return l.MaxStreamLineBytes
+	}
+	d := l.WithDefaults()
+	return max(d.MaxAnswerBytes, d.MaxToolResultBytes, d.MaxToolArgsBytes) + config.StreamLineSlack
+}
+
+// sameServer reports whether a server: source and a server: agent name the same
+// server (scheme, host and port).
+func sameServer(source, agent string) bool {
+	s, ok1 := strings.CutPrefix(source, "server:")
+	a, ok2 := strings.CutPrefix(agent, "server:")
+	if !ok1 || !ok2 {
+		return false
+	}
+	su, err1 := remote.ParseServerURL(s)
+	au, err2 := remote.ParseServerURL(a)
+	return err1 == nil && err2 == nil && su.Scheme == au.Scheme && su.Host == au.Host
 }
 
 // localOnly keeps the in-process agent off the copies of server threads: deciding
@@ -140,18 +175,13 @@ func resolveRemoteThread(ctx context.Context, rt *Runtime, arg, graph string, an
 	return th.ID, nil
 }
 
-// runRemoteThreadsList prints the server's threads of a graph.
+// runRemoteThreadsList prints the caller's threads on the server (of one graph
+// with --graph), marking those that wait for a decision as "pending".
 func runRemoteThreadsList(cmd *cobra.Command, f *Factory, graph, format string) error {
 	ctx := cmd.Context()
 	rt, err := remoteRunner(ctx, f)
 	if err != nil {
 		return err
-	}
-	if graph == "" {
-		graph = rt.DefaultGraph
-	}
-	if graph == "" {
-		return usageError("threads list --remote needs --graph KEY (the server lists threads per graph)")
 	}
 	list, err := rt.Remote.Client().Threads(ctx, graph)
 	if err != nil {
@@ -166,23 +196,108 @@ func runRemoteThreadsList(cmd *cobra.Command, f *Factory, graph, format string) 
 		return enc.Encode(list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(f.IO.ErrOut, "The server %s has no thread on graph %q.\n", rt.Remote.Client().Server(), graph)
+		if graph != "" {
+			fmt.Fprintf(f.IO.ErrOut, "The server %s has no thread of yours on graph %q.\n", rt.Remote.Client().Server(), graph)
+		} else {
+			fmt.Fprintf(f.IO.ErrOut, "The server %s has no thread of yours.\n", rt.Remote.Client().Server())
+		}
 		return nil
 	}
 	now := time.Now()
 	rows := make([][]string, 0, len(list))
 	for _, t := range list {
-		title := threadCell(t.Title, 48)
+		title := threadCell(t.Title, 40)
 		if title == "" {
 			title = "(untitled)"
 		}
 		state := ""
 		if t.Pending {
-			state = "proposal waiting"
+			state = "pending"
 		}
-		rows = append(rows, []string{threadCell(t.ID, 40), title, fmt.Sprint(t.Messages), timeAgo(now, t.UpdatedAt), state})
+		rows = append(rows, []string{threadCell(t.ID, 40), threadCell(t.GraphKey, 20), title, fmt.Sprint(t.Messages), fmt.Sprint(t.TotalTokens), timeAgo(now, t.UpdatedAt), state})
 	}
-	return threadsTable(f.IO, []string{"ID", "TITLE", "MESSAGES", "UPDATED", "STATE"}, rows)
+	return threadsTable(f.IO, []string{"ID", "GRAPH", "TITLE", "MESSAGES", "TOKENS", "UPDATED", "STATE"}, rows)
+}
+
+// serverAgentConfigured reports whether --agent server:URL is in effect.
+func serverAgentConfigured(f *Factory) bool {
+	cfg, err := f.Config()
+	return err == nil && serverAgent(cfg) != ""
+}
+
+// runRemoteThreadShow prints the server's history of a thread (GET
+// /api/ai/thread/:id/messages): a thread started in the web client, or the server's
+// side of a local copy. id is the server's id, or a local copy's id or prefix.
+func runRemoteThreadShow(cmd *cobra.Command, f *Factory, id, format string, withContext bool) error {
+	ctx := cmd.Context()
+	rt, err := remoteRunner(ctx, f)
+	if err != nil {
+		return err
+	}
+	serverID := id
+	if local, err := threadsResolve(ctx, rt.Store, id); err == nil {
+		if rem, ok, err := rt.Store.RemoteOf(ctx, local); err == nil && ok && rem.ID != "" && rem.Server == rt.Remote.Client().Server() {
+			serverID = rem.ID
+		}
+	}
+	msgs, err := rt.Remote.Client().Messages(ctx, serverID)
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		type msgJSON struct {
+			Role       string   `json:"role"`
+			Content    string   `json:"content"`
+			ToolCalls  []string `json:"tool_calls,omitempty"`
+			ToolCallID string   `json:"tool_call_id,omitempty"`
+		}
+		out := struct {
+			ThreadID string    `json:"thread_id"`
+			Server   string    `json:"server"`
+			Messages []msgJSON `json:"messages"`
+		}{ThreadID: serverID, Server: rt.Remote.Client().Server(), Messages: []msgJSON{}}
+		for _, m := range msgs {
+			if m.Role == "system" && !withContext {
+				continue
+			}
+			out.Messages = append(out.Messages, msgJSON{Role: m.Role, Content: m.Text(), ToolCalls: m.ToolCallNames(), ToolCallID: m.ToolCallID})
+		}
+		enc := json.NewEncoder(f.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	w := f.IO.Out
+	fmt.Fprintf(w, "# Thread %s (on the server %s)\n", termtext.Strip(serverID), rt.Remote.Client().Server())
+	for _, m := range msgs {
+		switch m.Role {
+		case "system":
+			if withContext {
+				fmt.Fprintf(w, "\n## context\n\n%s\n", termtext.Strip(m.Text()))
+			}
+		case "user":
+			fmt.Fprintf(w, "\n## you\n\n%s\n", termtext.Strip(m.Text()))
+		case "assistant":
+			if t := strings.TrimSpace(m.Text()); t != "" {
+				fmt.Fprintf(w, "\n## assistant\n\n%s\n", termtext.Strip(t))
+			}
+			for _, name := range m.ToolCallNames() {
+				fmt.Fprintf(w, "\n● %s\n", termtext.Strip(name))
+			}
+		case "tool":
+			t := m.Text()
+			fmt.Fprintf(w, "  ✓ result (%d characters)%s\n", len(t), firstLine(t))
+		}
+	}
+	return nil
+}
+
+// firstLine is ": " and the first line of s, cut to 80 characters, or "".
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	if l == "" {
+		return ""
+	}
+	return ": " + termtext.Strip(truncateRunes(l, 80))
 }
 
 // runRemoteDelete deletes threads on the server (and their local copies), after a

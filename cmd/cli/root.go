@@ -55,6 +55,7 @@ var globalFlags = []struct{ name, usage string }{
 	{"source", "data source: demo, file:PATH, arango://..., server:URL"},
 	{"fallback", "arango:// URL for graphs a server: source does not hold in memory"},
 	{"token", "bearer token (JWT) for a server: source"},
+	{"ws-url", "the Nodius server's WebSocket address (default: wss://HOST:PORT/ws for https, ws://HOST:PORT+2000/ for http)"},
 	{"workspace", "workspace of the graphs (default \"default\")"},
 	{"db", "threads database (default $XDG_DATA_HOME/nodius-ai/threads.db)"},
 	{"sync", "arango:// URL to sync threads with"},

@@ -215,7 +215,7 @@ func newThreadsListCmd(f *Factory) *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include archived threads")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
 	cmd.Flags().IntVar(&limit, "limit", 0, fmt.Sprintf("show at most this many threads (0: all; default: %d for the table, all for json)", tablePage))
-	cmd.Flags().BoolVar(&onServer, "remote", false, "list the server's threads of --graph (with --agent server:URL), from every client")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "list your threads on the server (with --agent server:URL; of --graph when given), from every client, pending ones marked")
 	return cmd
 }
 
@@ -264,7 +264,7 @@ func writeTranscript(ios *IOStreams, tr threads.Transcript, withContext, render 
 
 func newThreadsShowCmd(f *Factory) *cobra.Command {
 	var format string
-	var withContext, pictures bool
+	var withContext, pictures, onServer bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a thread: messages, tool calls, proposals, decisions, tokens and cost",
@@ -287,8 +287,15 @@ so; --source draws from the source you name instead.`,
 			if err := threadsFormat(format, "markdown", "json"); err != nil {
 				return err
 			}
+			if onServer {
+				return runRemoteThreadShow(cmd, f, args[0], format, withContext)
+			}
 			tr, err := loadTranscript(cmd.Context(), f, args[0])
 			if err != nil {
+				if errors.Is(err, threads.ErrNotFound) && serverAgentConfigured(f) {
+					// A thread started in the web client: the server has its history.
+					return runRemoteThreadShow(cmd, f, args[0], format, withContext)
+				}
 				return err
 			}
 			tr = visibleTranscript(tr, withContext)
@@ -322,6 +329,7 @@ so; --source draws from the source you name instead.`,
 	cmd.Flags().StringVar(&format, "format", "markdown", "output: markdown or json")
 	cmd.Flags().BoolVar(&pictures, "pictures", false, "also draw each proposal: the graph around it before and after")
 	cmd.Flags().BoolVar(&withContext, "context", false, "also show the system prompt and the retrieval context of each question")
+	cmd.Flags().BoolVar(&onServer, "remote", false, "show the server's history of the thread (with --agent server:URL): also a thread started in the web client")
 	return cmd
 }
 

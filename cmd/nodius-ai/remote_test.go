@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
-	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/internal/tmuxtest"
 )
 
@@ -29,15 +28,7 @@ const jwt = "eyJhbGciOiJIUzI1NiJ9.dXNlcg.jwt-secret-sig"
 func newRemoteEnv(t *testing.T) (*env, *remotetest.Server) {
 	t.Helper()
 	dir := t.TempDir()
-	body, err := remotetest.MemoryBody(demo.JSON())
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := remotetest.New(t, func(s *remotetest.Server) {
-		s.Token = jwt
-		s.RequireToken = true
-		s.Memory["demo"] = body
-	})
+	srv := remotetest.New(t, func(s *remotetest.Server) { s.Token = jwt })
 	e := &env{t: t, dir: dir}
 	e.vars = []string{
 		"HOME=" + dir,
@@ -46,7 +37,11 @@ func newRemoteEnv(t *testing.T) (*env, *remotetest.Server) {
 		"XDG_DATA_HOME=" + filepath.Join(dir, "data"),
 		"XDG_STATE_HOME=" + filepath.Join(dir, "state"),
 		"NODIUS_AI_AGENT=server:" + srv.URL,
+		"NODIUS_AI_WS_URL=" + srv.WSURL,
 		"NODIUS_AI_TOKEN=" + jwt,
+		// Proposals are completed for display from the demo graph; it is not the
+		// server's, so no approved change is applied from here (no editing socket).
+		"NODIUS_AI_SOURCE=demo",
 	}
 	return e, srv
 }
@@ -64,8 +59,10 @@ func (e *env) runR(stdin string, args ...string) result {
 func answerWithTool(s *remotetest.Session) {
 	s.Token("fetch-api ")
 	s.ToolStart("tc_1", "read_node_detail")
+	s.Usage(1426, 14)
 	s.ToolResult("tc_1", `{"_key":"fetch-api","type":"api-call"}`)
 	s.Token("calls the NBA stats API.")
+	s.Usage(1614, 8)
 	s.Complete("fetch-api calls the NBA stats API.")
 }
 
@@ -80,14 +77,14 @@ func TestRemoteAsk(t *testing.T) {
 	}
 	r = e.runR("which node filters?", "ask", "--graph", "demo", "--format", "json")
 	evs := events(t, r.stdout)
-	if r.code != 0 || types(evs) != "thread,token,tool_start,tool_result,token,complete" {
+	if r.code != 0 || types(evs) != "thread,token,tool_start,usage,tool_result,token,usage,complete" {
 		t.Fatalf("json: code %d events %s stderr %s", r.code, types(evs), r.stderr)
 	}
-	if evs[2]["name"] != "read_node_detail" || evs[5]["text"] != "fetch-api calls the NBA stats API." || evs[5]["thread_id"] != evs[0]["thread_id"] {
+	if evs[2]["name"] != "read_node_detail" || evs[3]["prompt_tokens"] != 1426.0 || evs[7]["text"] != "fetch-api calls the NBA stats API." || evs[7]["thread_id"] != evs[0]["thread_id"] {
 		t.Fatalf("events %v", evs)
 	}
 	reqs := srv.Received()
-	if len(reqs) != 2 || reqs[1].Message != "which node filters?" || reqs[1].Token != jwt || reqs[1].ID <= 0 {
+	if len(reqs) != 2 || reqs[1].Message != "which node filters?" || strings.Contains(reqs[1].Raw, "token") || reqs[1].ID <= 0 {
 		t.Fatalf("received %d requests, the second %q", len(reqs), reqs[len(reqs)-1].Message)
 	}
 	if v := srv.Violations(); len(v) > 0 {
@@ -128,7 +125,8 @@ const deleteFetch = `{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`
 
 func proposeDelete(s *remotetest.Session) {
 	s.Token("I propose to delete it.")
-	s.Propose("call_del", "propose_delete_node", map[string]any{"nodeKey": "fetch-api", "reason": "it is no longer used"}, deleteFetch)
+	s.ProposeFull("call_del", "propose_delete_node", map[string]any{"nodeKey": "fetch-api", "reason": "it is no longer used"}, deleteFetch, "",
+		`{"instructions":[],"nodesToCreate":[],"edgesToCreate":[],"nodeKeysToDelete":["fetch-api"],"edgeKeysToDelete":[],"sheetId":"0"}`)
 }
 
 func TestRemoteProposalApproveReject(t *testing.T) {
@@ -146,13 +144,13 @@ func TestRemoteProposalApproveReject(t *testing.T) {
 
 	r := e.runR("", "ask", "--graph", "demo", "--format", "json", "delete fetch-api")
 	evs := events(t, r.stdout)
-	if r.code != 3 || types(evs) != "thread,token,proposal" {
+	if r.code != 3 || types(evs) != "thread,token,tool_start,proposal" {
 		t.Fatalf("ask: code %d events %s stderr %s", r.code, types(evs), r.stderr)
 	}
-	p := evs[2]
+	p := evs[3]
 	action, _ := p["action"].(map[string]any)
 	payload, _ := action["payload"].(map[string]any)
-	if p["id"] != "call_del" || p["tool"] != "propose_delete_node" || p["reason"] != "it is no longer used" || action["type"] != "delete_node" {
+	if !strings.HasPrefix(p["id"].(string), "call_del@") || p["tool"] != "propose_delete_node" || p["reason"] != "it is no longer used" || action["type"] != "delete_node" {
 		t.Fatalf("proposal %v", p)
 	}
 	if edges, _ := payload["removedEdges"].([]any); len(edges) == 0 {
@@ -160,14 +158,22 @@ func TestRemoteProposalApproveReject(t *testing.T) {
 	}
 	threadID := evs[0]["thread_id"].(string)
 
+	// Approved on the server, but this terminal has no editing connection to the
+	// graph: said in words, recorded as not applied, exit 1; the model's "Deleted."
+	// is not shown.
 	r = e.runR("", "approve", threadID[:10], "--format", "json")
 	evs = events(t, r.stdout)
-	if r.code != 0 || types(evs) != "thread,tool_result,token,complete" || evs[3]["text"] != "Deleted." {
+	if r.code != 1 || types(evs) != "thread,tool_result" || !strings.Contains(r.stderr, "approved but not applied") ||
+		!strings.Contains(r.stderr, "no editing connection") || strings.Contains(r.stdout, "Deleted.") {
 		t.Fatalf("approve: code %d events %s stderr %s", r.code, types(evs), r.stderr)
 	}
 	last := srv.Received()[1]
-	if last.Type != "ai:resume" || !last.Approved || !strings.HasPrefix(last.ThreadID, "ai_") {
+	if last.Type != "ai:resume" || !last.Approved || len(last.ThreadID) != 64 {
 		t.Fatalf("resume %+v", last)
+	}
+	r = e.runR("", "threads", "show", threadID, "--format", "json")
+	if !strings.Contains(r.stdout, "not_applied") {
+		t.Fatalf("not recorded as not applied: %s", r.stdout)
 	}
 	// Deciding again: nothing waits on the server any more; exit 1 with its words.
 	r = e.runR("", "approve", threadID)
@@ -189,10 +195,10 @@ func TestRemoteProposalApproveReject(t *testing.T) {
 		t.Fatalf("reject sent %+v", last)
 	}
 
-	// --on-proposal approve decides at once.
-	r = e.runR("", "ask", "--graph", "demo", "--on-proposal", "approve", "delete fetch-api")
-	if r.code != 0 || !strings.Contains(r.stdout, "Deleted.") {
-		t.Fatalf("on-proposal approve: %d %q %s", r.code, r.stdout, r.stderr)
+	// --on-proposal reject decides at once.
+	r = e.runR("", "ask", "--graph", "demo", "--on-proposal", "reject", "delete fetch-api")
+	if r.code != 0 || !strings.Contains(r.stdout, "Kept, because") {
+		t.Fatalf("on-proposal reject: %d %q %s", r.code, r.stdout, r.stderr)
 	}
 
 	// The local agent refuses to decide a server's proposal (it would apply it here).
@@ -214,10 +220,10 @@ func TestRemoteProposalApproveReject(t *testing.T) {
 func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
 	t.Parallel()
 	e, srv := newRemoteEnv(t)
-	web := srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1", "type": "function",
-		"function": map[string]any{"name": "propose_delete_node", "arguments": `{"nodeKey":"fetch-api","reason":"r"}`}},
+	web := srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1", "name": "propose_delete_node", "args": map[string]any{"nodeKey": "fetch-api"}},
 		Action: json.RawMessage(deleteFetch)},
-		map[string]any{"role": "user", "content": "remove the fetch node"})
+		map[string]any{"role": "user", "content": "remove the fetch node"},
+		map[string]any{"role": "assistant", "content": "I propose to remove it."})
 	old := srv.NewThread("demo", nil, map[string]any{"role": "user", "content": "hello"}, map[string]any{"role": "assistant", "content": "hi"})
 	srv.NewThread("other-graph", nil)
 	srv.SetResume(func(s *remotetest.Session) { s.Token("Removed."); s.Complete("Removed.") })
@@ -225,19 +231,27 @@ func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
 	r := e.runR("", "threads", "list", "--remote", "--graph", "demo", "--format", "json")
 	var list []struct {
 		ID       string `json:"thread_id"`
-		Pending  bool   `json:"pending"`
+		Pending  bool   `json:"has_pending_action"`
 		Messages int    `json:"messages"`
-		Title    string `json:"title"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != 0 {
 		t.Fatalf("list: %v %d %s %s", err, r.code, r.stdout, r.stderr)
 	}
-	if len(list) != 2 || list[0].ID != old.ID || list[1].ID != web.ID || !list[1].Pending || list[1].Title != "remove the fetch node" {
+	if len(list) != 2 || list[0].ID != old.ID || list[1].ID != web.ID || !list[1].Pending || list[0].Pending || list[1].Messages != 2 {
 		t.Fatalf("list %+v", list)
 	}
 	r = e.runR("", "threads", "list", "--remote", "--graph", "demo")
-	if r.code != 0 || !strings.Contains(r.stdout, "proposal waiting") {
+	if r.code != 0 || strings.Count(r.stdout, "pending") != 1 {
 		t.Fatalf("table: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("", "threads", "list", "--remote")
+	if r.code != 0 || !strings.Contains(r.stdout, "other-graph") {
+		t.Fatalf("every graph: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	// The web client's thread, shown from the server's history.
+	r = e.runR("", "threads", "show", web.ID)
+	if r.code != 0 || !strings.Contains(r.stdout, "remove the fetch node") || !strings.Contains(r.stdout, "I propose to remove it.") {
+		t.Fatalf("show web thread: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 
 	// Without --remote the web client's thread is unknown here.
@@ -245,9 +259,9 @@ func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "--remote") {
 		t.Fatalf("approve without --remote: %d %s", r.code, r.stderr)
 	}
-	r = e.runR("", "approve", web.ID, "--remote", "--graph", "demo")
+	r = e.runR("", "reject", web.ID, "--remote", "--graph", "demo", "--feedback", "not now")
 	if r.code != 0 || !strings.Contains(r.stdout, "Removed.") {
-		t.Fatalf("approve --remote: %d %q %s", r.code, r.stdout, r.stderr)
+		t.Fatalf("reject --remote: %d %q %s", r.code, r.stdout, r.stderr)
 	}
 	if srv.Thread(web.ID).Pending != nil {
 		t.Fatal("the server still waits")
@@ -271,6 +285,9 @@ func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
 	if r.code == 0 {
 		t.Fatalf("the local copy outlived the server's thread: %s", r.stdout)
 	}
+	if strings.Contains(r.stderr, "panic") {
+		t.Fatal(r.stderr)
+	}
 	r = e.runR("", "threads", "delete", "--remote", "--yes", old.ID)
 	if r.code != 1 || !strings.Contains(r.stderr, "404") {
 		t.Fatalf("delete twice: %d %s", r.code, r.stderr)
@@ -293,7 +310,10 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 		{"", "internal", 1},
 	}
 	for _, tc := range cases {
-		srv.SetChat(func(s *remotetest.Session) { s.Error("Le service IA a un problème", tc.code, tc.code == "rate_limit") })
+		srv.SetChat(func(s *remotetest.Session) {
+			b, _ := json.Marshal(map[string]any{"type": "ai:error", "_id": s.Req.ID, "error": "Le service IA a un problème", "code": tc.code, "retryable": tc.code == "rate_limit"})
+			s.Raw(string(b))
+		})
 		r := e.runR("", "ask", "--graph", "demo", "--format", "json", "q")
 		evs := events(t, r.stdout)
 		last := evs[len(evs)-1]
@@ -310,12 +330,14 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 		t.Fatalf("malformed: %d %s", r.code, r.stderr)
 	}
 
-	// A bad token: the server's auth error, exit 1, the token never shown.
+	// A bad token: the server's auth error at once, exit 1, never retried, the token never shown.
 	e.vars = append(e.vars, "NODIUS_AI_TOKEN=not-the-jwt")
+	start := time.Now()
 	r = e.runR("", "ask", "--graph", "demo", "q")
-	if r.code != 1 || !strings.Contains(r.stderr, "auth_error") || strings.Contains(r.stderr, "not-the-jwt") {
-		t.Fatalf("bad token: %d %s", r.code, r.stderr)
+	if r.code != 1 || !strings.Contains(r.stderr, "auth") || strings.Contains(r.stderr, "not-the-jwt") || srv.AuthFailures() != 1 {
+		t.Fatalf("bad token: %d %s (%d refusals)", r.code, r.stderr, srv.AuthFailures())
 	}
+	t.Logf("bad token answered in %s", time.Since(start).Round(time.Millisecond))
 	r = e.runR("", "threads", "list", "--remote", "--graph", "demo")
 	if r.code != 1 || !strings.Contains(r.stderr, "401") {
 		t.Fatalf("bad token, threads: %d %s", r.code, r.stderr)
@@ -326,7 +348,7 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 		{"ask", "--agent", "remote", "--graph", "demo", "q"},
 		{"ask", "--agent", "server:", "--graph", "demo", "q"},
 		{"threads", "list", "--remote", "--agent", "local"},
-		{"threads", "list", "--remote"},
+		{"ask", "--graph", "demo", "--on-tool-limit", "maybe", "q"},
 	} {
 		r := e.runR("", args...)
 		if r.code != 2 {
@@ -335,7 +357,9 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 	}
 }
 
-func TestRemoteCtrlCSendsInterrupt(t *testing.T) {
+// TestRemoteCtrlCStopsOnlyThisRun: Ctrl-C closes this run's socket and sends no
+// ai:interrupt (the real server's aborts every user's session).
+func TestRemoteCtrlCStopsOnlyThisRun(t *testing.T) {
 	t.Parallel()
 	e, srv := newRemoteEnv(t)
 	srv.SetChat(func(s *remotetest.Session) {
@@ -383,10 +407,8 @@ func TestRemoteCtrlCSendsInterrupt(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 		t.Fatalf("exit = %v, stderr %s", err, stderr.String())
 	}
-	ints := srv.Interrupts()
-	reqs := srv.Received()
-	if len(ints) != 1 || len(reqs) != 1 || ints[0].ID != reqs[0].ID {
-		t.Fatalf("interrupts %+v for %+v", ints, reqs)
+	if ints := srv.Interrupts(); len(ints) != 0 {
+		t.Fatalf("ai:interrupt sent: %+v", ints)
 	}
 	r := e.runR("", "threads", "list", "--format", "json")
 	var list []map[string]any
@@ -445,9 +467,8 @@ func TestRemoteChatTmux(t *testing.T) {
 	t.Logf("proposal dialog:\n%s", s)
 	time.Sleep(600 * time.Millisecond) // past the dialog's key guard
 	term.Keys("a")
-	// The answer can show a frame before the decision line turns from "approving"
-	// to "approved": wait for both.
-	term.Wait("fetch-api was deleted", "approved delete node")
+	// No editing connection here: approved on the server, not applied, said so.
+	term.Wait("not applied")
 	reqs := srv.Received()
 	if last := reqs[len(reqs)-1]; last.Type != "ai:resume" || !last.Approved || last.ThreadID != reqs[0].ThreadID && reqs[0].ThreadID != "" {
 		t.Fatalf("requests %d, last %s approved=%v", len(reqs), last.Type, last.Approved)
@@ -456,23 +477,72 @@ func TestRemoteChatTmux(t *testing.T) {
 		t.Fatalf("the second question did not continue the server's thread")
 	}
 
-	// Esc while the answer streams stops it: the server gets ai:interrupt.
+	// Esc while the answer streams stops it by closing its socket, never with
+	// ai:interrupt.
 	term.Type("tell me a long story")
 	term.Keys("Enter")
 	term.Wait("Once upon a time")
+	before := srv.Disconnects()
 	term.Keys("Escape")
 	deadline := time.Now().Add(10 * time.Second)
-	for len(srv.Interrupts()) == 0 {
+	for srv.Disconnects() == before {
 		if time.Now().After(deadline) {
-			t.Fatalf("no ai:interrupt after esc:\n%s", term.Screen())
+			t.Fatalf("the run's socket stayed open after esc:\n%s", term.Screen())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	reqs = srv.Received()
-	if ints := srv.Interrupts(); ints[0].ID != reqs[len(reqs)-1].ID {
-		t.Fatalf("interrupt _id %d, the run's %d", ints[0].ID, reqs[len(reqs)-1].ID)
+	if ints := srv.Interrupts(); len(ints) != 0 {
+		t.Fatalf("ai:interrupt sent: %+v", ints)
 	}
 	term.Keys("C-c")
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatalf("violations %v", v)
+	}
+}
+
+// TestRemoteToolLimit: the tool-round limit is a choice: exit 3 and a sentence
+// without a decision, approve continues, reject or --on-tool-limit summary asks for
+// the answer now.
+func TestRemoteToolLimit(t *testing.T) {
+	t.Parallel()
+	e, srv := newRemoteEnv(t)
+	srv.SetChat(func(s *remotetest.Session) {
+		for i := 0; i < 5; i++ {
+			s.ToolStart("call_1_0", "search_nodes")
+			s.Usage(1500, 10)
+			s.ToolResult("call_1_0", "[9]{_key}:\n  root")
+		}
+		s.ToolLimit(5, 10)
+	})
+	srv.SetResume(func(s *remotetest.Session) {
+		text := "Summary now."
+		if s.Req.Approved {
+			text = "Searched further."
+		}
+		s.Token(text)
+		s.Complete(text)
+	})
+	r := e.runR("", "ask", "--graph", "demo", "search everything")
+	if r.code != 3 || !strings.Contains(r.stderr, "used its 5 tool rounds") || !strings.Contains(r.stderr, "approve") ||
+		strings.Contains(r.stdout+r.stderr, "roundsUsed") || strings.Contains(r.stdout+r.stderr, `"type"`) {
+		t.Fatalf("tool limit: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("", "ask", "--graph", "demo", "--format", "json", "search everything")
+	evs := events(t, r.stdout)
+	last := evs[len(evs)-1]
+	if r.code != 3 || last["type"] != "tool_limit" || last["rounds_used"] != 5.0 || last["max_extended"] != 10.0 {
+		t.Fatalf("json: %d %v", r.code, evs)
+	}
+	r = e.runR("", "approve", last["thread_id"].(string))
+	reqs := srv.Received()
+	if r.code != 0 || !strings.Contains(r.stdout, "Searched further.") || !reqs[len(reqs)-1].Approved {
+		t.Fatalf("approve: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	r = e.runR("", "ask", "--graph", "demo", "--on-tool-limit", "summary", "search everything")
+	reqs = srv.Received()
+	if r.code != 0 || !strings.Contains(r.stdout, "Summary now.") || reqs[len(reqs)-1].Approved || reqs[len(reqs)-1].Type != "ai:resume" {
+		t.Fatalf("--on-tool-limit summary: %d %q %s", r.code, r.stdout, r.stderr)
+	}
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatalf("violations %v", v)
 	}

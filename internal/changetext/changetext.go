@@ -27,6 +27,9 @@ func Write(w io.Writer, a datasource.Action, indent string) {
 			fmt.Fprintln(w, indent+"    "+sign+" "+termtext.Strip(l))
 		}
 	}
+	if writeServer(w, a, indent) {
+		return
+	}
 	switch a.Type {
 	case datasource.CreateNodeAction:
 		c := a.CreateNode

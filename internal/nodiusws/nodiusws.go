@@ -174,6 +174,12 @@ func authenticate(ctx context.Context, conn *websocket.Conn, opt Options) (AuthR
 				Message: "the server's authResult is not valid JSON — the server may run another version of Nodius"}
 		}
 		if !res.Success {
+			switch res.Error {
+			case "Authentication timeout":
+				return res, &fault.Error{Code: fault.Timeout, Retryable: true, Message: "the server timed out waiting for authentication — try again"}
+			case "Not authenticated. Send authenticate message first.":
+				continue // an answer to a frame sent before ours was read: wait for ours
+			}
 			return res, refused(res.Error)
 		}
 		return res, nil

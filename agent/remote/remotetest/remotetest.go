@@ -1,15 +1,23 @@
-// Package remotetest is a stand-in for a Nodius server's assistant, written from the
-// server's protocol: the WebSocket /ws with ai:chat, ai:resume and
-// ai:interrupt in and ai:token, ai:tool_start, ai:tool_result, ai:complete, ai:error
-// out; and the HTTP endpoints POST /api/ai/chat, POST /api/ai/resume, POST
-// /api/ai/threads, DELETE /api/ai/thread/:id (plus GET /api/ai/memory/:graph, the
-// server: data source's read). It validates what it receives as strictly as the
-// server does (unknown fields refused), and answers from scripts the tests write.
+// Package remotetest is a stand-in for the Nodius server's assistant, written to the
+// real protocol (packages/server/src/ai/wsAIController.ts, recorded in the
+// transcripts of agent/remote/testdata): a WebSocket that accepts nothing before
+// {"type":"authenticate","token"} (authResult; a bad token closes 4001, silence
+// 4002), strict ai:chat / ai:resume / ai:interrupt schemas answered with the
+// server's own ai:error texts, the frames ai:token, ai:tool_start, ai:tool_result,
+// ai:usage, ai:tool_limit, ai:complete (proposals and the tool limit as JSON in
+// fullText), ai:error, and ai:apply_action before the continued stream of an
+// approval. Like the real server, ai:interrupt aborts every running session of
+// every connection, and a disconnect aborts that connection's sessions. HTTP: POST
+// /api/ai/threads (strict {graphKey?, contextType?}, hasPendingAction), GET
+// /api/ai/thread/:id/messages, DELETE /api/ai/thread/:id. It answers from scripts
+// the tests write. It does not speak the editing protocol.
 package remotetest
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,19 +34,20 @@ import (
 
 // Request is a client request the server accepted, as received.
 type Request struct {
-	Via      string // "ws" or "http"
-	Type     string // ai:chat, ai:resume, ai:interrupt, threads, delete
-	ID       int64
-	GraphKey string
-	Message  string
-	ThreadID string
-	Approved bool
-	Feedback string
-	Token    string
+	Via         string // "ws" or "http"
+	Type        string // ai:chat, ai:resume, ai:interrupt, threads, messages, delete
+	ID          int64
+	GraphKey    string
+	ContextType string
+	Message     string
+	ThreadID    string
+	Approved    bool
+	Feedback    string
+	Raw         string // the frame or body as received
 }
 
 // Script answers one ai:chat or ai:resume. It runs in its own goroutine; the
-// Session's senders report false once the run was interrupted or its client left.
+// Session's senders report false once the run was aborted or its client left.
 type Script func(s *Session)
 
 // Thread is one of the server's threads.
@@ -52,24 +61,31 @@ type Thread struct {
 	Updated  time.Time
 }
 
-// Pending is the proposal a thread waits on.
+// Pending is what a thread waits on: a proposal (Kind "hitl", the default) or the
+// tool-round limit (Kind "tool_limit").
 type Pending struct {
-	ToolCall map[string]any
-	Action   json.RawMessage
+	Kind     string
+	ToolCall map[string]any  // {id, name, args}
+	Action   json.RawMessage // proposedAction
+	// Apply is the ai:apply_action's action sent on approval (nil: none, as for
+	// configure_node_type, which the server writes itself).
+	Apply json.RawMessage
 }
 
 // Server is the stand-in. Its exported fields are set before it serves (in New's
-// configure functions); the scripts that answer may change at any time, through
-// SetChat, SetResume and SetHang, which the handlers read under the same lock.
+// configure functions); the scripts may change at any time through SetChat and
+// SetResume.
 type Server struct {
-	URL string // http://127.0.0.1:PORT
+	URL   string // http://127.0.0.1:PORT
+	WSURL string // ws://127.0.0.1:PORT/ws: pass it as --ws-url / NODIUS_AI_WS_URL
 
-	// Token, when set, is the only JWT accepted: another (or none, with
-	// RequireToken) is an ai:error auth_error on the WebSocket and a 401 over HTTP.
-	Token        string
-	RequireToken bool
-	// Memory holds GET /api/ai/memory/{graph} bodies.
-	Memory map[string]json.RawMessage
+	// Token, when set, is the only JWT accepted; empty, any non-empty token is.
+	Token string
+	// AuthTimeout is how long a socket may stay silent before authenticating
+	// (default 15 s, as the real server).
+	AuthTimeout time.Duration
+	// UserID is the authenticated user's id.
+	UserID string
 
 	srv *httptest.Server
 
@@ -79,18 +95,16 @@ type Server struct {
 	hang        time.Duration
 	threads     map[string]*Thread
 	order       []string
-	n           int
 	received    []Request
 	violations  []string
 	interrupts  []Request
+	sessions    map[*Session]bool
+	authFails   int
 	disconnects int
 	conns       int
 }
 
-// New starts a stand-in on loopback; it stops when the test ends. Each configure
-// function runs before the server listens: fields set after New race with the
-// handlers (a request from another process gives the race detector no
-// happens-before edge).
+// New starts a stand-in on loopback; it stops when the test ends.
 func New(t testing.TB, configure ...func(*Server)) *Server {
 	s := NewHandler()
 	for _, c := range configure {
@@ -98,6 +112,7 @@ func New(t testing.TB, configure ...func(*Server)) *Server {
 	}
 	s.srv = httptest.NewServer(s)
 	s.URL = s.srv.URL
+	s.WSURL = "ws" + strings.TrimPrefix(s.srv.URL, "http") + "/ws"
 	t.Cleanup(s.srv.Close)
 	return s
 }
@@ -105,7 +120,7 @@ func New(t testing.TB, configure ...func(*Server)) *Server {
 // NewHandler returns a stand-in not yet listening: serve it with net/http (the
 // fakenodius command does).
 func NewHandler() *Server {
-	return &Server{threads: map[string]*Thread{}, Memory: map[string]json.RawMessage{}}
+	return &Server{threads: map[string]*Thread{}, sessions: map[*Session]bool{}, UserID: "d0ceef773d53"}
 }
 
 // SetChat sets the script that answers ai:chat (nil: a one-token answer).
@@ -122,29 +137,53 @@ func (s *Server) SetResume(f Script) {
 	s.mu.Unlock()
 }
 
-// SetHang makes the server stop reading a connection for d after its first
-// request: it seems hung, pings get no pong (0: never).
+// SetHang makes the server stop reading a connection for d after each request:
+// it seems hung, pings get no pong (0: never).
 func (s *Server) SetHang(d time.Duration) {
 	s.mu.Lock()
 	s.hang = d
 	s.mu.Unlock()
 }
 
-// ServeHTTP serves /ws and the HTTP endpoints.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.serveHTTP(w, r) }
+// ServeHTTP serves the WebSocket (at /ws, and at / as the real server's plain HTTP
+// mode does on its own port) and the HTTP endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
+		s.serveWS(w, r)
+		return
+	}
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/api/ai/threads":
+		s.serveThreads(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/ai/thread/") && strings.HasSuffix(r.URL.Path, "/messages"):
+		s.serveMessages(w, r, strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/ai/thread/"), "/messages"))
+	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/api/ai/thread/"):
+		s.serveDelete(w, r, strings.TrimPrefix(r.URL.Path, "/api/ai/thread/"))
+	default:
+		httpError(w, http.StatusNotFound, "Not found")
+	}
+}
 
-// NewThread adds a thread to the server (as the web client would have started it).
+// threadID is a new 64-hex thread id, as the real server makes them.
+func threadID() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// NewThread adds a thread (a web client's), waiting on pending when not nil.
 func (s *Server) NewThread(graphKey string, pending *Pending, history ...map[string]any) *Thread {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.newThreadLocked(graphKey, pending, history)
+	return s.newThreadLocked("", graphKey, pending, history)
 }
 
-func (s *Server) newThreadLocked(graphKey string, pending *Pending, history []map[string]any) *Thread {
-	s.n++
+func (s *Server) newThreadLocked(id, graphKey string, pending *Pending, history []map[string]any) *Thread {
+	if id == "" {
+		id = threadID()
+	}
 	now := time.Now()
-	th := &Thread{ID: fmt.Sprintf("ai_%d_%d", now.UnixMilli(), s.n), GraphKey: graphKey, UserID: "ws-user",
-		History: history, Pending: pending, Created: now, Updated: now}
+	th := &Thread{ID: id, GraphKey: graphKey, UserID: s.UserID, History: history, Pending: pending, Created: now, Updated: now}
 	s.threads[th.ID] = th
 	s.order = append(s.order, th.ID)
 	return th
@@ -170,21 +209,28 @@ func (s *Server) Received() []Request {
 	return append([]Request(nil), s.received...)
 }
 
-// Violations lists the requests refused by validation (unknown or missing fields).
+// Violations lists the frames and bodies refused by validation.
 func (s *Server) Violations() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.violations...)
 }
 
-// Interrupts lists the ai:interrupt messages received.
+// Interrupts lists the ai:interrupt frames received.
 func (s *Server) Interrupts() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.interrupts...)
 }
 
-// Disconnects counts the WebSocket connections that ended, and Conns those opened.
+// AuthFailures counts the sockets refused for their token.
+func (s *Server) AuthFailures() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.authFails
+}
+
+// Disconnects counts the WebSocket connections that ended.
 func (s *Server) Disconnects() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -198,45 +244,16 @@ func (s *Server) Conns() int {
 	return s.conns
 }
 
-func (s *Server) violation(format string, args ...any) string {
-	msg := fmt.Sprintf(format, args...)
+func (s *Server) violation(format string, args ...any) {
 	s.mu.Lock()
-	s.violations = append(s.violations, msg)
+	s.violations = append(s.violations, fmt.Sprintf(format, args...))
 	s.mu.Unlock()
-	return msg
 }
 
 func (s *Server) record(r Request) {
 	s.mu.Lock()
 	s.received = append(s.received, r)
 	s.mu.Unlock()
-}
-
-func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.URL.Path == "/ws":
-		s.serveWS(w, r)
-	case r.Method == http.MethodPost && r.URL.Path == "/api/ai/threads":
-		s.serveThreads(w, r)
-	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/api/ai/thread/"):
-		s.serveDelete(w, r, strings.TrimPrefix(r.URL.Path, "/api/ai/thread/"))
-	case r.Method == http.MethodPost && (r.URL.Path == "/api/ai/chat" || r.URL.Path == "/api/ai/resume"):
-		s.serveRun(w, r)
-	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/api/ai/memory/"):
-		key := strings.TrimPrefix(r.URL.Path, "/api/ai/memory/")
-		if !s.httpAuth(w, r) {
-			return
-		}
-		body, ok := s.Memory[key]
-		if !ok {
-			httpError(w, http.StatusNotFound, "graph not in memory")
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	default:
-		httpError(w, http.StatusNotFound, "no route "+r.Method+" "+r.URL.Path)
-	}
 }
 
 func httpError(w http.ResponseWriter, status int, msg string) {
@@ -250,27 +267,30 @@ func writeJSON(w http.ResponseWriter, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// httpAuth checks the bearer token of an HTTP request.
+// httpAuth checks the bearer token as the real RequestAuth does.
 func (s *Server) httpAuth(w http.ResponseWriter, r *http.Request) bool {
-	tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if r.Header.Get("Authorization") == "" {
-		tok = ""
+	h := r.Header.Get("Authorization")
+	msg := ""
+	switch {
+	case h == "":
+		msg = "Missing Authorization header"
+	case !strings.HasPrefix(h, "Bearer ") || !s.tokenOK(strings.TrimPrefix(h, "Bearer ")):
+		msg = "Invalid token"
 	}
-	if !s.tokenOK(tok) {
-		httpError(w, http.StatusUnauthorized, "Token invalide")
+	if msg != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": "Unauthorized", "message": msg, "loginUrl": "/login"})
 		return false
 	}
 	return true
 }
 
 func (s *Server) tokenOK(tok string) bool {
-	if s.Token == "" {
-		return true
-	}
 	if tok == "" {
-		return !s.RequireToken
+		return false
 	}
-	return tok == s.Token
+	return s.Token == "" || tok == s.Token
 }
 
 // decodeStrict reads one JSON object into v, refusing unknown fields (zod .strict()).
@@ -286,41 +306,65 @@ func decodeStrict(data []byte, v any) error {
 	return nil
 }
 
+var contextTypes = map[string]bool{"graph": true, "nodeConfig": true, "htmlClass": true, "home": true}
+
 func (s *Server) serveThreads(w http.ResponseWriter, r *http.Request) {
 	if !s.httpAuth(w, r) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
 	var in struct {
-		GraphKey *string `json:"graphKey"`
+		GraphKey    *string `json:"graphKey"`
+		ContextType *string `json:"contextType"`
 	}
-	if err := decodeStrict(body, &in); err != nil || in.GraphKey == nil || *in.GraphKey == "" {
-		httpError(w, http.StatusBadRequest, s.violation("POST /api/ai/threads: invalid body %s", body))
+	if err := decodeStrict(body, &in); err != nil || in.ContextType != nil && !contextTypes[*in.ContextType] {
+		s.violation("POST /api/ai/threads: invalid body %s", body)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]any{"error": "Invalid request body", "details": []any{}})
 		return
 	}
-	s.record(Request{Via: "http", Type: "threads", GraphKey: *in.GraphKey})
+	s.record(Request{Via: "http", Type: "threads", GraphKey: str(in.GraphKey), Raw: string(body)})
 	s.mu.Lock()
-	var list []map[string]any
+	list := []map[string]any{}
 	for i := len(s.order) - 1; i >= 0; i-- {
 		th := s.threads[s.order[i]]
-		if th == nil || th.GraphKey != *in.GraphKey {
+		if th == nil || in.GraphKey != nil && th.GraphKey != *in.GraphKey {
 			continue
 		}
-		var pending any
-		if th.Pending != nil {
-			pending = map[string]any{"toolCall": th.Pending.ToolCall, "proposedAction": th.Pending.Action}
+		msgs, title := 0, "New conversation"
+		for _, m := range th.History {
+			if m["role"] == "user" || m["role"] == "assistant" {
+				msgs++
+			}
 		}
 		list = append(list, map[string]any{
-			"_key": th.ID, "threadId": th.ID, "graphKey": th.GraphKey, "workspace": "default", "userId": th.UserID,
-			"conversationHistory": th.History, "pendingInterrupt": pending,
-			"createdTime": th.Created.UnixMilli(), "lastUpdatedTime": th.Updated.UnixMilli(),
+			"threadId": th.ID, "graphKey": th.GraphKey, "contextType": "graph", "title": title,
+			"totalTokens": 0, "totalCost": 0, "provider": "", "model": "", "messageCount": msgs, "toolCallCount": 0,
+			"createdTime": th.Created.UnixMilli(), "lastUpdatedTime": th.Updated.UnixMilli(), "hasPendingAction": th.Pending != nil,
 		})
 	}
 	s.mu.Unlock()
-	if list == nil {
-		list = []map[string]any{}
-	}
 	writeJSON(w, map[string]any{"threads": list})
+}
+
+func (s *Server) serveMessages(w http.ResponseWriter, r *http.Request, id string) {
+	if !s.httpAuth(w, r) {
+		return
+	}
+	s.record(Request{Via: "http", Type: "messages", ThreadID: id})
+	s.mu.Lock()
+	th, ok := s.threads[id]
+	var hist []map[string]any
+	if ok {
+		hist = append([]map[string]any{{"role": "system", "content": "Tu es un assistant IA pour l'edition de workflows Nodius."}}, th.History...)
+	}
+	s.mu.Unlock()
+	if !ok {
+		httpError(w, http.StatusNotFound, "Thread not found")
+		return
+	}
+	writeJSON(w, map[string]any{"threadId": id, "conversationHistory": hist})
 }
 
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, id string) {
@@ -333,37 +377,10 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, id string) 
 	delete(s.threads, id)
 	s.mu.Unlock()
 	if !ok {
-		httpError(w, http.StatusNotFound, "Thread introuvable")
+		httpError(w, http.StatusNotFound, "Thread not found")
 		return
 	}
-	writeJSON(w, map[string]any{"success": true})
-}
-
-// chatWire and the others are the server's strict schemas: an unknown field is
-// refused, as the server refuses it.
-type chatWire struct {
-	Type     *string `json:"type"`
-	ID       *int64  `json:"_id"`
-	GraphKey *string `json:"graphKey"`
-	Message  *string `json:"message"`
-	ThreadID *string `json:"threadId"`
-	Token    *string `json:"token"`
-}
-
-type resumeWire struct {
-	Type     *string `json:"type"`
-	ID       *int64  `json:"_id"`
-	ThreadID *string `json:"threadId"`
-	Approved *bool   `json:"approved"`
-	Feedback *string `json:"feedback"`
-	Token    *string `json:"token"`
-}
-
-type interruptWire struct {
-	Type     *string `json:"type"`
-	ID       *int64  `json:"_id"`
-	ThreadID *string `json:"threadId"`
-	Token    *string `json:"token"`
+	writeJSON(w, map[string]any{"deleted": true})
 }
 
 func str(p *string) string {
@@ -373,58 +390,65 @@ func str(p *string) string {
 	return *p
 }
 
-// parseWS validates one client message; the error is the ai:error text.
-func parseWS(data []byte) (Request, error) {
-	var head struct {
-		Type string `json:"type"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return Request{}, fmt.Errorf("message is not JSON: %v", err)
-	}
-	r := Request{Via: "ws", Type: head.Type}
-	switch head.Type {
+// The real zod schemas (wsAIController.ts).
+type chatWire struct {
+	Type        *string  `json:"type"`
+	ID          *float64 `json:"_id"`
+	GraphKey    *string  `json:"graphKey"`
+	Message     *string  `json:"message"`
+	ThreadID    *string  `json:"threadId"`
+	ContextType *string  `json:"contextType"`
+}
+
+type resumeWire struct {
+	Type     *string  `json:"type"`
+	ID       *float64 `json:"_id"`
+	ThreadID *string  `json:"threadId"`
+	Approved *bool    `json:"approved"`
+	Feedback *string  `json:"feedback"`
+}
+
+type interruptWire struct {
+	Type     *string  `json:"type"`
+	ID       *float64 `json:"_id"`
+	ThreadID *string  `json:"threadId"`
+}
+
+// parseAI validates one ai:* frame; the error is the server's ai:error text.
+func parseAI(typ string, data []byte) (Request, error) {
+	r := Request{Via: "ws", Type: typ, Raw: string(data)}
+	switch typ {
 	case "ai:chat":
 		var m chatWire
-		if err := decodeStrict(data, &m); err != nil {
-			return r, err
+		if decodeStrict(data, &m) != nil || m.ID == nil || m.GraphKey == nil || *m.GraphKey == "" || m.Message == nil || *m.Message == "" ||
+			m.ContextType != nil && !contextTypes[*m.ContextType] {
+			return r, errors.New("Invalid ai:chat message")
 		}
-		if m.ID == nil || m.GraphKey == nil || *m.GraphKey == "" || m.Message == nil || *m.Message == "" {
-			return r, errors.New("ai:chat needs _id, graphKey and message")
-		}
-		r.ID, r.GraphKey, r.Message, r.ThreadID, r.Token = *m.ID, *m.GraphKey, *m.Message, str(m.ThreadID), str(m.Token)
+		r.ID, r.GraphKey, r.Message, r.ThreadID, r.ContextType = int64(*m.ID), *m.GraphKey, *m.Message, str(m.ThreadID), str(m.ContextType)
 	case "ai:resume":
 		var m resumeWire
-		if err := decodeStrict(data, &m); err != nil {
-			return r, err
+		if decodeStrict(data, &m) != nil || m.ID == nil || m.ThreadID == nil || *m.ThreadID == "" || m.Approved == nil {
+			return r, errors.New("Invalid ai:resume message")
 		}
-		if m.ID == nil || m.ThreadID == nil || m.Approved == nil {
-			return r, errors.New("ai:resume needs _id, threadId and approved")
-		}
-		r.ID, r.ThreadID, r.Approved, r.Feedback, r.Token = *m.ID, *m.ThreadID, *m.Approved, str(m.Feedback), str(m.Token)
+		r.ID, r.ThreadID, r.Approved, r.Feedback = int64(*m.ID), *m.ThreadID, *m.Approved, str(m.Feedback)
 	case "ai:interrupt":
 		var m interruptWire
-		if err := decodeStrict(data, &m); err != nil {
-			return r, err
+		if decodeStrict(data, &m) != nil || m.ID == nil || m.ThreadID == nil || *m.ThreadID == "" {
+			return r, errors.New("") // the real server does not answer an invalid interrupt
 		}
-		if m.ID == nil || m.ThreadID == nil {
-			return r, errors.New("ai:interrupt needs _id and threadId")
-		}
-		r.ID, r.ThreadID, r.Token = *m.ID, *m.ThreadID, str(m.Token)
+		r.ID, r.ThreadID = int64(*m.ID), *m.ThreadID
 	default:
-		return r, fmt.Errorf("unknown message type %q", head.Type)
+		return r, errors.New("Unknown AI message type: " + typ)
 	}
 	return r, nil
 }
 
-// wsConn is one client connection: writes are serialised, runs tracked by _id.
+// wsConn is one client connection: writes are serialised.
 type wsConn struct {
-	s      *Server
-	c      *websocket.Conn
-	ctx    context.Context
-	wmu    sync.Mutex
-	mu     sync.Mutex
-	runs   map[int64]context.CancelFunc
-	closed bool
+	s   *Server
+	c   *websocket.Conn
+	ctx context.Context
+	wmu sync.Mutex
 }
 
 func (wc *wsConn) send(v any) bool {
@@ -450,70 +474,105 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	c.SetReadLimit(1 << 20)
 	ctx, cancel := context.WithCancel(context.Background())
-	wc := &wsConn{s: s, c: c, ctx: ctx, runs: map[int64]context.CancelFunc{}}
+	wc := &wsConn{s: s, c: c, ctx: ctx}
 	s.mu.Lock()
 	s.conns++
 	s.mu.Unlock()
 	defer func() {
-		// Abort on disconnect: every run of this client stops, as on the server.
-		wc.mu.Lock()
-		wc.closed = true
-		for _, stop := range wc.runs {
-			stop()
-		}
-		wc.mu.Unlock()
-		cancel()
-		c.CloseNow()
+		// Disconnect cleanup: the sessions of this socket, and no other, stop.
 		s.mu.Lock()
+		for ss := range s.sessions {
+			if ss.conn == wc {
+				ss.stop()
+			}
+		}
 		s.disconnects++
 		s.mu.Unlock()
+		cancel()
+		c.CloseNow()
 	}()
+	authTimeout := s.AuthTimeout
+	if authTimeout <= 0 {
+		authTimeout = 15 * time.Second
+	}
+	authed := false
+	deadline := time.AfterFunc(authTimeout, func() {
+		if !authed {
+			wc.send(map[string]any{"type": "authResult", "success": false, "error": "Authentication timeout"})
+			c.Close(4002, "Authentication timeout")
+		}
+	})
+	defer deadline.Stop()
 	for {
 		_, data, err := c.Read(ctx)
 		if err != nil {
 			return
 		}
-		req, err := parseWS(data)
-		if err != nil {
-			msg := s.violation("%s: %v: %s", req.Type, err, data)
-			var id any
-			var head struct {
-				ID *int64 `json:"_id"`
-			}
-			if json.Unmarshal(data, &head) == nil && head.ID != nil {
-				id = *head.ID
-			}
-			wc.send(map[string]any{"type": "ai:error", "_id": id, "error": "Message invalide: " + msg})
+		var head struct {
+			Type  string `json:"type"`
+			Token string `json:"token"`
+			ID    any    `json:"_id"`
+		}
+		if json.Unmarshal(data, &head) != nil {
+			wc.send(map[string]any{"error": "Invalid JSON"})
 			continue
 		}
-		if !s.tokenOK(req.Token) {
-			wc.send(map[string]any{"type": "ai:error", "_id": req.ID, "error": "Erreur d'authentification: token invalide", "code": "auth_error", "retryable": false})
+		if head.Type == "authenticate" {
+			if !s.tokenOK(head.Token) {
+				s.mu.Lock()
+				s.authFails++
+				s.mu.Unlock()
+				wc.send(map[string]any{"type": "authResult", "success": false, "error": "Invalid token"})
+				c.Close(4001, "Authentication failed")
+				return
+			}
+			authed = true
+			wc.send(map[string]any{"type": "authResult", "success": true, "userId": s.UserID, "username": "alice", "workspaces": []string{s.UserID}})
+			continue
+		}
+		if !authed {
+			wc.send(map[string]any{"type": "authResult", "success": false, "error": "Not authenticated. Send authenticate message first."})
+			continue
+		}
+		if !strings.HasPrefix(head.Type, "ai:") {
+			continue // the editing protocol: not spoken here
+		}
+		req, err := parseAI(head.Type, data)
+		if err != nil {
+			s.violation("%s: %s", head.Type, data)
+			if err.Error() != "" {
+				id := head.ID
+				if id == nil {
+					id = 0
+				}
+				wc.send(map[string]any{"type": "ai:error", "_id": id, "error": err.Error()})
+			}
 			continue
 		}
 		if req.Type == "ai:interrupt" {
+			// The real server aborts every active session, whoever runs it (05c).
 			s.mu.Lock()
 			s.interrupts = append(s.interrupts, req)
-			s.mu.Unlock()
-			wc.mu.Lock()
-			if stop, ok := wc.runs[req.ID]; ok {
-				stop()
+			for ss := range s.sessions {
+				ss.stop()
 			}
-			wc.mu.Unlock()
+			s.mu.Unlock()
 			continue
 		}
 		s.record(req)
 		rctx, stop := context.WithCancel(ctx)
-		wc.mu.Lock()
-		wc.runs[req.ID] = stop
-		wc.mu.Unlock()
+		ss := &Session{Req: req, ctx: rctx, stop: stop, conn: wc, s: s}
+		s.mu.Lock()
+		s.sessions[ss] = true
+		s.mu.Unlock()
 		go func() {
 			defer func() {
-				wc.mu.Lock()
-				delete(wc.runs, req.ID)
-				wc.mu.Unlock()
+				s.mu.Lock()
+				delete(s.sessions, ss)
+				s.mu.Unlock()
 				stop()
 			}()
-			s.run(&Session{Req: req, ctx: rctx, conn: wc, s: s})
+			s.run(ss)
 		}()
 		s.mu.Lock()
 		hang := s.hang
@@ -531,39 +590,47 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 func (s *Server) run(ss *Session) {
 	req := ss.Req
 	s.mu.Lock()
+	chat, resume := s.chat, s.resume
+	var pending *Pending
 	if req.Type == "ai:chat" {
 		th := s.threads[req.ThreadID]
-		if th == nil || th.GraphKey != req.GraphKey {
-			// Unknown or absent thread: a new one, with the server's own id.
-			th = s.newThreadLocked(req.GraphKey, nil, nil)
+		switch {
+		case th == nil:
+			// A client-chosen id that does not exist becomes the new thread's id (02).
+			th = s.newThreadLocked(req.ThreadID, req.GraphKey, nil, nil)
+		case th.GraphKey != req.GraphKey:
+			s.mu.Unlock()
+			ss.Error("Thread does not belong to this graph/workspace")
+			return
 		}
 		th.History = append(th.History, map[string]any{"role": "user", "content": req.Message})
 		ss.Thread = th
 	} else {
-		th := s.threads[req.ThreadID]
-		ss.Thread = th
+		ss.Thread = s.threads[req.ThreadID]
+		if ss.Thread != nil {
+			pending = ss.Thread.Pending
+			ss.Thread.Pending = nil
+		}
 	}
-	th := ss.Thread
-	var pending *Pending
-	if th != nil && req.Type == "ai:resume" {
-		pending = th.Pending
-		th.Pending = nil
-	}
-	chat, resume := s.chat, s.resume
 	s.mu.Unlock()
 	if req.Type == "ai:resume" {
-		if th == nil {
-			ss.Error("Thread introuvable", "", false)
+		if ss.Thread == nil {
+			ss.Error("Thread not found")
 			return
 		}
 		if pending == nil {
-			ss.Error("Aucune action en attente de validation pour ce thread", "", false)
+			ss.Error("No pending action to approve/reject")
 			return
 		}
 		ss.Decided = pending
+		if req.Approved && pending.Kind != "tool_limit" && len(pending.Apply) > 0 {
+			// Sent before the continued answer: the approving client applies it.
+			ss.send(map[string]any{"type": "ai:apply_action", "action": pending.Apply})
+		}
 		if resume != nil {
 			resume(ss)
 		} else {
+			ss.Token("done")
 			ss.Complete("done")
 		}
 		return
@@ -580,19 +647,18 @@ func (s *Server) run(ss *Session) {
 type Session struct {
 	Req     Request
 	Thread  *Thread
-	Decided *Pending // on resume: the proposal being decided
+	Decided *Pending // on resume: what is being decided
 
 	s    *Server
 	ctx  context.Context
+	stop context.CancelFunc
 	conn *wsConn
-	http *httpCollector
-	text strings.Builder
 }
 
-// Aborted reports whether the run was interrupted or its client left.
+// Aborted reports whether the run was aborted (an interrupt, its client left).
 func (ss *Session) Aborted() bool { return ss.ctx.Err() != nil }
 
-// Done is closed when the run is interrupted or its client leaves.
+// Done is closed when the run is aborted.
 func (ss *Session) Done() <-chan struct{} { return ss.ctx.Done() }
 
 func (ss *Session) send(v map[string]any) bool {
@@ -600,27 +666,28 @@ func (ss *Session) send(v map[string]any) bool {
 		return false // like the server's callbacks: nothing is sent once aborted
 	}
 	v["_id"] = ss.Req.ID
-	if ss.http != nil {
-		ss.http.add(v)
-		return true
-	}
 	return ss.conn.send(v)
 }
 
 // Token streams a piece of the answer.
 func (ss *Session) Token(t string) bool {
-	ss.text.WriteString(t)
 	return ss.send(map[string]any{"type": "ai:token", "token": t})
 }
 
-// ToolStart announces a tool call.
+// ToolStart announces a tool call (no arguments: the real server sends none).
 func (ss *Session) ToolStart(id, name string) bool {
 	return ss.send(map[string]any{"type": "ai:tool_start", "toolCallId": id, "toolName": name})
 }
 
-// ToolResult sends a tool's result (a JSON text).
+// ToolResult sends a tool's result (TOON text on the real server).
 func (ss *Session) ToolResult(id, result string) bool {
 	return ss.send(map[string]any{"type": "ai:tool_result", "toolCallId": id, "result": result})
+}
+
+// Usage reports one model call's tokens.
+func (ss *Session) Usage(prompt, completion int) bool {
+	return ss.send(map[string]any{"type": "ai:usage", "usage": map[string]int{
+		"promptTokens": prompt, "completionTokens": completion, "totalTokens": prompt + completion}})
 }
 
 // Complete ends the run with fullText and keeps the answer in the thread.
@@ -632,50 +699,63 @@ func (ss *Session) Complete(fullText string) bool {
 	return ss.send(map[string]any{"type": "ai:complete", "threadId": ss.Thread.ID, "fullText": fullText})
 }
 
-// Propose stops the run at a proposal: the thread waits on it and the client gets
-// an ai:complete whose fullText is the interrupt JSON.
+// Propose stops the run at a proposal, as ProposeFull without code diffs, and
+// with no change to apply on approval.
 func (ss *Session) Propose(callID, tool string, args map[string]any, action string) bool {
-	argText, _ := json.Marshal(args)
-	tc := map[string]any{"id": callID, "type": "function", "function": map[string]any{"name": tool, "arguments": string(argText)}}
-	ss.s.mu.Lock()
-	ss.Thread.Pending = &Pending{ToolCall: tc, Action: json.RawMessage(action)}
-	ss.Thread.Updated = time.Now()
-	ss.s.mu.Unlock()
-	full, _ := json.Marshal(map[string]any{"type": "interrupt", "proposedAction": json.RawMessage(action), "toolCall": tc})
-	if ss.Aborted() {
-		return false
-	}
-	v := map[string]any{"type": "ai:complete", "_id": ss.Req.ID, "threadId": ss.Thread.ID, "fullText": string(full)}
-	if ss.http != nil {
-		ss.http.add(v)
-		return true
-	}
-	return ss.conn.send(v)
+	return ss.ProposeFull(callID, tool, args, action, "", "")
 }
 
-// Error ends the run with an ai:error (code "" sends none).
-func (ss *Session) Error(msg, code string, retryable bool) bool {
-	v := map[string]any{"type": "ai:error", "error": msg}
-	if code != "" {
-		v["code"], v["retryable"] = code, retryable
+// ProposeFull stops the run at a proposal: the thread waits on it and the client
+// gets ai:tool_start, then an ai:complete whose fullText is the interrupt JSON.
+// codeDiffs ("" for none) goes beside proposedAction; apply ("" for none) is the
+// ai:apply_action's action sent when it is approved.
+func (ss *Session) ProposeFull(callID, tool string, args map[string]any, action, codeDiffs, apply string) bool {
+	tc := map[string]any{"id": callID, "name": tool, "args": args}
+	p := &Pending{Kind: "hitl", ToolCall: tc, Action: json.RawMessage(action)}
+	if apply != "" {
+		p.Apply = json.RawMessage(apply)
 	}
-	return ss.send(v)
+	ss.s.mu.Lock()
+	ss.Thread.Pending = p
+	ss.Thread.Updated = time.Now()
+	argText, _ := json.Marshal(args)
+	ss.Thread.History = append(ss.Thread.History, map[string]any{"role": "assistant", "content": nil,
+		"tool_calls": []any{map[string]any{"id": callID, "type": "function", "function": map[string]any{"name": tool, "arguments": string(argText)}}}})
+	ss.s.mu.Unlock()
+	if !ss.ToolStart(callID, tool) {
+		return false
+	}
+	full := map[string]any{"type": "interrupt", "proposedAction": json.RawMessage(action), "toolCall": tc}
+	if codeDiffs != "" {
+		full["codeDiffs"] = json.RawMessage(codeDiffs)
+	}
+	b, _ := json.Marshal(full)
+	return ss.send(map[string]any{"type": "ai:complete", "threadId": ss.Thread.ID, "fullText": string(b)})
+}
+
+// ToolLimit stops the run at the tool-round limit: ai:tool_limit, then the
+// ai:complete holding {"type":"tool_limit",…}.
+func (ss *Session) ToolLimit(rounds, maxExtended int) bool {
+	ss.s.mu.Lock()
+	ss.Thread.Pending = &Pending{Kind: "tool_limit"}
+	ss.s.mu.Unlock()
+	if !ss.send(map[string]any{"type": "ai:tool_limit", "roundsUsed": rounds, "maxExtended": maxExtended}) {
+		return false
+	}
+	b, _ := json.Marshal(map[string]any{"type": "tool_limit", "roundsUsed": rounds, "maxExtended": maxExtended})
+	return ss.send(map[string]any{"type": "ai:complete", "threadId": ss.Thread.ID, "fullText": string(b)})
+}
+
+// Error ends the run with an ai:error.
+func (ss *Session) Error(msg string) bool {
+	return ss.send(map[string]any{"type": "ai:error", "error": msg})
 }
 
 // Raw sends bytes as they are (a malformed message).
-func (ss *Session) Raw(b string) bool {
-	if ss.http != nil {
-		return false
-	}
-	return ss.conn.sendRaw([]byte(b))
-}
+func (ss *Session) Raw(b string) bool { return ss.conn.sendRaw([]byte(b)) }
 
 // Drop cuts the connection without a close handshake.
-func (ss *Session) Drop() {
-	if ss.conn != nil {
-		ss.conn.c.CloseNow()
-	}
-}
+func (ss *Session) Drop() { ss.conn.c.CloseNow() }
 
 // Sleep waits d; false when the run was aborted meanwhile.
 func (ss *Session) Sleep(d time.Duration) bool {
@@ -687,131 +767,9 @@ func (ss *Session) Sleep(d time.Duration) bool {
 	}
 }
 
-// httpCollector gathers a run's messages for the non-streaming endpoints.
-type httpCollector struct {
-	mu   sync.Mutex
-	msgs []map[string]any
-}
-
-func (h *httpCollector) add(v map[string]any) {
-	h.mu.Lock()
-	h.msgs = append(h.msgs, v)
-	h.mu.Unlock()
-}
-
-// serveRun answers POST /api/ai/chat and /api/ai/resume with the same scripts,
-// as one JSON answer: {threadId, type: "message"|"interrupt", message, ...}.
-func (s *Server) serveRun(w http.ResponseWriter, r *http.Request) {
-	if !s.httpAuth(w, r) {
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req Request
-	if r.URL.Path == "/api/ai/chat" {
-		var in struct {
-			GraphKey *string `json:"graphKey"`
-			Message  *string `json:"message"`
-			ThreadID *string `json:"threadId"`
-		}
-		if err := decodeStrict(body, &in); err != nil || str(in.GraphKey) == "" || str(in.Message) == "" {
-			httpError(w, http.StatusBadRequest, s.violation("POST /api/ai/chat: invalid body %s", body))
-			return
-		}
-		req = Request{Via: "http", Type: "ai:chat", GraphKey: *in.GraphKey, Message: *in.Message, ThreadID: str(in.ThreadID)}
-	} else {
-		var in struct {
-			ThreadID *string `json:"threadId"`
-			Approved *bool   `json:"approved"`
-			Feedback *string `json:"feedback"`
-		}
-		if err := decodeStrict(body, &in); err != nil || str(in.ThreadID) == "" || in.Approved == nil {
-			httpError(w, http.StatusBadRequest, s.violation("POST /api/ai/resume: invalid body %s", body))
-			return
-		}
-		req = Request{Via: "http", Type: "ai:resume", ThreadID: *in.ThreadID, Approved: *in.Approved, Feedback: str(in.Feedback)}
-	}
-	s.record(req)
-	col := &httpCollector{}
-	ss := &Session{Req: req, ctx: r.Context(), s: s, http: col}
-	s.run(ss)
-	col.mu.Lock()
-	defer col.mu.Unlock()
-	threadID := req.ThreadID
-	if ss.Thread != nil {
-		threadID = ss.Thread.ID
-	}
-	var calls []any
-	for _, m := range col.msgs {
-		switch m["type"] {
-		case "ai:error":
-			httpError(w, http.StatusInternalServerError, fmt.Sprint(m["error"]))
-			return
-		case "ai:tool_start":
-			calls = append(calls, map[string]any{"id": m["toolCallId"], "name": m["toolName"]})
-		case "ai:complete":
-			full := fmt.Sprint(m["fullText"])
-			var it map[string]any
-			if json.Unmarshal([]byte(full), &it) == nil && it["type"] == "interrupt" {
-				writeJSON(w, map[string]any{"threadId": threadID, "type": "interrupt", "message": ss.text.String(),
-					"proposedAction": it["proposedAction"], "toolCall": it["toolCall"], "toolCalls": nonNil(calls)})
-				return
-			}
-			writeJSON(w, map[string]any{"threadId": threadID, "type": "message", "message": full, "toolCalls": nonNil(calls)})
-			return
-		}
-	}
-	httpError(w, http.StatusInternalServerError, "run ended without an answer")
-}
-
-func nonNil(v []any) []any {
-	if v == nil {
-		return []any{}
-	}
-	return v
-}
-
-// Close stops a server started by New (a test can then check what works offline).
+// Close stops the server.
 func (s *Server) Close() {
 	if s.srv != nil {
 		s.srv.Close()
 	}
-}
-
-// MemoryBody turns a graph file document ({"graph", "nodes", "edges",
-// "nodeConfigs"}) into the body of GET /api/ai/memory/{graph}: nodes and edges by
-// sheet, each edge listed twice as the server's edge map holds it.
-func MemoryBody(doc []byte) (json.RawMessage, error) {
-	var d struct {
-		Graph       json.RawMessage   `json:"graph"`
-		Nodes       []json.RawMessage `json:"nodes"`
-		Edges       []json.RawMessage `json:"edges"`
-		NodeConfigs []json.RawMessage `json:"nodeConfigs"`
-	}
-	if err := json.Unmarshal(doc, &d); err != nil {
-		return nil, err
-	}
-	type sheet struct {
-		Nodes []json.RawMessage `json:"nodes"`
-		Edges []json.RawMessage `json:"edges"`
-	}
-	sheets := map[string]*sheet{}
-	get := func(raw json.RawMessage) *sheet {
-		var s struct {
-			Sheet string `json:"sheet"`
-		}
-		_ = json.Unmarshal(raw, &s)
-		if sheets[s.Sheet] == nil {
-			sheets[s.Sheet] = &sheet{Nodes: []json.RawMessage{}, Edges: []json.RawMessage{}}
-		}
-		return sheets[s.Sheet]
-	}
-	for _, n := range d.Nodes {
-		sh := get(n)
-		sh.Nodes = append(sh.Nodes, n)
-	}
-	for _, e := range d.Edges {
-		sh := get(e)
-		sh.Edges = append(sh.Edges, e, e)
-	}
-	return json.Marshal(map[string]any{"graph": d.Graph, "sheets": sheets, "nodeConfigs": d.NodeConfigs})
 }

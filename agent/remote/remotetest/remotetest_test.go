@@ -1,10 +1,14 @@
 package remotetest_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
 )
@@ -26,40 +30,84 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
-// The non-streaming endpoints answer with the same scripts, validate strictly and
-// check the bearer token.
-func TestHTTPChatAndResume(t *testing.T) {
-	s := remotetest.New(t)
-	s.Token = "tok"
-	s.SetChat(func(ss *remotetest.Session) {
-		ss.Token("I will ")
-		ss.Propose("c1", "propose_delete_node", map[string]any{"nodeKey": "n", "reason": "r"}, `{"type":"delete_node","payload":{"nodeKey":"n"}}`)
-	})
-	s.SetResume(func(ss *remotetest.Session) { ss.Complete("applied") })
+// The stand-in answers as the recorded server does: authResult first, strict
+// frames, 401 and 400 bodies of the real shape (01, 06, 07).
+func TestStandInSpeaksTheRecordedProtocol(t *testing.T) {
+	s := remotetest.New(t, func(s *remotetest.Server) { s.Token = "tok" })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	read := func(c *websocket.Conn) map[string]any {
+		t.Helper()
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		return m
+	}
+	write := func(c *websocket.Conn, v string) {
+		t.Helper()
+		if err := c.Write(ctx, websocket.MessageText, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
 
-	if code, _ := post(t, s.URL+"/api/ai/chat", "bad", `{"graphKey":"g","message":"m"}`); code != http.StatusUnauthorized {
-		t.Fatalf("bad token: %d", code)
+	bad, _, err := websocket.Dial(ctx, s.WSURL, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, _ := post(t, s.URL+"/api/ai/chat", "tok", `{"graphKey":"g","message":"m","extra":1}`); code != http.StatusBadRequest {
-		t.Fatalf("unknown field accepted: %d", code)
+	write(bad, `{"type":"authenticate","token":"nope"}`)
+	if m := read(bad); m["type"] != "authResult" || m["success"] != false || m["error"] != "Invalid token" {
+		t.Fatalf("bad token: %v", m)
 	}
-	if len(s.Violations()) != 1 {
-		t.Fatalf("violations %v", s.Violations())
+	if _, _, err := bad.Read(ctx); websocket.CloseStatus(err) != 4001 {
+		t.Fatalf("close %v, want 4001", err)
 	}
-	code, out := post(t, s.URL+"/api/ai/chat", "tok", `{"graphKey":"g","message":"delete n"}`)
-	if code != 200 || out["type"] != "interrupt" || out["proposedAction"] == nil || out["threadId"] == "" {
-		t.Fatalf("chat: %d %v", code, out)
+
+	c, _, err := websocket.Dial(ctx, s.WSURL, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	id := out["threadId"].(string)
-	if s.Thread(id).Pending == nil {
-		t.Fatal("no pending proposal")
+	defer c.CloseNow()
+	write(c, `{"type":"ai:chat","_id":1,"graphKey":"g","message":"early"}`)
+	if m := read(c); m["type"] != "authResult" || m["success"] != false {
+		t.Fatalf("before authenticating: %v", m)
 	}
-	code, out = post(t, s.URL+"/api/ai/resume", "tok", `{"threadId":"`+id+`","approved":true}`)
-	if code != 200 || out["type"] != "message" || out["message"] != "applied" {
-		t.Fatalf("resume: %d %v", code, out)
+	write(c, `{"type":"authenticate","token":"tok"}`)
+	if m := read(c); m["type"] != "authResult" || m["success"] != true {
+		t.Fatalf("authenticate: %v", m)
 	}
-	code, _ = post(t, s.URL+"/api/ai/resume", "tok", `{"threadId":"`+id+`","approved":true}`)
-	if code != http.StatusInternalServerError {
-		t.Fatalf("resume with nothing pending: %d", code)
+	write(c, `{"type":"ai:chat","_id":5,"graphKey":"g","message":"x","token":"tok"}`)
+	if m := read(c); m["type"] != "ai:error" || m["error"] != "Invalid ai:chat message" || m["_id"] != 5.0 {
+		t.Fatalf("token field: %v", m)
+	}
+	write(c, `{"type":"ai:foo","_id":6}`)
+	if m := read(c); m["error"] != "Unknown AI message type: ai:foo" {
+		t.Fatalf("unknown type: %v", m)
+	}
+	s.SetChat(func(ss *remotetest.Session) { ss.Usage(10, 2); ss.ToolLimit(5, 10) })
+	write(c, `{"type":"ai:chat","_id":7,"graphKey":"g","message":"go","contextType":"graph"}`)
+	if m := read(c); m["type"] != "ai:usage" {
+		t.Fatalf("usage: %v", m)
+	}
+	if m := read(c); m["type"] != "ai:tool_limit" || m["roundsUsed"] != 5.0 {
+		t.Fatalf("tool limit: %v", m)
+	}
+	m := read(c)
+	if m["type"] != "ai:complete" || !strings.Contains(m["fullText"].(string), `"tool_limit"`) {
+		t.Fatalf("complete: %v", m)
+	}
+
+	if code, out := post(t, s.URL+"/api/ai/threads", "", `{}`); code != 401 || out["message"] != "Missing Authorization header" {
+		t.Fatalf("no token: %d %v", code, out)
+	}
+	if code, _ := post(t, s.URL+"/api/ai/threads", "tok", `{"graphKey":"g","limit":5}`); code != 400 {
+		t.Fatalf("unknown field: %d", code)
+	}
+	code, out := post(t, s.URL+"/api/ai/threads", "tok", `{"graphKey":"g"}`)
+	list, _ := out["threads"].([]any)
+	if code != 200 || len(list) != 1 || list[0].(map[string]any)["hasPendingAction"] != true {
+		t.Fatalf("threads: %d %v", code, out)
 	}
 }

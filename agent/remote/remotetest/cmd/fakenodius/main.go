@@ -1,13 +1,14 @@
 // Command fakenodius runs the remotetest stand-in of a Nodius server's assistant as
 // a process, to try `nodius-ai --agent server:URL` by hand:
 //
-//	fakenodius [--addr 127.0.0.1:0] [--token JWT] [--delay 30ms]
+//	fakenodius [--addr 127.0.0.1:PORT] [--token JWT] [--delay 30ms]
 //
-// It prints its URL ("http://127.0.0.1:PORT") on stdout and serves /ws and the
-// /api/ai endpoints, with the demo graph in memory (GET /api/ai/memory/demo). Its
-// assistant streams a short answer word by word after one read_node_detail tool
-// call; a question with "delete" in it gets a proposal to delete fetch-api, and the
-// decision is answered in a sentence.
+// Like the real server in plain HTTP mode it serves HTTP on PORT and its
+// WebSocket on PORT+2000 (the WebSocket is also at ws://…:PORT/ws, for --ws-url).
+// It prints the HTTP URL on stdout. Its assistant reads a node (tool badge, usage)
+// and streams a short answer; a question with "delete" gets a delete_node proposal
+// (approving it sends ai:apply_action), "type" a configure_node_type proposal with a
+// code diff, "search" stops at the tool-round limit.
 package main
 
 import (
@@ -17,11 +18,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
-	"github.com/nodius/nodius-ai/datasource/demo"
 )
 
 func main() {
@@ -32,18 +33,13 @@ func main() {
 }
 
 func run() error {
-	addr := flag.String("addr", "127.0.0.1:0", "listen address")
-	token := flag.String("token", "", "the only JWT accepted (default: any, or none)")
+	addr := flag.String("addr", "127.0.0.1:0", "HTTP listen address (the WebSocket listens on its port + 2000)")
+	token := flag.String("token", "", "the only JWT accepted (default: any non-empty one)")
 	delay := flag.Duration("delay", 30*time.Millisecond, "pause between streamed words")
 	flag.Parse()
 
 	s := remotetest.NewHandler()
 	s.Token = *token
-	body, err := remotetest.MemoryBody(demo.JSON())
-	if err != nil {
-		return err
-	}
-	s.Memory["demo"] = body
 	words := func(ss *remotetest.Session, text string) bool {
 		for _, w := range strings.SplitAfter(text, " ") {
 			if !ss.Sleep(*delay) || !ss.Token(w) {
@@ -53,27 +49,50 @@ func run() error {
 		return true
 	}
 	s.SetChat(func(ss *remotetest.Session) {
-		if strings.Contains(strings.ToLower(ss.Req.Message), "delete") {
-			if words(ss, "I can remove fetch-api; here is the change.") {
-				ss.Propose(fmt.Sprintf("call_%d", time.Now().UnixNano()), "propose_delete_node",
-					map[string]any{"nodeKey": "fetch-api", "reason": "you asked to delete it"},
-					`{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}`)
+		q := strings.ToLower(ss.Req.Message)
+		switch {
+		case strings.Contains(q, "delete"):
+			if words(ss, "I can remove error_handler; here is the change. ") {
+				ss.Usage(1403, 10)
+				ss.ProposeFull("call_1_0", "propose_delete_node", map[string]any{"nodeKey": "error_handler", "reason": "you asked to delete it"},
+					`{"type":"delete_node","payload":{"nodeKey":"error_handler"}}`, "",
+					`{"instructions":[],"nodesToCreate":[],"edgesToCreate":[],"nodeKeysToDelete":["error_handler"],"edgeKeysToDelete":[],"sheetId":"0"}`)
 			}
-			return
-		}
-		ss.ToolStart("tc_1", "read_node_detail")
-		ss.ToolResult("tc_1", `{"_key":"fetch-api","type":"api-call"}`)
-		text := "The server's assistant read fetch-api: it calls the NBA stats API and passes the games on to filter-active."
-		if words(ss, text) {
-			ss.Complete(text)
+		case strings.Contains(q, "type"):
+			ss.Usage(1405, 10)
+			ss.ProposeFull("call_1_0", "propose_configure_node_type", map[string]any{"mode": "update", "typeKey": "filter", "displayName": "Filter", "reason": "keep injured players"},
+				`{"type":"configure_node_type","payload":{"mode":"update","typeKey":"filter","displayName":"Filter","process":"node.data.result = players.filter(p => p.Status === \"Active\" || p.Status === \"Injured\");\nnext();"}}`,
+				`[{"field":"process","original":"node.data.result = players.filter(p => p.Status === \"Active\");\nnext();","modified":"node.data.result = players.filter(p => p.Status === \"Active\" || p.Status === \"Injured\");\nnext();","patches":[]}]`, "")
+		case strings.Contains(q, "search"):
+			for i := 0; i < 5; i++ {
+				ss.ToolStart("call_2_0", "search_nodes")
+				ss.Usage(1520+300*i, 10)
+				ss.ToolResult("call_2_0", "[9]{_key,type,sheet}:\n  root,starter,0 (main)")
+			}
+			ss.ToolLimit(5, 10)
+		default:
+			ss.ToolStart("call_3_0", "read_node_detail")
+			ss.Usage(1426, 14)
+			ss.ToolResult("call_3_0", "_key: fetch_api\ntype: api-call (API Call)\nsheet: 0 (main)")
+			text := "fetch_api calls the NBA stats API and passes the players on to filter_active."
+			if words(ss, text) {
+				ss.Usage(1614, 8)
+				ss.Complete(text)
+			}
 		}
 	})
 	s.SetResume(func(ss *remotetest.Session) {
-		text := "Done: the change was applied on the server."
-		if !ss.Req.Approved {
+		text := "Done."
+		switch {
+		case ss.Decided != nil && ss.Decided.Kind == "tool_limit" && ss.Req.Approved:
+			text = "I searched further: nine nodes, one entry point."
+		case ss.Decided != nil && ss.Decided.Kind == "tool_limit":
+			text = "Here is what I found: nine nodes on two sheets."
+		case !ss.Req.Approved:
 			text = "Understood, nothing was changed."
 		}
 		if words(ss, text) {
+			ss.Usage(1575, 2)
 			ss.Complete(text)
 		}
 	})
@@ -81,8 +100,17 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	host := ln.Addr().(*net.TCPAddr).IP.String()
+	wsLn, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port+2000)))
+	if err != nil {
+		return fmt.Errorf("the WebSocket port %d (HTTP port + 2000): %w", port+2000, err)
+	}
 	fmt.Printf("http://%s\n", ln.Addr())
-	if err := http.Serve(ln, s); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	errc := make(chan error, 2)
+	go func() { errc <- http.Serve(wsLn, s) }()
+	go func() { errc <- http.Serve(ln, s) }()
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -1,0 +1,110 @@
+package changetext
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/termtext"
+)
+
+// writeServer prints the action types only the Nodius server's assistant proposes
+// (create_node_with_edges, configure_node_type, reorganize_layout, create_graph);
+// false when a is not one of them. Code the server diffed is shown as a line diff,
+// new code as added lines.
+func writeServer(w io.Writer, a datasource.Action, indent string) bool {
+	line := func(format string, args ...any) {
+		fmt.Fprintln(w, indent+termtext.Strip(fmt.Sprintf(format, args...)))
+	}
+	code := func(sign, text string) {
+		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			fmt.Fprintln(w, indent+"    "+sign+" "+termtext.Strip(l))
+		}
+	}
+	switch a.Type {
+	case datasource.CreateNodeWithEdgesAction:
+		c := a.CreateNodeWithEdges
+		if c == nil {
+			return false
+		}
+		line("+ %s", datasource.Describe(a))
+		if c.Data != nil {
+			line("  data: %s", compactJSON(c.Data))
+		}
+		for _, e := range c.Edges {
+			lbl := ""
+			if e.Label != "" {
+				lbl = " [" + e.Label + "]"
+			}
+			if e.Direction == "out" {
+				line("  + edge (new node):%s → %s:%s%s", e.HandleID, e.TargetNodeKey, e.TargetHandleID, lbl)
+			} else {
+				line("  + edge %s:%s → (new node):%s%s", e.TargetNodeKey, e.TargetHandleID, e.HandleID, lbl)
+			}
+		}
+		return true
+	case datasource.ConfigureNodeTypeAction:
+		c := a.ConfigureNodeType
+		if c == nil {
+			return false
+		}
+		line("~ %s", datasource.Describe(a))
+		for _, f := range [][2]string{{"description", c.Description}, {"category", c.Category}, {"icon", c.Icon}} {
+			if f[1] != "" {
+				line("  %s: %s", f[0], f[1])
+			}
+		}
+		diffed := map[string]bool{}
+		for _, d := range c.CodeDiffs {
+			diffed[d.Field] = true
+			line("  %s:", d.Field)
+			for _, l := range lineDiff(d.Original, d.Modified) {
+				code(l.sign, l.text)
+			}
+		}
+		if c.Process != "" && !diffed["process"] {
+			line("  process:")
+			code("+", c.Process)
+		}
+		if len(c.ProcessPatches) > 0 && !diffed["process"] {
+			line("  process patches:")
+			for _, p := range c.ProcessPatches {
+				code("-", p.Search)
+				code("+", p.Replace)
+			}
+		}
+		if len(c.Handles) > 0 {
+			sides := make([]string, 0, len(c.Handles))
+			for s := range c.Handles {
+				sides = append(sides, s)
+			}
+			sort.Strings(sides)
+			for _, s := range sides {
+				line("  handles %s: %s", s, compactJSON(c.Handles[s]))
+			}
+		}
+		line("  (the server writes the node type itself when approved)")
+		return true
+	case datasource.ReorganizeLayoutAction:
+		r := a.ReorganizeLayout
+		if r == nil {
+			return false
+		}
+		line("~ %s", datasource.Describe(a))
+		line("  nodes: %s", strings.Join(r.NodeKeys, ", "))
+		line("  (the server computes the new positions when approved)")
+		return true
+	case datasource.CreateGraphAction:
+		if a.CreateGraph == nil {
+			return false
+		}
+		line("+ %s", datasource.Describe(a))
+		if d := a.CreateGraph.Description; d != "" {
+			line("  description: %s", d)
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,140 @@
+package nodiusws_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
+)
+
+func TestAddress(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ base, override, want string }{
+		{"http://127.0.0.1:8426", "", "ws://127.0.0.1:10426/"},
+		{"http://nodius.local", "", "ws://nodius.local:2080/"},
+		{"https://nodius.example.com", "", "wss://nodius.example.com/ws"},
+		{"https://nodius.example.com:8443/base/", "", "wss://nodius.example.com:8443/base/ws"},
+		{"http://127.0.0.1:8426", "wss://u:p@proxy.example.com/ws", "wss://proxy.example.com/ws"},
+	} {
+		u, _ := url.Parse(tc.base)
+		got, err := nodiusws.Address(u, tc.override)
+		if err != nil || got != tc.want {
+			t.Errorf("%s %s: %s %v, want %s", tc.base, tc.override, got, err, tc.want)
+		}
+	}
+	u, _ := url.Parse("http://h:64000")
+	if _, err := nodiusws.Address(u, ""); err == nil {
+		t.Error("port + 2000 past 65535 accepted")
+	}
+	if _, err := nodiusws.Address(u, "http://x"); err == nil {
+		t.Error("an http:// override accepted")
+	}
+}
+
+// server answers authenticate as the recorded server does (01-ws-auth): the
+// token "good" is accepted; another gets authResult false and close 4001; "slow"
+// gets the timeout answer and 4002.
+func server(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			return
+		}
+		var m struct{ Type, Token string }
+		_ = json.Unmarshal(b, &m)
+		write := func(s string) { _ = c.Write(ctx, websocket.MessageText, []byte(s)) }
+		switch m.Token {
+		case "good":
+			write(`{"type":"saveStatus"}`) // a broadcast before the answer is skipped
+			write(`{"type":"authResult","success":true,"userId":"u1","username":"alice","workspaces":["w"]}`)
+			_, _, _ = c.Read(ctx)
+		case "slow":
+			write(`{"type":"authResult","success":false,"error":"Authentication timeout"}`)
+			c.Close(4002, "Authentication timeout")
+		case "drop":
+			c.Close(4001, "Authentication failed")
+		default:
+			write(`{"type":"authResult","success":false,"error":"Invalid token"}`)
+			c.Close(4001, "Authentication failed")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + "/ws"
+}
+
+func TestDial(t *testing.T) {
+	t.Parallel()
+	addr := server(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, res, err := nodiusws.Dial(ctx, addr, nodiusws.Options{Token: "good"})
+	if err != nil || res.Username != "alice" || res.UserID != "u1" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	conn.CloseNow()
+
+	for _, tc := range []struct {
+		token     string
+		code      fault.Code
+		retryable bool
+		word      string
+	}{
+		{"bad-secret-token", fault.Auth, false, "Invalid token"},
+		{"drop", fault.Auth, false, "refused the token"},
+		{"slow", fault.Timeout, true, "timed out"},
+		{"", fault.Auth, false, "no token"},
+	} {
+		start := time.Now()
+		_, _, err := nodiusws.Dial(ctx, addr, nodiusws.Options{Token: tc.token})
+		fe, ok := fault.As(err)
+		if !ok || fe.Code != tc.code || fe.Retryable != tc.retryable || !strings.Contains(fe.Message, tc.word) {
+			t.Fatalf("%q: %v", tc.token, err)
+		}
+		if tc.token != "" && strings.Contains(err.Error(), tc.token) {
+			t.Fatalf("the token is in the error: %v", err)
+		}
+		if time.Since(start) > time.Second {
+			t.Fatalf("%q took %s", tc.token, time.Since(start))
+		}
+	}
+}
+
+func TestDialUnreachable(t *testing.T) {
+	t.Parallel()
+	_, _, err := nodiusws.Dial(context.Background(), "ws://127.0.0.1:1/ws", nodiusws.Options{Token: "t", DialTimeout: time.Second})
+	fe, ok := fault.As(err)
+	if !ok || (fe.Code != fault.Network && fe.Code != fault.Timeout) || !fe.Retryable {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestApplyActionDecodes(t *testing.T) {
+	t.Parallel()
+	var a nodiusws.ApplyAction
+	raw := `{"instructions":[{"i":{"o":1,"p":["posX"],"v":555},"sheetId":"0","nodeId":"fetch_api","animatePos":true}],"nodesToCreate":[],"edgesToCreate":[],"nodeKeysToDelete":["error_handler"],"edgeKeysToDelete":[],"sheetId":"0"}`
+	if err := json.Unmarshal([]byte(raw), &a); err != nil || len(a.Instructions) != 1 || a.NodeKeysToDelete[0] != "error_handler" || a.SheetID != "0" || a.Empty() {
+		t.Fatalf("%+v %v", a, err)
+	}
+	if !(nodiusws.ApplyAction{}).Empty() {
+		t.Fatal("an empty action is not empty")
+	}
+	if (nodiusws.ApplyReport{}).Complete() != true || (nodiusws.ApplyReport{Failed: "x"}).Complete() {
+		t.Fatal("Complete")
+	}
+}
