@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/nodius/nodius-ai/datasource/server/servertest"
 )
 
 // Request is a client request the server accepted, as received.
@@ -86,6 +87,11 @@ type Server struct {
 	AuthTimeout time.Duration
 	// UserID is the authenticated user's id.
 	UserID string
+	// Editing, when set, speaks the editing protocol on the same sockets (frames
+	// that are not ai:*) and serves the graph endpoints, as the real server does: an
+	// approved ai:apply_action can then be applied and watched by a second client.
+	// Its users' tokens must be accepted here too.
+	Editing *servertest.Server
 
 	srv *httptest.Server
 
@@ -160,6 +166,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/api/ai/thread/"):
 		s.serveDelete(w, r, strings.TrimPrefix(r.URL.Path, "/api/ai/thread/"))
 	default:
+		if s.Editing != nil {
+			s.Editing.Handler().ServeHTTP(w, r)
+			return
+		}
 		httpError(w, http.StatusNotFound, "Not found")
 	}
 }
@@ -496,6 +506,12 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		authTimeout = 15 * time.Second
 	}
 	authed := false
+	var editor *servertest.Editor
+	defer func() {
+		if editor != nil {
+			editor.Leave()
+		}
+	}()
 	deadline := time.AfterFunc(authTimeout, func() {
 		if !authed {
 			wc.send(map[string]any{"type": "authResult", "success": false, "error": "Authentication timeout"})
@@ -527,6 +543,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 			authed = true
+			if s.Editing != nil {
+				editor, _ = s.Editing.Attach(c, head.Token)
+			}
 			wc.send(map[string]any{"type": "authResult", "success": true, "userId": s.UserID, "username": "alice", "workspaces": []string{s.UserID}})
 			continue
 		}
@@ -535,7 +554,10 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		if !strings.HasPrefix(head.Type, "ai:") {
-			continue // the editing protocol: not spoken here
+			if editor != nil && !editor.Handle(data) {
+				return // an edit without registering: the server closes the socket
+			}
+			continue // without Editing, the editing protocol is not spoken here
 		}
 		req, err := parseAI(head.Type, data)
 		if err != nil {

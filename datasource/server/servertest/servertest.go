@@ -41,6 +41,7 @@ type Server struct {
 
 	httpSrv, wsSrv *http.Server
 	httpLn, wsLn   net.Listener
+	handler        http.Handler // the HTTP endpoints
 
 	mu      sync.Mutex
 	users   map[string]User // by token
@@ -107,6 +108,7 @@ func New(opt Options) (*Server, error) {
 	mux.HandleFunc("POST /api/graph/get", s.graphGet)
 	mux.HandleFunc("POST /api/nodeconfig/list", s.nodeConfigList)
 	mux.HandleFunc("POST /api/sync", s.sync)
+	s.handler = mux
 	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	s.wsSrv = &http.Server{Handler: http.HandlerFunc(s.socket), ReadHeaderTimeout: 10 * time.Second}
 	go s.httpSrv.Serve(s.httpLn)
@@ -138,6 +140,37 @@ func (s *Server) listenPaired() error {
 	}
 	return errors.New("no free pair of ports (P, P+2000) on 127.0.0.1")
 }
+
+// Handler serves the stand-in's HTTP endpoints (/api/graph/get, /api/nodeconfig/list,
+// /api/sync), for a stand-in that carries them beside others on one port.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Editor is the editing side of a socket that another stand-in accepted and
+// authenticated (the real server carries the assistant and the editing protocol on
+// one socket): the frames that are not the assistant's go to Handle.
+type Editor struct {
+	s *Server
+	c *client
+}
+
+// Attach makes ws, authenticated with token, an editing connection. ok is false
+// when the token stands for no user of this stand-in.
+func (s *Server) Attach(ws *websocket.Conn, token string) (*Editor, bool) {
+	s.mu.Lock()
+	u, ok := s.users[token]
+	s.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	return &Editor{s: s, c: &client{ws: ws, user: u}}, true
+}
+
+// Handle answers one editing frame; false means the server closes the socket (an
+// edit without registering).
+func (e *Editor) Handle(data []byte) bool { return e.s.handle(e.c, data) }
+
+// Leave forgets the connection's registrations (the socket closed).
+func (e *Editor) Leave() { e.s.leave(e.c) }
 
 // Close stops both listeners and closes every socket.
 func (s *Server) Close() {

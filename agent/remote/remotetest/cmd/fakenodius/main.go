@@ -5,6 +5,8 @@
 //
 // Like the real server in plain HTTP mode it serves HTTP on PORT and its
 // WebSocket on PORT+2000 (the WebSocket is also at ws://…:PORT/ws, for --ws-url).
+// With --editing it also speaks the editing protocol over the recorded graph
+// testgraph001, so an approved change is applied and a second client sees it.
 // It prints the HTTP URL on stdout. Its assistant reads a node (tool badge, usage)
 // and streams a short answer; a question with "delete" gets a delete_node proposal
 // (approving it sends ai:apply_action), "type" a configure_node_type proposal with a
@@ -23,6 +25,7 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
+	"github.com/nodius/nodius-ai/datasource/server/servertest"
 )
 
 func main() {
@@ -36,10 +39,19 @@ func run() error {
 	addr := flag.String("addr", "127.0.0.1:0", "HTTP listen address (the WebSocket listens on its port + 2000)")
 	token := flag.String("token", "", "the only JWT accepted (default: any non-empty one)")
 	delay := flag.Duration("delay", 30*time.Millisecond, "pause between streamed words")
+	editing := flag.Bool("editing", false, "also speak the editing protocol and serve the recorded graph testgraph001 (tokens tok-alice, tok-carol, tok-dave, tok-bob), so approvals are applied")
 	flag.Parse()
 
 	s := remotetest.NewHandler()
 	s.Token = *token
+	if *editing {
+		g, err := servertest.NewSeeded(servertest.Options{})
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		s.Editing = g
+	}
 	words := func(ss *remotetest.Session, text string) bool {
 		for _, w := range strings.SplitAfter(text, " ") {
 			if !ss.Sleep(*delay) || !ss.Token(w) {
