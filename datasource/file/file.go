@@ -130,19 +130,9 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 	fail := func(err error) (datasource.Document, *datasource.Spans, fs.FileInfo, error) {
 		return datasource.Document{}, nil, nil, err
 	}
-	st, err := os.Stat(s.real)
+	data, st, err := readRegular(s.path, s.real)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fail(fmt.Errorf("graph file %s does not exist: %w", s.path, err))
-		}
-		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
-	}
-	if st.IsDir() {
-		return fail(fmt.Errorf("graph file %s is a directory", s.path))
-	}
-	data, err := os.ReadFile(s.real)
-	if err != nil {
-		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
+		return fail(err)
 	}
 	sum := make(chan [sha256.Size]byte, 1)
 	go func() { sum <- sha256.Sum256(data) }() // on the other CPU while the parse runs
@@ -289,9 +279,9 @@ func (s *Source) write(ctx context.Context, fn func() error) error {
 // last read or written: time and size alone can miss a quick same-size rewrite by
 // another process. s.wmu and the file lock are held.
 func (s *Source) reloadIfDifferent() error {
-	data, err := os.ReadFile(s.real)
+	data, _, err := readRegular(s.path, s.real)
 	if err != nil {
-		return fmt.Errorf("graph file %s: %w", s.path, err)
+		return err
 	}
 	sum := sha256.Sum256(data)
 	s.mu.Lock()

@@ -52,12 +52,8 @@ func OpenLazy(ctx context.Context, path string, opts ...memgraph.Option) (*Lazy,
 		}
 		return nil, fmt.Errorf("graph file %s: %w", path, err)
 	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return nil, fmt.Errorf("graph file %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("graph file %s is a directory", path)
+	if _, err := checkRegular(path, real); err != nil {
+		return nil, err
 	}
 	return &Lazy{path: path, opts: opts}, nil
 }
@@ -132,6 +128,9 @@ func (l *Lazy) GraphKey() string {
 
 // peek reads the graph object from the start of the file.
 func (l *Lazy) peek() (datasource.Graph, bool) {
+	if _, err := checkRegular(l.path, l.path); err != nil {
+		return datasource.Graph{}, false // never open a FIFO or a device: it could block
+	}
 	f, err := os.Open(l.path)
 	if err != nil {
 		return datasource.Graph{}, false
