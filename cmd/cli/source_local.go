@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/file"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // openDemo returns the embedded demo graph (key "demo"); changes stay in memory.
@@ -37,6 +39,7 @@ func openFile(ctx context.Context, path string, lockWait time.Duration) (datasou
 		return nil, &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err}
 	}
 	src.LockWait = lockWait
+	src.Notify = func(msg string) { fmt.Fprintln(os.Stderr, "nodius-ai: "+termtext.OneLine(msg)) }
 	src.WrapErr = func(err error) error { return &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err} }
 	return src, nil
 }

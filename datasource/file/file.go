@@ -43,9 +43,16 @@ type Source struct {
 	// file (LockTimeout when zero). Set it before the first write.
 	LockWait time.Duration
 
+	// Notify, when set, is told each notice about the file once: that it is in
+	// the earlier format, which node types' code is unknown. Set it before the
+	// first read (OpenNotify does).
+	Notify func(string)
+
 	mu      sync.Mutex // guards the fields below; never held while calling the store
 	key     string
 	extra   map[string]json.RawMessage
+	format  datasource.Format
+	told    map[string]bool // notices already given
 	mode    fs.FileMode
 	modTime time.Time
 	size    int64
@@ -60,6 +67,12 @@ type Source struct {
 // can. opts are passed on to the underlying memgraph.Store (WithOnChange, say); the
 // commit hook is the file source's own.
 func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, error) {
+	return OpenNotify(ctx, path, nil, opts...)
+}
+
+// OpenNotify is Open with notify told the notices about the file (see
+// Source.Notify).
+func OpenNotify(ctx context.Context, path string, notify func(string), opts ...memgraph.Option) (*Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -73,7 +86,7 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 		}
 		return nil, fmt.Errorf("graph file %s: %w", path, err)
 	}
-	s := &Source{path: path, real: real}
+	s := &Source{path: path, real: real, Notify: notify}
 	doc, spans, st, err := s.read()
 	if err != nil {
 		return nil, err
@@ -147,14 +160,64 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 }
 
 func (s *Source) setLoaded(doc datasource.Document, spans *datasource.Spans, st fs.FileInfo) {
+	s.notify(Notices(s.path, doc)...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if doc.Format != datasource.FormatEarlier {
+		// The file's node records hold no code (a node's code is its type's):
+		// a reader of one record alone (the index cache) would miss it.
+		spans = nil
+	}
 	s.spans = spans
 	s.key = doc.Graph.Key
 	s.extra = doc.Extra
+	s.format = doc.Format
 	s.mode = st.Mode().Perm()
 	s.modTime = st.ModTime()
 	s.size = st.Size()
+}
+
+// Format is the format the file was read in, and is written in.
+func (s *Source) Format() datasource.Format {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.format
+}
+
+// Notices says what a user of the graph file at path should know about doc: that
+// it is in the earlier format (read and written as it is; the convert command
+// converts it), and which node types' code is unknown.
+func Notices(path string, doc datasource.Document) []string {
+	var out []string
+	if doc.Format == datasource.FormatEarlier {
+		out = append(out, fmt.Sprintf("graph file %s is in nodius-ai's earlier format (code on nodes, sheets): it is read, and written back, as it is; `nodius-ai graph convert %s NEW.json` makes a copy in Nodius's own format", path, path))
+	}
+	if n := datasource.MissingTypesNotice(doc.MissingTypes()); n != "" {
+		out = append(out, fmt.Sprintf("graph file %s: %s", path, n))
+	}
+	return out
+}
+
+// notify gives each notice not given yet.
+func (s *Source) notify(notices ...string) {
+	if s.Notify == nil || len(notices) == 0 {
+		return
+	}
+	s.mu.Lock()
+	var fresh []string
+	for _, n := range notices {
+		if !s.told[n] {
+			if s.told == nil {
+				s.told = map[string]bool{}
+			}
+			s.told[n] = true
+			fresh = append(fresh, n)
+		}
+	}
+	s.mu.Unlock()
+	for _, n := range fresh {
+		s.Notify(n)
+	}
 }
 
 // changedOnDisk reports whether the file is not the one last read or written.
@@ -367,13 +430,22 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 		return err
 	}
 	s.mu.Lock()
-	extra, mode := s.extra, s.mode
+	extra, mode, format := s.extra, s.mode, s.format
 	s.mu.Unlock()
+	doc := datasource.DocumentFromSnapshot(next, extra)
+	doc.Format = format
+	typesChanged := false
+	if format == datasource.FormatNodius {
+		var err error
+		if typesChanged, err = CodeToTypes(&doc); err != nil {
+			return fmt.Errorf("graph file %s: %w", s.path, err)
+		}
+	}
 	// Streamed to the temporary file (and the hash that tells our own write from
 	// another's), never held whole: a 100,000-node graph is ~140 MB.
 	h := sha256.New()
 	err := writeAtomic(s.real, mode, func(f io.Writer) error {
-		return datasource.WriteDocument(io.MultiWriter(f, h), datasource.DocumentFromSnapshot(next, extra))
+		return datasource.WriteDocument(io.MultiWriter(f, h), doc)
 	})
 	var pe *fs.PathError
 	if err != nil && !errors.As(err, &pe) {
@@ -392,8 +464,53 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 	}
 	s.mu.Lock()
 	s.modTime, s.size = st.ModTime(), st.Size()
+	if typesChanged {
+		// Every node of a changed type runs the new code: the next read loads
+		// the file again, which gives it to them.
+		s.modTime = time.Time{}
+	}
 	s.mu.Unlock()
 	return nil
+}
+
+// CodeToTypes moves code changes made through nodes of a document in Nodius's
+// format to their types, where Nodius keeps a node's code: the type gets the code
+// (so every node of the type does), and a non-built-in type without a config gets
+// one holding it. changed says whether a type's code changed. Two nodes of one
+// type given different code, or code given to a built-in type's node, is an error.
+func CodeToTypes(doc *datasource.Document) (changed bool, err error) {
+	// A type without config, given code: a config to hold it.
+	idx := make(map[string]int, len(doc.NodeConfigs))
+	for i, c := range doc.NodeConfigs {
+		idx[c.Key] = i
+	}
+	configs := doc.NodeConfigs
+	copied := false
+	for _, n := range doc.Nodes {
+		if _, ok := idx[n.Type]; ok || n.Process == "" || n.Type == "" || datasource.IsBuiltinType(n.Type) {
+			continue
+		}
+		if !copied {
+			configs, copied = append([]datasource.NodeConfig(nil), configs...), true
+		}
+		configs = append(configs, datasource.NodeConfig{Key: n.Type, DisplayName: n.Type, Handles: n.Handles})
+		idx[n.Type] = len(configs) - 1
+	}
+	doc.NodeConfigs = configs
+	changes, err := doc.TypeCodeChanges()
+	if err != nil {
+		return false, err
+	}
+	if len(changes) == 0 {
+		return false, nil
+	}
+	if !copied { // the store's configs are shared: never written in place
+		doc.NodeConfigs = append([]datasource.NodeConfig(nil), doc.NodeConfigs...)
+	}
+	for t, code := range changes {
+		doc.NodeConfigs[idx[t]].Process = code
+	}
+	return true, nil
 }
 
 // Encode writes a graph document the way the file source saves it: two-space

@@ -30,6 +30,8 @@ type Lazy struct {
 	WrapErr func(error) error
 	// LockWait is passed on to the Source (see Source.LockWait).
 	LockWait time.Duration
+	// Notify is passed on to the Source (see Source.Notify).
+	Notify func(string)
 
 	mu     sync.Mutex
 	src    *Source
@@ -65,7 +67,7 @@ func (l *Lazy) open(ctx context.Context) (*Source, error) {
 	if l.src != nil {
 		return l.src, nil
 	}
-	src, err := Open(ctx, l.path, l.opts...)
+	src, err := OpenNotify(ctx, l.path, l.Notify, l.opts...)
 	if err != nil {
 		if l.WrapErr != nil && ctx.Err() == nil {
 			err = l.WrapErr(err)
