@@ -127,17 +127,24 @@ type NodeConfig struct {
 type Format int
 
 const (
+	// FormatAuto, the zero value, is for documents made in memory: they are
+	// written in Nodius's format when that loses nothing (every node's code is
+	// its type's), else in the earlier format. A document read has its format.
+	FormatAuto Format = iota
 	// FormatNodius is Nodius's own model: sheetsList, nested node type configs
 	// holding the code, nodes without code.
-	FormatNodius Format = iota
+	FormatNodius
 	// FormatEarlier is this project's earlier format: code as process on nodes,
 	// sheets, flat configs without code.
 	FormatEarlier
 )
 
 func (f Format) String() string {
-	if f == FormatEarlier {
+	switch f {
+	case FormatEarlier:
 		return "earlier"
+	case FormatNodius:
+		return "nodius"
 	}
-	return "nodius"
+	return "auto"
 }

@@ -11,6 +11,25 @@ import (
 // which retrieval, the read tools, inspect and the pictures read, equal to the code
 // of the node's type, and say plainly which types have no code to show.
 
+// WriteFormat is the format d is written in: its Format, or for FormatAuto
+// Nodius's when every node's code is its type's (nothing would be lost), else the
+// earlier one.
+func (d Document) WriteFormat() Format {
+	if d.Format != FormatAuto {
+		return d.Format
+	}
+	code := make(map[string]string, len(d.NodeConfigs))
+	for _, c := range d.NodeConfigs {
+		code[c.Key] = c.Process
+	}
+	for _, n := range d.Nodes {
+		if n.Process != code[n.Type] {
+			return FormatEarlier
+		}
+	}
+	return FormatNodius
+}
+
 // ResolveCode sets every node's Process to the code of its type's config, or to ""
 // when its type has no config (a built-in type, or one the document lacks).
 func (d *Document) ResolveCode() {

@@ -141,3 +141,23 @@ func TestTypeCodeChanges(t *testing.T) {
 		t.Errorf("code on a type without config: %v", err)
 	}
 }
+
+// A document made in memory is written in Nodius's format only when that loses
+// no node's code.
+func TestWriteFormatAuto(t *testing.T) {
+	d := datasource.Document{
+		Nodes:       []datasource.Node{{Key: "a", Type: "t", Process: "x"}, {Key: "s", Type: "starter"}},
+		NodeConfigs: []datasource.NodeConfig{{Key: "t", Process: "x"}},
+	}
+	if f := d.WriteFormat(); f != datasource.FormatNodius {
+		t.Errorf("code all on types: %v, want nodius", f)
+	}
+	d.Nodes[0].Process = "y"
+	if f := d.WriteFormat(); f != datasource.FormatEarlier {
+		t.Errorf("a node with its own code: %v, want earlier", f)
+	}
+	out, err := datasource.EncodeDocument(d)
+	if err != nil || !strings.Contains(string(out), `"process": "y"`) {
+		t.Errorf("the node's own code was not written: %v\n%s", err, out)
+	}
+}

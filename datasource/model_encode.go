@@ -265,6 +265,7 @@ func longArray[T any](e *encoder, items []T, write func(*T)) {
 }
 
 func (e *encoder) document(d Document) {
+	d.Format = d.WriteFormat()
 	e.open('{')
 	e.key("graph")
 	e.graph(d.Graph, d.Format)

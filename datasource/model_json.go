@@ -45,7 +45,8 @@ func (e *DecodeError) Error() string {
 // sources and of the embedded demo graph. Extra keeps unknown top-level keys.
 //
 // Format is the format the document was read in and is written in: Nodius's own
-// (FormatNodius, the zero value) or this project's earlier one (FormatEarlier).
+// (FormatNodius) or this project's earlier one (FormatEarlier); FormatAuto (the
+// zero value, for documents made in memory) picks one that loses nothing.
 type Document struct {
 	Graph       Graph        `json:"graph"`
 	Nodes       []Node       `json:"nodes"`
@@ -288,8 +289,10 @@ func (c NodeConfig) marshal(f Format) ([]byte, error) {
 	return w.finish()
 }
 
-// MarshalJSON writes graph, nodes, edges, nodeConfigs, then Extra, in d.Format.
+// MarshalJSON writes graph, nodes, edges, nodeConfigs, then Extra, in
+// d.WriteFormat().
 func (d Document) MarshalJSON() ([]byte, error) {
+	d.Format = d.WriteFormat()
 	w := newObjectWriter()
 	g, err := d.Graph.marshal(d.Format)
 	if err != nil {
