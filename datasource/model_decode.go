@@ -734,7 +734,6 @@ func (d *decoder) format() Format {
 	return FormatNodius
 }
 
-
 // DecodeDocument reads a graph file as Document.UnmarshalJSON does, and also says
 // where each node and edge lies in data, so that one can be read again alone.
 func DecodeDocument(data []byte) (Document, Spans, error) {
