@@ -10,6 +10,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/file"
+	"github.com/nodius/nodius-ai/datasource/ndex"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -31,7 +32,10 @@ func openFile(ctx context.Context, path string, lockWait time.Duration) (datasou
 	}
 	// Parsed on first use: with the index cache, retrieval over an unchanged
 	// graph never needs to parse it.
-	src, err := file.OpenLazy(ctx, path)
+	src, err := file.OpenLazyWith(ctx, path, file.Options{
+		Notify: func(msg string) { fmt.Fprintln(os.Stderr, "nodius-ai: "+termtext.OneLine(msg)) },
+		Secret: os.Getenv(ndex.SecretEnv), // a .ndex export's; the server's default when unset
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -39,7 +43,6 @@ func openFile(ctx context.Context, path string, lockWait time.Duration) (datasou
 		return nil, &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err}
 	}
 	src.LockWait = lockWait
-	src.Notify = func(msg string) { fmt.Fprintln(os.Stderr, "nodius-ai: "+termtext.OneLine(msg)) }
 	src.WrapErr = func(err error) error { return &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err} }
 	return src, nil
 }

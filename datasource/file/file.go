@@ -27,6 +27,7 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/datasource/ndex"
 )
 
 // Source is a graph file opened for reading and writing. It implements
@@ -43,6 +44,10 @@ type Source struct {
 	// file (LockTimeout when zero). Set it before the first write.
 	LockWait time.Duration
 
+	// Secret decrypts a .ndex export (ndex.DefaultSecret when empty). Set it
+	// before the first read (OpenWith does).
+	Secret string
+
 	// Notify, when set, is told each notice about the file once: that it is in
 	// the earlier format, which node types' code is unknown. Set it before the
 	// first read (OpenNotify does).
@@ -52,6 +57,7 @@ type Source struct {
 	key     string
 	extra   map[string]json.RawMessage
 	format  datasource.Format
+	export  exportKind      // what kind of export the file is; "" for a graph file
 	told    map[string]bool // notices already given
 	mode    fs.FileMode
 	modTime time.Time
@@ -73,6 +79,17 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 // OpenNotify is Open with notify told the notices about the file (see
 // Source.Notify).
 func OpenNotify(ctx context.Context, path string, notify func(string), opts ...memgraph.Option) (*Source, error) {
+	return OpenWith(ctx, path, Options{Notify: notify}, opts...)
+}
+
+// Options of a graph file source.
+type Options struct {
+	Notify func(string) // see Source.Notify
+	Secret string       // see Source.Secret
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options, opts ...memgraph.Option) (*Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -86,7 +103,7 @@ func OpenNotify(ctx context.Context, path string, notify func(string), opts ...m
 		}
 		return nil, fmt.Errorf("graph file %s: %w", path, err)
 	}
-	s := &Source{path: path, real: real, Notify: notify}
+	s := &Source{path: path, real: real, Notify: o.Notify, Secret: o.Secret}
 	doc, spans, st, err := s.read()
 	if err != nil {
 		return nil, err
@@ -149,17 +166,47 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 	}
 	sum := make(chan [sha256.Size]byte, 1)
 	go func() { sum <- sha256.Sum256(data) }() // on the other CPU while the parse runs
-	doc, spans, err := parse(s.path, data)
+	doc, spans, kind, err := s.decode(data)
 	if err != nil {
+		<-sum
 		return fail(err)
 	}
 	s.mu.Lock()
 	s.sum = <-sum
+	s.export = kind
 	s.mu.Unlock()
-	return doc, &spans, st, nil
+	return doc, spans, st, nil
+}
+
+// decode reads a graph file, a .ndex export or an export's payload.
+func (s *Source) decode(data []byte) (datasource.Document, *datasource.Spans, exportKind, error) {
+	if ndex.IsExport(data) {
+		payload, err := decodeNdex(s.path, data, s.Secret)
+		if err != nil {
+			return datasource.Document{}, nil, notExport, err
+		}
+		doc, err := payloadDocument(s.path, ExportKey(s.path), payload)
+		return doc, nil, ndexExport, err
+	}
+	doc, spans, err := parse(s.path, data)
+	if err != nil && isPayload(err) {
+		if doc, perr := payloadDocument(s.path, ExportKey(s.path), data); perr == nil {
+			return doc, nil, payloadExport, nil
+		}
+	}
+	if err != nil {
+		return datasource.Document{}, nil, notExport, err
+	}
+	return doc, &spans, notExport, nil
 }
 
 func (s *Source) setLoaded(doc datasource.Document, spans *datasource.Spans, st fs.FileInfo) {
+	s.mu.Lock()
+	kind := s.export
+	s.mu.Unlock()
+	if kind != notExport {
+		s.notify(exportNotice(s.path, kind, doc.Graph.Key))
+	}
 	s.notify(Notices(s.path, doc)...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -323,6 +370,12 @@ func (s *Source) write(ctx context.Context, fn func() error) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	s.mu.Lock()
+	kind := s.export
+	s.mu.Unlock()
+	if kind != notExport {
+		return &ReadOnlyError{Path: s.path, Kind: string(kind)}
+	}
 	if _, err := os.Stat(s.real); err != nil {
 		return fmt.Errorf("graph file %s cannot be written: %w", s.path, err)
 	}
