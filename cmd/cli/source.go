@@ -12,13 +12,13 @@ import (
 )
 
 // openSource turns the --source spec into a data source.
-func openSource(ctx context.Context, cfg *config.Config) (datasource.Source, error) {
+func openSource(ctx context.Context, cfg *config.Config, ios *IOStreams) (datasource.Source, error) {
 	spec := cfg.Source
 	switch {
 	case spec == "" || spec == "demo":
 		return openDemo()
 	case strings.HasPrefix(spec, "file:"):
-		return openFile(ctx, strings.TrimPrefix(spec, "file:"), cfg.GraphLockWait)
+		return openFile(ctx, strings.TrimPrefix(spec, "file:"), cfg.GraphLockWait, ios)
 	case strings.HasPrefix(spec, "arango://"), strings.HasPrefix(spec, "arangos://"):
 		return openArango(ctx, cfg, spec)
 	case strings.HasPrefix(spec, "server:"):

@@ -1,9 +1,13 @@
 package file
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -133,4 +137,43 @@ func payloadDocument(name, key string, payload []byte) (datasource.Document, err
 // exportNotice says what an export is and lacks.
 func exportNotice(path string, kind exportKind, key string) string {
 	return fmt.Sprintf("graph file %s is %s: read-only, with no graph key (it is %q, after the file's name) and no node types; `nodius-ai graph convert %s COPY.json` makes a writable copy", path, kind, key, path)
+}
+
+// Load reads the graph file, .ndex export or export payload at path whole, as the
+// source would, and returns it as a document with the notices about it.
+func Load(ctx context.Context, path string, o Options) (datasource.Document, []string, error) {
+	if err := ctx.Err(); err != nil {
+		return datasource.Document{}, nil, err
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return datasource.Document{}, nil, fmt.Errorf("graph file %s does not exist: %w", path, err)
+		}
+		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", path, err)
+	}
+	s := &Source{path: path, real: real, Secret: o.Secret}
+	doc, _, _, err := s.read()
+	if err != nil {
+		return datasource.Document{}, nil, err
+	}
+	var notes []string
+	if s.export != notExport {
+		notes = append(notes, exportNotice(path, s.export, doc.Graph.Key))
+	}
+	return doc, append(notes, Notices(path, doc)...), nil
+}
+
+// Create writes doc as a new graph file at path, atomically, in doc's format; an
+// existing file is replaced only when replace is true.
+func Create(path string, doc datasource.Document, replace bool) error {
+	if !replace {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s already exists: choose another name, or pass --force to replace it", path)
+		}
+	}
+	if err := writeAtomic(path, 0o644, func(w io.Writer) error { return datasource.WriteDocument(w, doc) }); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
 }

@@ -550,6 +550,26 @@ func CodeToTypes(doc *datasource.Document) (changed bool, err error) {
 		idx[n.Type] = len(configs) - 1
 	}
 	doc.NodeConfigs = configs
+	// A node converted from the earlier format whose type has no config (a
+	// built-in one) keeps its code as its own process member.
+	nodesCopied := false
+	for i, n := range doc.Nodes {
+		if _, ok := idx[n.Type]; ok {
+			continue
+		}
+		if _, own := n.Extra["process"]; !own || n.Process == datasource.OwnProcess(n) {
+			continue
+		}
+		if !nodesCopied {
+			doc.Nodes, nodesCopied = append([]datasource.Node(nil), doc.Nodes...), true
+		}
+		extra := make(map[string]json.RawMessage, len(n.Extra))
+		for k, v := range n.Extra {
+			extra[k] = v
+		}
+		extra["process"], _ = json.Marshal(n.Process)
+		doc.Nodes[i].Extra = extra
+	}
 	changes, err := doc.TypeCodeChanges()
 	if err != nil {
 		return false, err
