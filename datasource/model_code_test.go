@@ -232,3 +232,28 @@ func TestToNodiusConflict(t *testing.T) {
 		t.Errorf("ToNodius: %v, want an error naming a and b", err)
 	}
 }
+
+// A node of a Nodius document with a process member of its own keeps it through
+// its in-memory JSON form (undo records, cached copies), beside the code shown.
+func TestNodeOwnProcessSurvivesItsJSON(t *testing.T) {
+	var doc datasource.Document
+	if err := json.Unmarshal([]byte(`{"graph":{"_key":"g","sheetsList":{}},"nodes":[{"_key":"a","type":"t","process":"own"}],
+	  "nodeConfigs":[{"_key":"t","node":{"process":"typed"}}]}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := doc.Nodes[0]
+	if n.Process != "typed" || datasource.OwnProcess(n) != "own" {
+		t.Fatalf("code %q, own %q; want typed, own", n.Process, datasource.OwnProcess(n))
+	}
+	b, err := json.Marshal(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back datasource.Node
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Process != "typed" || datasource.OwnProcess(back) != "own" {
+		t.Errorf("after its JSON: code %q, own %q (%s)", back.Process, datasource.OwnProcess(back), b)
+	}
+}

@@ -32,6 +32,9 @@ type decoder struct {
 	strs map[string]string
 	// What tells the two file formats apart (see Document.Format).
 	sheetsList, earlierSheets, nodeProcess, flatConfig, nestedConfig bool
+	// standalone: decoding one node's in-memory form (Node.UnmarshalJSON), where
+	// ownProcess is the node's own process member.
+	standalone bool
 }
 
 func newDecoder(data []byte) *decoder {
@@ -568,6 +571,10 @@ func (d *decoder) nodeField(out *Node, name []byte) error {
 		return d.size(&out.Size)
 	case "embedding":
 		return d.float32s(&out.Embedding)
+	case ownProcessMember:
+		if d.standalone {
+			return d.extra(&out.Extra, []byte("process"))
+		}
 	}
 	return d.extra(&out.Extra, name)
 }
@@ -796,7 +803,7 @@ func (h *HandleGroup) UnmarshalJSON(data []byte) error {
 // UnmarshalJSON reads the known fields and keeps the others in Extra. Data is free
 // JSON with numbers as json.Number.
 func (n *Node) UnmarshalJSON(data []byte) error {
-	return decodeWhole(data, func(d *decoder) error { return d.node(n) })
+	return decodeWhole(data, func(d *decoder) error { d.standalone = true; return d.node(n) })
 }
 
 // UnmarshalJSON reads the known fields and keeps the others in Extra.

@@ -208,9 +208,12 @@ func (h HandleGroup) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the known fields, process included (the in-memory form, which
-// carries the code resolved from the node's type), then Extra. Embedding is left
-// out when empty.
+// carries the code resolved from the node's type; a process member of the node's
+// own, if any, goes as ownProcess), then Extra. Embedding is left out when empty.
 func (n Node) MarshalJSON() ([]byte, error) { return n.marshal(FormatEarlier) }
+
+// ownProcessMember carries a node's own process member in the in-memory form.
+const ownProcessMember = "ownProcess"
 
 // marshal writes the node as a document in format f holds it: in Nodius's
 // format without process (a node's code is its type's).
@@ -221,6 +224,12 @@ func (n Node) marshal(f Format) ([]byte, error) {
 	w.field("sheet", n.Sheet)
 	if f == FormatEarlier {
 		w.field("process", n.Process)
+		if own, ok := n.Extra["process"]; ok {
+			// The node's own process member beside the code shown (a node of a
+			// Nodius document carrying one): kept under another name, so an undo
+			// record or a cached copy of the node loses neither.
+			w.field(ownProcessMember, own)
+		}
 	}
 	w.field("handles", emptyMap(n.Handles))
 	w.field("data", n.Data)
