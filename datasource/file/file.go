@@ -28,6 +28,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
 	"github.com/nodius/nodius-ai/datasource/ndex"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Source is a graph file opened for reading and writing. It implements
@@ -374,7 +375,10 @@ func (s *Source) write(ctx context.Context, fn func() error) error {
 	kind := s.export
 	s.mu.Unlock()
 	if kind != notExport {
-		return &ReadOnlyError{Path: s.path, Kind: string(kind)}
+		// Classified here, so the person approving reads how to get a writable
+		// copy rather than a bare "read-only".
+		roe := &ReadOnlyError{Path: s.path, Kind: string(kind)}
+		return &fault.Error{Code: fault.Config, Message: roe.Error() + "; nothing was applied", Err: roe}
 	}
 	if _, err := os.Stat(s.real); err != nil {
 		return fmt.Errorf("graph file %s cannot be written: %w", s.path, err)
