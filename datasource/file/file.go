@@ -497,6 +497,7 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 		if typesChanged, err = CodeToTypes(&doc); err != nil {
 			return fmt.Errorf("graph file %s: %w", s.path, err)
 		}
+		fillNodiusFields(&doc)
 	}
 	// Streamed to the temporary file (and the hash that tells our own write from
 	// another's), never held whole: a 100,000-node graph is ~140 MB.
@@ -528,6 +529,67 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 	}
 	s.mu.Unlock()
 	return nil
+}
+
+// fillNodiusFields gives nodes and edges made by nodius-ai the fields Nodius puts
+// on every one, when the file's others have them: graphKey, and a node's
+// typeVersion (its type's version, else 1).
+func fillNodiusFields(doc *datasource.Document) {
+	has := func(extra map[string]json.RawMessage, k string) bool { _, ok := extra[k]; return ok }
+	var nodeKey, nodeVersion, edgeKey bool
+	for _, n := range doc.Nodes {
+		nodeKey = nodeKey || has(n.Extra, "graphKey")
+		nodeVersion = nodeVersion || has(n.Extra, "typeVersion")
+	}
+	for _, e := range doc.Edges {
+		edgeKey = edgeKey || has(e.Extra, "graphKey")
+	}
+	key, _ := json.Marshal(doc.Graph.Key)
+	versions := map[string]json.RawMessage{}
+	for _, c := range doc.NodeConfigs {
+		if v, ok := c.Extra["version"]; ok {
+			versions[c.Key] = v
+		}
+	}
+	with := func(extra map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
+		out := make(map[string]json.RawMessage, len(extra)+1)
+		for ek, ev := range extra {
+			out[ek] = ev
+		}
+		out[k] = v
+		return out
+	}
+	nodesCopied := false
+	for i, n := range doc.Nodes {
+		needKey := nodeKey && !has(n.Extra, "graphKey")
+		needVersion := nodeVersion && !has(n.Extra, "typeVersion")
+		if !needKey && !needVersion {
+			continue
+		}
+		if !nodesCopied {
+			doc.Nodes, nodesCopied = append([]datasource.Node(nil), doc.Nodes...), true
+		}
+		if needKey {
+			doc.Nodes[i].Extra = with(doc.Nodes[i].Extra, "graphKey", key)
+		}
+		if needVersion {
+			v, ok := versions[n.Type]
+			if !ok {
+				v = json.RawMessage("1")
+			}
+			doc.Nodes[i].Extra = with(doc.Nodes[i].Extra, "typeVersion", v)
+		}
+	}
+	edgesCopied := false
+	for i, e := range doc.Edges {
+		if !edgeKey || has(e.Extra, "graphKey") {
+			continue
+		}
+		if !edgesCopied {
+			doc.Edges, edgesCopied = append([]datasource.Edge(nil), doc.Edges...), true
+		}
+		doc.Edges[i].Extra = with(e.Extra, "graphKey", key)
+	}
 }
 
 // CodeToTypes moves code changes made through nodes of a document in Nodius's

@@ -157,3 +157,46 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// A node and an edge made by nodius-ai in a Nodius file get the fields Nodius puts
+// on every one (graphKey, typeVersion) when the file's others have them.
+func TestNodiusFieldsOnNewRecords(t *testing.T) {
+	ctx := context.Background()
+	path := copyFixture(t, "nba-nodius.json")
+	src, err := file.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const g = "testgraph001"
+	if _, err := src.CreateNode(ctx, g, datasource.Node{Key: "n1", Type: "filter", Sheet: "0", Process: mustCode(t, src, g, "filter_active")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.CreateEdge(ctx, g, datasource.Edge{Key: "en1", Sheet: "0", Source: "fetch_api", SourceHandle: "0", Target: "n1", TargetHandle: "0"}); err != nil {
+		t.Fatal(err)
+	}
+	m := decodeGeneric(t, mustRead(t, path))
+	for _, x := range m["nodes"].([]any) {
+		if n := x.(map[string]any); n["_key"] == "n1" {
+			if n["graphKey"] != g {
+				t.Errorf("new node %v lacks graphKey", n)
+			}
+			if _, ok := n["typeVersion"]; ok {
+				t.Errorf("new node %v got a typeVersion no other node of the file has", n)
+			}
+		}
+	}
+	for _, x := range m["edges"].([]any) {
+		if e := x.(map[string]any); e["_key"] == "en1" && e["graphKey"] != g {
+			t.Errorf("new edge %v lacks graphKey", e)
+		}
+	}
+}
+
+func mustCode(t *testing.T, src *file.Source, g, key string) string {
+	t.Helper()
+	n, err := src.Node(context.Background(), g, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.Process
+}
