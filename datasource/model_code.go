@@ -154,7 +154,7 @@ func setExtra(m *map[string]json.RawMessage, k string, v json.RawMessage) {
 // ToNodius converts a document to Nodius's format: the code of each type's nodes
 // moves to the type's config (one made for a type without one), a built-in
 // type's node keeps its code as its own process member (Nodius has no type to
-// hold it). Nodes of one type with different code cannot be converted: Nodius
+// hold it); the bottom side B becomes D. Nodes of one type with different code cannot be converted: Nodius
 // runs one code per type; the error names them. The result's nodes read as d's.
 func (d Document) ToNodius() (Document, error) {
 	if d.Format == FormatNodius {
@@ -170,8 +170,12 @@ func (d Document) ToNodius() (Document, error) {
 	}
 	code := map[string]string{}
 	from := map[string]string{}
+	for i := range out.NodeConfigs {
+		out.NodeConfigs[i].Handles = bottomIsD(out.NodeConfigs[i].Handles)
+	}
 	for i := range out.Nodes {
 		n := &out.Nodes[i]
+		n.Handles = bottomIsD(n.Handles)
 		if IsBuiltinType(n.Type) {
 			if _, hasConfig := idx[n.Type]; !hasConfig {
 				n.Extra = cloneExtra(n.Extra)
@@ -211,6 +215,22 @@ func (d Document) ToNodius() (Document, error) {
 	}
 	out.ResolveCode()
 	return out, nil
+}
+
+// bottomIsD renames the earlier format's bottom side B to Nodius's D (edges name
+// points by id, not side, so they are unchanged); h is not modified.
+func bottomIsD(h map[string]HandleGroup) map[string]HandleGroup {
+	b, ok := h["B"]
+	if _, hasD := h["D"]; !ok || hasD {
+		return h
+	}
+	out := make(map[string]HandleGroup, len(h))
+	for k, v := range h {
+		out[k] = v
+	}
+	delete(out, "B")
+	out["D"] = b
+	return out
 }
 
 func cloneExtra(m map[string]json.RawMessage) map[string]json.RawMessage {

@@ -257,3 +257,18 @@ func TestNodeOwnProcessSurvivesItsJSON(t *testing.T) {
 		t.Errorf("after its JSON: code %q, own %q (%s)", back.Process, datasource.OwnProcess(back), b)
 	}
 }
+
+func TestToNodiusBottomSide(t *testing.T) {
+	d := datasource.Document{Format: datasource.FormatEarlier, Nodes: []datasource.Node{{Key: "a", Type: "starter",
+		Handles: map[string]datasource.HandleGroup{"B": {Point: []datasource.HandlePoint{{ID: "0", Type: "out"}}}}}}}
+	conv, err := d.ToNodius()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := conv.Nodes[0].Handles["D"]; !ok || len(conv.Nodes[0].Handles) != 1 {
+		t.Errorf("handles %v, want the bottom as D", conv.Nodes[0].Handles)
+	}
+	if _, ok := d.Nodes[0].Handles["B"]; !ok {
+		t.Error("the original document was changed")
+	}
+}
