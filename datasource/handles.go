@@ -12,11 +12,15 @@ import (
 // with them (agent/tools.ParseProposal) and the stores apply the approved action with
 // them (memgraph), so a proposal that passes the one cannot fail the other on handles.
 
-// Sides are the sides of a node that handles sit on — left, right, top, bottom — in
-// the order they are listed.
-var Sides = []string{"L", "R", "T", "B"}
+// Sides are the sides of a node that handles sit on, as Nodius names them — L
+// left, R right, T top, D down (bottom), 0 middle — in the order they are listed.
+// (Earlier versions of this client used B for the bottom; Nodius has no B.)
+var Sides = []string{"L", "R", "T", "D", "0"}
 
-// OrderedSides lists the sides of h: L, R, T, B first, then any other, sorted.
+// SideNames says what each of Sides is, for messages and tool descriptions.
+const SideNames = "L (left), R (right), T (top), D (down, the bottom), 0 (middle)"
+
+// OrderedSides lists the sides of h: L, R, T, D, 0 first, then any other, sorted.
 func OrderedSides(h map[string]HandleGroup) []string {
 	var out, other []string
 	for _, s := range Sides {

@@ -15,14 +15,15 @@ func IsBuiltinType(t string) bool {
 	return false
 }
 
-// Graph is a Nodius graph's metadata. Sheets maps sheet id ("0") to its name ("main").
+// Graph is a Nodius graph's metadata. Sheets maps sheet id ("0") to its name
+// ("main"): Nodius's sheetsList (earlier files called it sheets; both are read).
 // Extra keeps fields this client does not know, so a file round-trips unchanged.
 type Graph struct {
 	Key         string            `json:"_key"`
 	Name        string            `json:"name"`
 	Description string            `json:"description"`
 	Workspace   string            `json:"workspace"`
-	Sheets      map[string]string `json:"sheets"`
+	Sheets      map[string]string `json:"sheetsList"`
 	Metadata    map[string]any    `json:"metadata"`
 
 	Extra map[string]json.RawMessage `json:"-"`
@@ -45,7 +46,8 @@ type HandlePoint struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// HandleGroup is the set of points on one side of a node (L, R, T, B).
+// HandleGroup is the set of points on one side of a node: T (top), D (down), R
+// (right), L (left) or 0 (middle), as Nodius names them (see Sides).
 type HandleGroup struct {
 	Position string        `json:"position"`
 	Point    []HandlePoint `json:"point"`
@@ -53,14 +55,24 @@ type HandleGroup struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// Size of a node on the canvas.
+// Size of a node on the canvas. Dynamic (Nodius's size.dynamic) lets the node
+// grow with its content.
 type Size struct {
-	Width  float64 `json:"width"`
-	Height float64 `json:"height"`
+	Width   float64 `json:"width"`
+	Height  float64 `json:"height"`
+	Dynamic bool    `json:"dynamic,omitempty"`
 }
 
-// Node is one workflow step. Process is its JavaScript code; Data is free JSON.
-// Embedding is optional (see the embed command); ContentHash records what was embedded.
+// Node is one workflow step; Data is free JSON. Embedding is optional (see the
+// embed command).
+//
+// Process is the node's JavaScript code as everything downstream reads it. In the
+// Nodius model a node has no code of its own: its code is its type's
+// (NodeConfig.Process), and a document in that format fills Process from the
+// node's type when it is read (ResolveCode) and never writes it on the node; a
+// node whose type has no config has an empty Process (Document.MissingTypes says
+// which types). In this project's earlier format (FormatEarlier) Process is the
+// node's own "process" member.
 type Node struct {
 	Key       string                 `json:"_key"`
 	Type      string                 `json:"type"`
@@ -89,7 +101,11 @@ type Edge struct {
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
-// NodeConfig defines a custom node type of a workspace.
+// NodeConfig defines a custom node type of a workspace (Nodius's NodeTypeConfig):
+// {_key, workspace, displayName, …, node: {type, handles, size, process, …}}.
+// Handles and Process are node.handles and node.process; NodeExtra keeps the other
+// members of node, Extra the other top-level members. Earlier files had flat
+// configs (handles at the top, no node object, no code); they are read too.
 type NodeConfig struct {
 	Key         string                 `json:"_key"`
 	DisplayName string                 `json:"displayName"`
@@ -98,6 +114,37 @@ type NodeConfig struct {
 	Icon        string                 `json:"icon"`
 	Handles     map[string]HandleGroup `json:"handles"`
 	Workspace   string                 `json:"workspace,omitempty"`
+	// Process is the code every node of this type runs (node.process).
+	Process string `json:"process"`
 
-	Extra map[string]json.RawMessage `json:"-"`
+	NodeExtra map[string]json.RawMessage `json:"-"`
+	Extra     map[string]json.RawMessage `json:"-"`
+}
+
+// Format is the graph file format a document was read in; a document is written
+// back in the format it was read in, never converted behind the user's back
+// (the graph convert command converts).
+type Format int
+
+const (
+	// FormatAuto, the zero value, is for documents made in memory: they are
+	// written in Nodius's format when that loses nothing (every node's code is
+	// its type's), else in the earlier format. A document read has its format.
+	FormatAuto Format = iota
+	// FormatNodius is Nodius's own model: sheetsList, nested node type configs
+	// holding the code, nodes without code.
+	FormatNodius
+	// FormatEarlier is this project's earlier format: code as process on nodes,
+	// sheets, flat configs without code.
+	FormatEarlier
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatEarlier:
+		return "earlier"
+	case FormatNodius:
+		return "nodius"
+	}
+	return "auto"
 }

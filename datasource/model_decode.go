@@ -30,6 +30,11 @@ type decoder struct {
 	// strs interns short strings that repeat across a graph (types, sheets,
 	// handle ids and sides), so 100,000 nodes do not hold 100,000 copies of "0".
 	strs map[string]string
+	// What tells the two file formats apart (see Document.Format).
+	sheetsList, earlierSheets, nodeProcess, flatConfig, nestedConfig bool
+	// standalone: decoding one node's in-memory form (Node.UnmarshalJSON), where
+	// ownProcess is the node's own process member.
+	standalone bool
 }
 
 func newDecoder(data []byte) *decoder {
@@ -400,6 +405,12 @@ func (d *decoder) size(dst *Size) error {
 			return d.float64(&dst.Width)
 		case bytes.EqualFold(name, []byte("height")):
 			return d.float64(&dst.Height)
+		case bytes.EqualFold(name, []byte("dynamic")):
+			if d.dec.PeekKind() == 't' || d.dec.PeekKind() == 'f' {
+				tok, err := d.dec.ReadToken()
+				dst.Dynamic = err == nil && tok.Bool()
+				return err
+			}
 		}
 		return d.skip()
 	})
@@ -424,7 +435,26 @@ func (d *decoder) record(field func(name []byte) error, keep func()) error {
 
 func (d *decoder) graph(g *Graph) error {
 	var out Graph
-	return d.record(func(name []byte) error { return d.graphField(&out, name) }, func() { *g = out })
+	sheetsList := false
+	return d.record(func(name []byte) error {
+		if string(name) == "sheetsList" {
+			sheetsList = true
+		}
+		return d.graphField(&out, name)
+	}, func() {
+		// An earlier file names its sheets "sheets"; beside a sheetsList, sheets is
+		// something else (the server's in-memory map), kept as it is.
+		if raw, ok := out.Extra["sheets"]; ok && !sheetsList {
+			var names map[string]string
+			if json.Unmarshal(raw, &names) == nil {
+				out.Sheets = names
+				delete(out.Extra, "sheets")
+				d.earlierSheets = true
+			}
+		}
+		d.sheetsList = d.sheetsList || sheetsList
+		*g = out
+	})
 }
 
 func (d *decoder) graphField(out *Graph, name []byte) error {
@@ -437,7 +467,7 @@ func (d *decoder) graphField(out *Graph, name []byte) error {
 		return d.str(&out.Description)
 	case "workspace":
 		return d.str(&out.Workspace)
-	case "sheets":
+	case "sheetsList":
 		out.Sheets = nil
 		if null, err := d.null(); null || err != nil {
 			return err
@@ -525,6 +555,7 @@ func (d *decoder) nodeField(out *Node, name []byte) error {
 	case "sheet":
 		return d.text(&out.Sheet)
 	case "process":
+		d.nodeProcess = true
 		return d.str(&out.Process)
 	case "handles":
 		return d.handles(&out.Handles)
@@ -540,6 +571,10 @@ func (d *decoder) nodeField(out *Node, name []byte) error {
 		return d.size(&out.Size)
 	case "embedding":
 		return d.float32s(&out.Embedding)
+	case ownProcessMember:
+		if d.standalone {
+			return d.extra(&out.Extra, []byte("process"))
+		}
 	}
 	return d.extra(&out.Extra, name)
 }
@@ -586,10 +621,28 @@ func (d *decoder) nodeConfigField(out *NodeConfig, name []byte) error {
 		return d.str(&out.Category)
 	case "icon":
 		return d.str(&out.Icon)
-	case "handles":
+	case "handles": // an earlier, flat config
+		d.flatConfig = true
 		return d.handles(&out.Handles)
+	case "process":
+		return d.str(&out.Process)
 	case "workspace":
 		return d.str(&out.Workspace)
+	case "node":
+		if k := d.dec.PeekKind(); k != '{' {
+			return d.extra(&out.Extra, name)
+		}
+		d.nestedConfig = true
+		out.NodeExtra = nil
+		return d.object(func(member []byte) error {
+			switch string(member) {
+			case "handles":
+				return d.handles(&out.Handles)
+			case "process":
+				return d.str(&out.Process)
+			}
+			return d.extra(&out.NodeExtra, member)
+		})
 	}
 	return d.extra(&out.Extra, name)
 }
@@ -658,9 +711,34 @@ func (d *decoder) document(doc *Document, spans *Spans) error {
 		return d.extra(&out.Extra, name)
 	})
 	if err == nil {
+		out.Format = d.format()
+		if out.Format == FormatNodius {
+			if d.nodeProcess { // not the node's code here: kept as it is
+				for i := range out.Nodes {
+					if n := &out.Nodes[i]; n.Process != "" {
+						raw, _ := json.Marshal(n.Process)
+						setExtra(&n.Extra, "process", raw)
+					}
+				}
+			}
+			out.ResolveCode()
+		}
 		*doc = out
 	}
 	return err
+}
+
+// format decides which format the document read is in: Nodius's when its graph
+// has a sheetsList or when nothing says otherwise; the earlier one when its sheet
+// names are "sheets", its nodes carry "process" or its configs are flat.
+func (d *decoder) format() Format {
+	switch {
+	case d.sheetsList || d.nestedConfig:
+		return FormatNodius
+	case d.earlierSheets || d.nodeProcess || d.flatConfig:
+		return FormatEarlier
+	}
+	return FormatNodius
 }
 
 // DecodeDocument reads a graph file as Document.UnmarshalJSON does, and also says
@@ -725,7 +803,7 @@ func (h *HandleGroup) UnmarshalJSON(data []byte) error {
 // UnmarshalJSON reads the known fields and keeps the others in Extra. Data is free
 // JSON with numbers as json.Number.
 func (n *Node) UnmarshalJSON(data []byte) error {
-	return decodeWhole(data, func(d *decoder) error { return d.node(n) })
+	return decodeWhole(data, func(d *decoder) error { d.standalone = true; return d.node(n) })
 }
 
 // UnmarshalJSON reads the known fields and keeps the others in Extra.

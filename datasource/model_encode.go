@@ -265,26 +265,27 @@ func longArray[T any](e *encoder, items []T, write func(*T)) {
 }
 
 func (e *encoder) document(d Document) {
+	d.Format = d.WriteFormat()
 	e.open('{')
 	e.key("graph")
-	e.graph(d.Graph)
+	e.graph(d.Graph, d.Format)
 	e.key("nodes")
-	longArray(e, d.Nodes, e.node)
+	longArray(e, d.Nodes, func(n *Node) { e.node(n, d.Format) })
 	e.key("edges")
 	longArray(e, d.Edges, e.edge)
 	e.key("nodeConfigs")
-	longArray(e, d.NodeConfigs, e.nodeConfig)
+	longArray(e, d.NodeConfigs, func(c *NodeConfig) { e.nodeConfig(c, d.Format) })
 	e.extra(d.Extra, "graph", "nodes", "edges", "nodeConfigs")
 	e.close('}')
 }
 
-func (e *encoder) graph(g Graph) {
+func (e *encoder) graph(g Graph, f Format) {
 	e.open('{')
 	e.str("_key", g.Key)
 	e.str("name", g.Name)
 	e.str("description", g.Description)
 	e.str("workspace", g.Workspace)
-	e.key("sheets")
+	e.key(sheetsMember(f))
 	keys := make([]string, 0, len(g.Sheets))
 	for k := range g.Sheets {
 		keys = append(keys, k)
@@ -297,7 +298,7 @@ func (e *encoder) graph(g Graph) {
 	e.close('}')
 	e.key("metadata")
 	e.object(g.Metadata)
-	e.extra(g.Extra, "_key", "name", "description", "workspace", "sheets", "metadata")
+	e.extra(g.Extra, "_key", "name", "description", "workspace", sheetsMember(f), "metadata")
 	e.close('}')
 }
 
@@ -331,12 +332,16 @@ func (e *encoder) handles(h map[string]HandleGroup) {
 	e.close('}')
 }
 
-func (e *encoder) node(n *Node) {
+func (e *encoder) node(n *Node, f Format) {
 	e.open('{')
 	e.str("_key", n.Key)
 	e.str("type", n.Type)
 	e.str("sheet", n.Sheet)
-	e.str("process", n.Process)
+	known := nodeMembers
+	if f == FormatEarlier {
+		e.str("process", n.Process)
+		known = earlierNodeMembers
+	}
 	e.key("handles")
 	e.handles(n.Handles)
 	e.key("data")
@@ -347,6 +352,10 @@ func (e *encoder) node(n *Node) {
 	e.open('{')
 	e.float("width", n.Size.Width)
 	e.float("height", n.Size.Height)
+	if n.Size.Dynamic {
+		e.key("dynamic")
+		e.buf = append(e.buf, "true"...)
+	}
 	e.close('}')
 	if len(n.Embedding) > 0 {
 		e.key("embedding")
@@ -357,9 +366,16 @@ func (e *encoder) node(n *Node) {
 		}
 		e.close(']')
 	}
-	e.extra(n.Extra, "_key", "type", "sheet", "process", "handles", "data", "posX", "posY", "size", "embedding")
+	e.extra(n.Extra, known...)
 	e.close('}')
 }
+
+// The members a node's writer knows, in each format: in Nodius's, a process
+// member is not the node's code (Extra keeps one a file has, written back as is).
+var (
+	nodeMembers        = []string{"_key", "type", "sheet", "handles", "data", "posX", "posY", "size", "embedding"}
+	earlierNodeMembers = append([]string{"process"}, nodeMembers...)
+)
 
 func (e *encoder) edge(x *Edge) {
 	e.open('{')
@@ -374,19 +390,35 @@ func (e *encoder) edge(x *Edge) {
 	e.close('}')
 }
 
-func (e *encoder) nodeConfig(c *NodeConfig) {
+func (e *encoder) nodeConfig(c *NodeConfig, f Format) {
 	e.open('{')
 	e.str("_key", c.Key)
 	e.str("displayName", c.DisplayName)
 	e.str("description", c.Description)
 	e.str("category", c.Category)
 	e.str("icon", c.Icon)
-	e.key("handles")
-	e.handles(c.Handles)
+	if f == FormatEarlier {
+		e.key("handles")
+		e.handles(c.Handles)
+		if c.Process != "" {
+			e.str("process", c.Process)
+		}
+	}
 	if c.Workspace != "" {
 		e.str("workspace", c.Workspace)
 	}
-	e.extra(c.Extra, "_key", "displayName", "description", "category", "icon", "handles", "workspace")
+	if f == FormatEarlier {
+		e.extra(c.Extra, "_key", "displayName", "description", "category", "icon", "handles", "process", "workspace")
+	} else {
+		e.key("node")
+		e.open('{')
+		e.key("handles")
+		e.handles(c.Handles)
+		e.str("process", c.Process)
+		e.extra(c.NodeExtra, "handles", "process")
+		e.close('}')
+		e.extra(c.Extra, "_key", "displayName", "description", "category", "icon", "workspace", "node")
+	}
 	e.close('}')
 }
 

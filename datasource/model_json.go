@@ -43,11 +43,16 @@ func (e *DecodeError) Error() string {
 
 // Document is the graph file format (docs/reference.md): the format of file:PATH
 // sources and of the embedded demo graph. Extra keeps unknown top-level keys.
+//
+// Format is the format the document was read in and is written in: Nodius's own
+// (FormatNodius) or this project's earlier one (FormatEarlier); FormatAuto (the
+// zero value, for documents made in memory) picks one that loses nothing.
 type Document struct {
 	Graph       Graph        `json:"graph"`
 	Nodes       []Node       `json:"nodes"`
 	Edges       []Edge       `json:"edges"`
 	NodeConfigs []NodeConfig `json:"nodeConfigs"`
+	Format      Format       `json:"-"`
 
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -156,14 +161,24 @@ func emptyMap[V any](m map[string]V) map[string]V {
 	return m
 }
 
-// MarshalJSON writes the known fields, then Extra.
-func (g Graph) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes the known fields, then Extra; sheet names as sheetsList.
+func (g Graph) MarshalJSON() ([]byte, error) { return g.marshal(FormatNodius) }
+
+// sheetsMember is the name of the sheet names in format f.
+func sheetsMember(f Format) string {
+	if f == FormatEarlier {
+		return "sheets"
+	}
+	return "sheetsList"
+}
+
+func (g Graph) marshal(f Format) ([]byte, error) {
 	w := newObjectWriter()
 	w.field("_key", g.Key)
 	w.field("name", g.Name)
 	w.field("description", g.Description)
 	w.field("workspace", g.Workspace)
-	w.field("sheets", emptyMap(g.Sheets))
+	w.field(sheetsMember(f), emptyMap(g.Sheets))
 	w.field("metadata", emptyMap(g.Metadata))
 	w.extra(g.Extra)
 	return w.finish()
@@ -192,13 +207,30 @@ func (h HandleGroup) MarshalJSON() ([]byte, error) {
 	return w.finish()
 }
 
-// MarshalJSON writes the known fields, then Extra. Embedding is left out when empty.
-func (n Node) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes the known fields, process included (the in-memory form, which
+// carries the code resolved from the node's type; a process member of the node's
+// own, if any, goes as ownProcess), then Extra. Embedding is left out when empty.
+func (n Node) MarshalJSON() ([]byte, error) { return n.marshal(FormatEarlier) }
+
+// ownProcessMember carries a node's own process member in the in-memory form.
+const ownProcessMember = "ownProcess"
+
+// marshal writes the node as a document in format f holds it: in Nodius's
+// format without process (a node's code is its type's).
+func (n Node) marshal(f Format) ([]byte, error) {
 	w := newObjectWriter()
 	w.field("_key", n.Key)
 	w.field("type", n.Type)
 	w.field("sheet", n.Sheet)
-	w.field("process", n.Process)
+	if f == FormatEarlier {
+		w.field("process", n.Process)
+		if own, ok := n.Extra["process"]; ok {
+			// The node's own process member beside the code shown (a node of a
+			// Nodius document carrying one): kept under another name, so an undo
+			// record or a cached copy of the node loses neither.
+			w.field(ownProcessMember, own)
+		}
+	}
 	w.field("handles", emptyMap(n.Handles))
 	w.field("data", n.Data)
 	w.field("posX", n.PosX)
@@ -227,31 +259,70 @@ func (e Edge) MarshalJSON() ([]byte, error) {
 	return w.finish()
 }
 
-// MarshalJSON writes the known fields, then Extra. Workspace is left out when empty.
-func (c NodeConfig) MarshalJSON() ([]byte, error) {
+// MarshalJSON writes the config as Nodius does (handles and process inside node),
+// then Extra. Workspace is left out when empty.
+func (c NodeConfig) MarshalJSON() ([]byte, error) { return c.marshal(FormatNodius) }
+
+// marshal writes the config in format f: nested, or flat as earlier files had it
+// (process written there only when the config has code).
+func (c NodeConfig) marshal(f Format) ([]byte, error) {
 	w := newObjectWriter()
 	w.field("_key", c.Key)
 	w.field("displayName", c.DisplayName)
 	w.field("description", c.Description)
 	w.field("category", c.Category)
 	w.field("icon", c.Icon)
-	w.field("handles", emptyMap(c.Handles))
+	if f == FormatEarlier {
+		w.field("handles", emptyMap(c.Handles))
+		if c.Process != "" {
+			w.field("process", c.Process)
+		}
+	}
 	if c.Workspace != "" {
 		w.field("workspace", c.Workspace)
 	} else {
 		w.known["workspace"] = true
 	}
+	if f != FormatEarlier {
+		nw := newObjectWriter()
+		nw.field("handles", emptyMap(c.Handles))
+		nw.field("process", c.Process)
+		nw.extra(c.NodeExtra)
+		b, err := nw.finish()
+		if err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+		w.field("node", json.RawMessage(b))
+	}
 	w.extra(c.Extra)
 	return w.finish()
 }
 
-// MarshalJSON writes graph, nodes, edges, nodeConfigs, then Extra.
+// MarshalJSON writes graph, nodes, edges, nodeConfigs, then Extra, in
+// d.WriteFormat().
 func (d Document) MarshalJSON() ([]byte, error) {
+	d.Format = d.WriteFormat()
 	w := newObjectWriter()
-	w.field("graph", d.Graph)
-	w.field("nodes", nonNil(d.Nodes))
+	g, err := d.Graph.marshal(d.Format)
+	if err != nil {
+		return nil, fmt.Errorf("graph: %w", err)
+	}
+	w.field("graph", json.RawMessage(g))
+	nodes := make([]json.RawMessage, len(d.Nodes))
+	for i, n := range d.Nodes {
+		if nodes[i], err = n.marshal(d.Format); err != nil {
+			return nil, fmt.Errorf("nodes[%d]: %w", i, err)
+		}
+	}
+	w.field("nodes", nodes)
 	w.field("edges", nonNil(d.Edges))
-	w.field("nodeConfigs", nonNil(d.NodeConfigs))
+	configs := make([]json.RawMessage, len(d.NodeConfigs))
+	for i, c := range d.NodeConfigs {
+		if configs[i], err = c.marshal(d.Format); err != nil {
+			return nil, fmt.Errorf("nodeConfigs[%d]: %w", i, err)
+		}
+	}
+	w.field("nodeConfigs", configs)
 	w.extra(d.Extra)
 	return w.finish()
 }

@@ -26,7 +26,7 @@ func TestModelRoundTrip(t *testing.T) {
 		in   string
 		into func() any
 	}{
-		{"graph", `{"_key":"g","name":"n","description":"d","workspace":"w","sheets":{"0":"main"},"metadata":{"big":12345678901234567890,"f":1.10},"owner":"u1","zz":[1,2]}`,
+		{"graph", `{"_key":"g","name":"n","description":"d","workspace":"w","sheetsList":{"0":"main"},"metadata":{"big":12345678901234567890,"f":1.10},"owner":"u1","zz":[1,2]}`,
 			func() any { return new(datasource.Graph) }},
 		{"node", `{"_key":"a","type":"api-call","sheet":"0","process":"if (a < b && c > d) {}","handles":{"L":{"position":"separate","point":[{"id":"0","type":"in","accept":"any","color":"red"}],"gap":4}},"data":{"big":98765432109876543210,"list":[1,2.0,{"x":null}],"n":1.50},"posX":1.5,"posY":-2,"size":{"width":200,"height":100},"embedding":[0.25,-1],"_rev":"abc","createdTime":1712345678901}`,
 			func() any { return new(datasource.Node) }},
@@ -34,8 +34,14 @@ func TestModelRoundTrip(t *testing.T) {
 			func() any { return new(datasource.Node) }},
 		{"edge", `{"_key":"e","sheet":"0","source":"a","sourceHandle":"0","target":"b","targetHandle":"1","label":"ok","_from":"x","style":{"dash":true}}`,
 			func() any { return new(datasource.Edge) }},
-		{"config", `{"_key":"api-call","displayName":"API","description":"d","category":"c","icon":"i","handles":{"R":{"position":"fix","point":[]}},"workspace":"w","version":3}`,
+		{"config", `{"_key":"api-call","displayName":"API","description":"d","category":"c","icon":"i","workspace":"w","node":{"handles":{"R":{"position":"fix","point":[]}},"process":"next();","size":{"width":250,"height":180},"type":"api-call"},"version":3}`,
 			func() any { return new(datasource.NodeConfig) }},
+		{"node with dynamic size", `{"_key":"r","type":"starter","sheet":"0","process":"","handles":{"0":{"position":"fix","point":[]}},"data":null,"posX":0,"posY":0,"size":{"width":150,"height":150,"dynamic":true},"graphKey":"g","typeVersion":1}`,
+			func() any { return new(datasource.Node) }},
+		{"document, Nodius's format", `{"graph":{"_key":"g","name":"","description":"","workspace":"","sheetsList":{"0":"main"},"metadata":{},"sheets":{"0":{"nodes":[]}}},"nodes":[{"_key":"a","type":"t","sheet":"0","handles":{},"data":null,"posX":0,"posY":0,"size":{"width":0,"height":0},"graphKey":"g"}],"edges":[],"nodeConfigs":[{"_key":"t","displayName":"","description":"","category":"","icon":"","node":{"handles":{},"process":"x();"}}]}`,
+			func() any { return new(datasource.Document) }},
+		{"document, earlier format", `{"graph":{"_key":"g","name":"","description":"","workspace":"","sheets":{"0":"main"},"metadata":{}},"nodes":[{"_key":"a","type":"t","sheet":"0","process":"y();","handles":{},"data":null,"posX":0,"posY":0,"size":{"width":0,"height":0}}],"edges":[],"nodeConfigs":[{"_key":"t","displayName":"","description":"","category":"","icon":"","handles":{}}]}`,
+			func() any { return new(datasource.Document) }},
 		{"document", `{"graph":{"_key":"g","name":"","description":"","workspace":"","sheets":{},"metadata":{}},"nodes":[],"edges":[],"nodeConfigs":[],"exportedAt":"2024-01-01","version":2}`,
 			func() any { return new(datasource.Document) }},
 	}
@@ -102,7 +108,7 @@ func TestModelDecodeErrors(t *testing.T) {
 		{"size width", `{"size": {"width": true}}`, new(datasource.Node), "size.width", "expected number, got boolean", `true`},
 		{"handle point id", `{"handles": {"L": {"point": [{"id":"0"}, {"id": {"x":1}}]}}}`, new(datasource.Node), "handles.L.point[1].id", "expected string, got object", `{"x":1}`},
 		{"handle points not array", `{"handles": {"R": {"point": "0"}}}`, new(datasource.Node), "handles.R.point", "expected array, got string", `"0"`},
-		{"sheets value", `{"sheets": {"0": "main", "1": 2}}`, new(datasource.Graph), "sheets.1", "expected string, got number", `2`},
+		{"sheetsList value", `{"sheetsList": {"0": "main", "1": 2}}`, new(datasource.Graph), "sheetsList.1", "expected string, got number", `2`},
 		{"metadata", `{"metadata": [1]}`, new(datasource.Graph), "metadata", "expected object, got array", `[1]`},
 		{"document node", "{\"graph\": {\"_key\": \"g\"},\n \"nodes\": [{\"_key\": \"a\"},\n  {\"_key\": \"b\", \"posY\": [1]}]}", new(datasource.Document), "nodes[1].posY", "expected number, got array", `[1]`},
 		{"document edges", `{"edges": {"a": 1}}`, new(datasource.Document), "edges", "expected array, got object", `{"a": 1}`},

@@ -42,7 +42,7 @@ var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 var reasonParam = param{name: "reason", kind: kString, required: true, maxLen: MaxReasonLen,
 	desc: "Why this change is proposed, in one or two sentences in the user's language. The user reads it before approving or rejecting."}
 
-// pointParams and groupParams are the shape of a node's handles: sides (L, R, T, B)
+// pointParams and groupParams are the shape of a node's handles: sides (L, R, T, D, 0)
 // holding groups, groups holding points. The schema of the handles argument is built
 // from them, and parseHandles checks what the model sends against them.
 func pointParams() []param {
@@ -488,18 +488,22 @@ func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Actio
 	return datasource.Action{Type: datasource.CreateNodeAction, CreateNode: p}, nil
 }
 
-// parseHandles reads a handles object strictly — sides L, R, T, B; groups and points
+// parseHandles reads a handles object strictly — sides L, R, T, D, 0; groups and points
 // with no field the schema does not name; points with an id and a direction — then
 // checks it with datasource.CheckHandles, the rules the store applies it with.
 func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasource.HandleGroup, error) {
 	m, err := decodeObject(raw)
 	if err != nil || firstByte(raw) != '{' {
-		return nil, argErr(tool, "%q must be an object of sides (L, R, T, B), got %s", where, describeJSON(raw))
+		return nil, argErr(tool, "%q must be an object of sides (%s), got %s", where, datasource.SideNames, describeJSON(raw))
 	}
 	out := map[string]datasource.HandleGroup{}
 	for _, side := range sortedKeys(m) {
 		if !contains(datasource.Sides, side) {
-			return nil, argErr(tool, "%q has an unknown side %q: the sides are L (left), R (right), T (top), B (bottom)", where, side)
+			hint := ""
+			if side == "B" {
+				hint = " (the bottom is D in Nodius)"
+			}
+			return nil, argErr(tool, "%q has an unknown side %q%s: the sides are %s", where, side, hint, datasource.SideNames)
 		}
 		gw := where + "." + side + "."
 		gm, err := decodeObject(m[side])

@@ -82,8 +82,16 @@ func TestParseProposal(t *testing.T) {
 			errCode: CodeInvalidArgument, errHas: `"handles.L.point[0].id" must be a string`},
 		{name: "create handles extra key", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"L":{"point":[{"id":"0","type":"in","color":1}]}},` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `unknown argument "handles.L.point[0].color"`},
-		{name: "create handles duplicate id", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"R":{"point":[{"id":"0","type":"out"}]},"B":{"point":[{"id":"0","type":"out"}]}},` + why + `}`,
+		{name: "create handles duplicate id", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"R":{"point":[{"id":"0","type":"out"}]},"D":{"point":[{"id":"0","type":"out"}]}},` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `two out points have the id "0"`},
+		{name: "create handles side B is not Nodius's", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"B":{"point":[{"id":"0","type":"out"}]}},` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: `unknown side "B" (the bottom is D in Nodius)`},
+		{name: "create handles sides D and 0", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"0":{"point":[{"id":"0","type":"in"}]},"D":{"point":[{"id":"1","type":"out"}]}},` + why + `}`,
+			check: func(t *testing.T, a datasource.Action) {
+				if h := a.CreateNode.Handles; len(h["0"].Point) != 1 || len(h["D"].Point) != 1 {
+					t.Errorf("handles %+v, want a middle input and a bottom output", h)
+				}
+			}},
 
 		// create_edge
 		{name: "edge valid", tool: ProposeCreateEdge, args: `{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"error-handler","targetHandle":"0","label":"empty",` + why + `}`,

@@ -62,7 +62,7 @@ func (f *Factory) Source(ctx context.Context) (datasource.Source, error) {
 			f.srcErr = err
 			return
 		}
-		f.src, f.srcErr = openSource(ctx, cfg, f.IO.ErrOut)
+		f.src, f.srcErr = openSource(ctx, cfg, f.IO)
 		if c, ok := f.src.(io.Closer); ok {
 			f.closers = append(f.closers, c)
 		}

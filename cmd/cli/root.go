@@ -109,6 +109,7 @@ approve or reject the edits it proposes, and look through past conversations.`,
 		newArangoCmd(f),
 		newMCPCmd(f),
 		newConfigCmd(f),
+		newGraphCmd(f),
 	)
 	sentenceArgs(root)
 	addCompletions(f, root)

@@ -27,6 +27,8 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/datasource/ndex"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Source is a graph file opened for reading and writing. It implements
@@ -43,9 +45,21 @@ type Source struct {
 	// file (LockTimeout when zero). Set it before the first write.
 	LockWait time.Duration
 
+	// Secret decrypts a .ndex export (ndex.DefaultSecret when empty). Set it
+	// before the first read (OpenWith does).
+	Secret string
+
+	// Notify, when set, is told each notice about the file once: that it is in
+	// the earlier format, which node types' code is unknown. Set it before the
+	// first read (OpenNotify does).
+	Notify func(string)
+
 	mu      sync.Mutex // guards the fields below; never held while calling the store
 	key     string
 	extra   map[string]json.RawMessage
+	format  datasource.Format
+	export  exportKind      // what kind of export the file is; "" for a graph file
+	told    map[string]bool // notices already given
 	mode    fs.FileMode
 	modTime time.Time
 	size    int64
@@ -60,6 +74,23 @@ type Source struct {
 // can. opts are passed on to the underlying memgraph.Store (WithOnChange, say); the
 // commit hook is the file source's own.
 func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, error) {
+	return OpenNotify(ctx, path, nil, opts...)
+}
+
+// OpenNotify is Open with notify told the notices about the file (see
+// Source.Notify).
+func OpenNotify(ctx context.Context, path string, notify func(string), opts ...memgraph.Option) (*Source, error) {
+	return OpenWith(ctx, path, Options{Notify: notify}, opts...)
+}
+
+// Options of a graph file source.
+type Options struct {
+	Notify func(string) // see Source.Notify
+	Secret string       // see Source.Secret
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, o Options, opts ...memgraph.Option) (*Source, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -73,7 +104,7 @@ func Open(ctx context.Context, path string, opts ...memgraph.Option) (*Source, e
 		}
 		return nil, fmt.Errorf("graph file %s: %w", path, err)
 	}
-	s := &Source{path: path, real: real}
+	s := &Source{path: path, real: real, Notify: o.Notify, Secret: o.Secret}
 	doc, spans, st, err := s.read()
 	if err != nil {
 		return nil, err
@@ -130,41 +161,111 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 	fail := func(err error) (datasource.Document, *datasource.Spans, fs.FileInfo, error) {
 		return datasource.Document{}, nil, nil, err
 	}
-	st, err := os.Stat(s.real)
+	data, st, err := readRegular(s.path, s.real)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fail(fmt.Errorf("graph file %s does not exist: %w", s.path, err))
-		}
-		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
-	}
-	if st.IsDir() {
-		return fail(fmt.Errorf("graph file %s is a directory", s.path))
-	}
-	data, err := os.ReadFile(s.real)
-	if err != nil {
-		return fail(fmt.Errorf("graph file %s: %w", s.path, err))
+		return fail(err)
 	}
 	sum := make(chan [sha256.Size]byte, 1)
 	go func() { sum <- sha256.Sum256(data) }() // on the other CPU while the parse runs
-	doc, spans, err := parse(s.path, data)
+	doc, spans, kind, err := s.decode(data)
 	if err != nil {
+		<-sum
 		return fail(err)
 	}
 	s.mu.Lock()
 	s.sum = <-sum
+	s.export = kind
 	s.mu.Unlock()
-	return doc, &spans, st, nil
+	return doc, spans, st, nil
+}
+
+// decode reads a graph file, a .ndex export or an export's payload.
+func (s *Source) decode(data []byte) (datasource.Document, *datasource.Spans, exportKind, error) {
+	if ndex.IsExport(data) {
+		payload, err := decodeNdex(s.path, data, s.Secret)
+		if err != nil {
+			return datasource.Document{}, nil, notExport, err
+		}
+		doc, err := payloadDocument(s.path, ExportKey(s.path), payload)
+		return doc, nil, ndexExport, err
+	}
+	doc, spans, err := parse(s.path, data)
+	if err != nil && isPayload(err) {
+		if doc, perr := payloadDocument(s.path, ExportKey(s.path), data); perr == nil {
+			return doc, nil, payloadExport, nil
+		}
+	}
+	if err != nil {
+		return datasource.Document{}, nil, notExport, err
+	}
+	return doc, &spans, notExport, nil
 }
 
 func (s *Source) setLoaded(doc datasource.Document, spans *datasource.Spans, st fs.FileInfo) {
 	s.mu.Lock()
+	kind := s.export
+	s.mu.Unlock()
+	if kind != notExport {
+		s.notify(exportNotice(s.path, kind, doc.Graph.Key))
+	}
+	s.notify(Notices(s.path, doc)...)
+	s.mu.Lock()
 	defer s.mu.Unlock()
+	if doc.Format != datasource.FormatEarlier {
+		// The file's node records hold no code (a node's code is its type's):
+		// a reader of one record alone (the index cache) would miss it.
+		spans = nil
+	}
 	s.spans = spans
 	s.key = doc.Graph.Key
 	s.extra = doc.Extra
+	s.format = doc.Format
 	s.mode = st.Mode().Perm()
 	s.modTime = st.ModTime()
 	s.size = st.Size()
+}
+
+// Format is the format the file was read in, and is written in.
+func (s *Source) Format() datasource.Format {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.format
+}
+
+// Notices says what a user of the graph file at path should know about doc: that
+// it is in the earlier format (read and written as it is; the convert command
+// converts it), and which node types' code is unknown.
+func Notices(path string, doc datasource.Document) []string {
+	var out []string
+	if doc.Format == datasource.FormatEarlier {
+		out = append(out, fmt.Sprintf("graph file %s is in nodius-ai's earlier format (code on nodes, sheets): it is read, and written back, as it is; `nodius-ai graph convert %s NEW.json` makes a copy in Nodius's own format", path, path))
+	}
+	if n := datasource.MissingTypesNotice(doc.MissingTypes()); n != "" {
+		out = append(out, fmt.Sprintf("graph file %s: %s", path, n))
+	}
+	return out
+}
+
+// notify gives each notice not given yet.
+func (s *Source) notify(notices ...string) {
+	if s.Notify == nil || len(notices) == 0 {
+		return
+	}
+	s.mu.Lock()
+	var fresh []string
+	for _, n := range notices {
+		if !s.told[n] {
+			if s.told == nil {
+				s.told = map[string]bool{}
+			}
+			s.told[n] = true
+			fresh = append(fresh, n)
+		}
+	}
+	s.mu.Unlock()
+	for _, n := range fresh {
+		s.Notify(n)
+	}
 }
 
 // changedOnDisk reports whether the file is not the one last read or written.
@@ -270,6 +371,15 @@ func (s *Source) write(ctx context.Context, fn func() error) error {
 	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	s.mu.Lock()
+	kind := s.export
+	s.mu.Unlock()
+	if kind != notExport {
+		// Classified here, so the person approving reads how to get a writable
+		// copy rather than a bare "read-only".
+		roe := &ReadOnlyError{Path: s.path, Kind: string(kind)}
+		return &fault.Error{Code: fault.Config, Message: roe.Error() + "; nothing was applied", Err: roe}
+	}
 	if _, err := os.Stat(s.real); err != nil {
 		return fmt.Errorf("graph file %s cannot be written: %w", s.path, err)
 	}
@@ -289,9 +399,9 @@ func (s *Source) write(ctx context.Context, fn func() error) error {
 // last read or written: time and size alone can miss a quick same-size rewrite by
 // another process. s.wmu and the file lock are held.
 func (s *Source) reloadIfDifferent() error {
-	data, err := os.ReadFile(s.real)
+	data, _, err := readRegular(s.path, s.real)
 	if err != nil {
-		return fmt.Errorf("graph file %s: %w", s.path, err)
+		return err
 	}
 	sum := sha256.Sum256(data)
 	s.mu.Lock()
@@ -377,13 +487,23 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 		return err
 	}
 	s.mu.Lock()
-	extra, mode := s.extra, s.mode
+	extra, mode, format := s.extra, s.mode, s.format
 	s.mu.Unlock()
+	doc := datasource.DocumentFromSnapshot(next, extra)
+	doc.Format = format
+	typesChanged := false
+	if format == datasource.FormatNodius {
+		var err error
+		if typesChanged, err = CodeToTypes(&doc); err != nil {
+			return fmt.Errorf("graph file %s: %w", s.path, err)
+		}
+		fillNodiusFields(&doc)
+	}
 	// Streamed to the temporary file (and the hash that tells our own write from
 	// another's), never held whole: a 100,000-node graph is ~140 MB.
 	h := sha256.New()
 	err := writeAtomic(s.real, mode, func(f io.Writer) error {
-		return datasource.WriteDocument(io.MultiWriter(f, h), datasource.DocumentFromSnapshot(next, extra))
+		return datasource.WriteDocument(io.MultiWriter(f, h), doc)
 	})
 	var pe *fs.PathError
 	if err != nil && !errors.As(err, &pe) {
@@ -402,8 +522,134 @@ func (s *Source) persist(ctx context.Context, graphKey string, next datasource.S
 	}
 	s.mu.Lock()
 	s.modTime, s.size = st.ModTime(), st.Size()
+	if typesChanged {
+		// Every node of a changed type runs the new code: the next read loads
+		// the file again, which gives it to them.
+		s.modTime = time.Time{}
+	}
 	s.mu.Unlock()
 	return nil
+}
+
+// fillNodiusFields gives nodes and edges made by nodius-ai the fields Nodius puts
+// on every one, when the file's others have them: graphKey, and a node's
+// typeVersion (its type's version, else 1).
+func fillNodiusFields(doc *datasource.Document) {
+	has := func(extra map[string]json.RawMessage, k string) bool { _, ok := extra[k]; return ok }
+	var nodeKey, nodeVersion, edgeKey bool
+	for _, n := range doc.Nodes {
+		nodeKey = nodeKey || has(n.Extra, "graphKey")
+		nodeVersion = nodeVersion || has(n.Extra, "typeVersion")
+	}
+	for _, e := range doc.Edges {
+		edgeKey = edgeKey || has(e.Extra, "graphKey")
+	}
+	key, _ := json.Marshal(doc.Graph.Key)
+	versions := map[string]json.RawMessage{}
+	for _, c := range doc.NodeConfigs {
+		if v, ok := c.Extra["version"]; ok {
+			versions[c.Key] = v
+		}
+	}
+	with := func(extra map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
+		out := make(map[string]json.RawMessage, len(extra)+1)
+		for ek, ev := range extra {
+			out[ek] = ev
+		}
+		out[k] = v
+		return out
+	}
+	nodesCopied := false
+	for i, n := range doc.Nodes {
+		needKey := nodeKey && !has(n.Extra, "graphKey")
+		needVersion := nodeVersion && !has(n.Extra, "typeVersion")
+		if !needKey && !needVersion {
+			continue
+		}
+		if !nodesCopied {
+			doc.Nodes, nodesCopied = append([]datasource.Node(nil), doc.Nodes...), true
+		}
+		if needKey {
+			doc.Nodes[i].Extra = with(doc.Nodes[i].Extra, "graphKey", key)
+		}
+		if needVersion {
+			v, ok := versions[n.Type]
+			if !ok {
+				v = json.RawMessage("1")
+			}
+			doc.Nodes[i].Extra = with(doc.Nodes[i].Extra, "typeVersion", v)
+		}
+	}
+	edgesCopied := false
+	for i, e := range doc.Edges {
+		if !edgeKey || has(e.Extra, "graphKey") {
+			continue
+		}
+		if !edgesCopied {
+			doc.Edges, edgesCopied = append([]datasource.Edge(nil), doc.Edges...), true
+		}
+		doc.Edges[i].Extra = with(e.Extra, "graphKey", key)
+	}
+}
+
+// CodeToTypes moves code changes made through nodes of a document in Nodius's
+// format to their types, where Nodius keeps a node's code: the type gets the code
+// (so every node of the type does), and a non-built-in type without a config gets
+// one holding it. changed says whether a type's code changed. Two nodes of one
+// type given different code, or code given to a built-in type's node, is an error.
+func CodeToTypes(doc *datasource.Document) (changed bool, err error) {
+	// A type without config, given code: a config to hold it.
+	idx := make(map[string]int, len(doc.NodeConfigs))
+	for i, c := range doc.NodeConfigs {
+		idx[c.Key] = i
+	}
+	configs := doc.NodeConfigs
+	copied := false
+	for _, n := range doc.Nodes {
+		if _, ok := idx[n.Type]; ok || n.Process == "" || n.Type == "" || datasource.IsBuiltinType(n.Type) {
+			continue
+		}
+		if !copied {
+			configs, copied = append([]datasource.NodeConfig(nil), configs...), true
+		}
+		configs = append(configs, datasource.NodeConfig{Key: n.Type, DisplayName: n.Type, Handles: n.Handles})
+		idx[n.Type] = len(configs) - 1
+	}
+	doc.NodeConfigs = configs
+	// A node converted from the earlier format whose type has no config (a
+	// built-in one) keeps its code as its own process member.
+	nodesCopied := false
+	for i, n := range doc.Nodes {
+		if _, ok := idx[n.Type]; ok {
+			continue
+		}
+		if _, own := n.Extra["process"]; !own || n.Process == datasource.OwnProcess(n) {
+			continue
+		}
+		if !nodesCopied {
+			doc.Nodes, nodesCopied = append([]datasource.Node(nil), doc.Nodes...), true
+		}
+		extra := make(map[string]json.RawMessage, len(n.Extra))
+		for k, v := range n.Extra {
+			extra[k] = v
+		}
+		extra["process"], _ = json.Marshal(n.Process)
+		doc.Nodes[i].Extra = extra
+	}
+	changes, err := doc.TypeCodeChanges()
+	if err != nil {
+		return false, err
+	}
+	if len(changes) == 0 {
+		return false, nil
+	}
+	if !copied { // the store's configs are shared: never written in place
+		doc.NodeConfigs = append([]datasource.NodeConfig(nil), doc.NodeConfigs...)
+	}
+	for t, code := range changes {
+		doc.NodeConfigs[idx[t]].Process = code
+	}
+	return true, nil
 }
 
 // Encode writes a graph document the way the file source saves it: two-space

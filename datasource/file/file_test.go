@@ -125,7 +125,7 @@ func TestMalformedFiles(t *testing.T) {
 			"graph.json:6:12: nodes[2].posX: expected number, got string"},
 		{"handle id", "{\"graph\": {\"_key\": \"g\"}, \"nodes\": [{\"_key\": \"a\", \"handles\": {\"L\": {\"point\": [{\"id\": true}]}}}]}",
 			"graph.json:1:85: nodes[0].handles.L.point[0].id: expected string, got boolean"},
-		{"sheets", "{\"graph\": {\"_key\": \"g\", \"sheets\": [\"main\"]}}", "graph.json:1:35: graph.sheets: expected object, got array"},
+		{"sheetsList", "{\"graph\": {\"_key\": \"g\", \"sheetsList\": [\"main\"]}}", "graph.json:1:39: graph.sheetsList: expected object, got array"},
 		{"no graph", "{\"nodes\": []}", "graph.json:1:1: graph._key: missing or empty"},
 		{"graph without key", "{\"graph\": {\"name\": \"x\"}}", "graph.json:1:11: graph._key: missing or empty"},
 		{"node without key", "{\"graph\": {\"_key\": \"g\"}, \"nodes\": [{\"type\": \"html\"}]}", "graph.json:1:36: nodes[0]._key: missing or empty"},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/datasource/ndex"
 )
 
 // Lazy is a graph file that is parsed only when something reads or changes the
@@ -30,6 +32,10 @@ type Lazy struct {
 	WrapErr func(error) error
 	// LockWait is passed on to the Source (see Source.LockWait).
 	LockWait time.Duration
+	// Notify and Secret are passed on to the Source (see Source.Notify and
+	// Source.Secret).
+	Notify func(string)
+	Secret string
 
 	mu     sync.Mutex
 	src    *Source
@@ -52,14 +58,39 @@ func OpenLazy(ctx context.Context, path string, opts ...memgraph.Option) (*Lazy,
 		}
 		return nil, fmt.Errorf("graph file %s: %w", path, err)
 	}
-	st, err := os.Stat(real)
-	if err != nil {
-		return nil, fmt.Errorf("graph file %s: %w", path, err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("graph file %s is a directory", path)
+	if _, err := checkRegular(path, real); err != nil {
+		return nil, err
 	}
 	return &Lazy{path: path, opts: opts}, nil
+}
+
+// OpenLazyWith is OpenLazy with options. A .ndex export is opened at once: it is
+// small (the server exports at most 10,000 nodes), and a wrong secret must fail
+// here, not be hidden by an index of the graph kept from an earlier run.
+func OpenLazyWith(ctx context.Context, path string, o Options, opts ...memgraph.Option) (*Lazy, error) {
+	l, err := OpenLazy(ctx, path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	l.Notify, l.Secret = o.Notify, o.Secret
+	if isNdexFile(path) {
+		if _, err := l.open(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}
+
+// isNdexFile reports whether the file at path starts as a .ndex export.
+func isNdexFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	return ndex.IsExport(head[:n]) && n == 4
 }
 
 // open parses the file on first use.
@@ -69,7 +100,7 @@ func (l *Lazy) open(ctx context.Context) (*Source, error) {
 	if l.src != nil {
 		return l.src, nil
 	}
-	src, err := Open(ctx, l.path, l.opts...)
+	src, err := OpenWith(ctx, l.path, Options{Notify: l.Notify, Secret: l.Secret}, l.opts...)
 	if err != nil {
 		if l.WrapErr != nil && ctx.Err() == nil {
 			err = l.WrapErr(err)
@@ -132,6 +163,9 @@ func (l *Lazy) GraphKey() string {
 
 // peek reads the graph object from the start of the file.
 func (l *Lazy) peek() (datasource.Graph, bool) {
+	if _, err := checkRegular(l.path, l.path); err != nil {
+		return datasource.Graph{}, false // never open a FIFO or a device: it could block
+	}
 	f, err := os.Open(l.path)
 	if err != nil {
 		return datasource.Graph{}, false

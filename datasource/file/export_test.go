@@ -1,0 +1,75 @@
+package file_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/file"
+	"github.com/nodius/nodius-ai/datasource/ndex"
+)
+
+// The real server's graph export, and its decrypted payload, read as a graph
+// keyed by the file's name, saying what they lack, and never written.
+func TestExports(t *testing.T) {
+	for _, name := range []string{"07-export-graph.ndex", "07-export-graph.payload.json"} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			path := copyFixture(t, name)
+			before := mustRead(t, path)
+			var notices []string
+			src, err := file.OpenWith(ctx, path, file.Options{Notify: func(s string) { notices = append(notices, s) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := file.ExportKey(path)
+			if src.GraphKey() != key || !strings.HasPrefix(key, "07-export-graph") {
+				t.Errorf("graph key %q, want the file's name %q", src.GraphKey(), key)
+			}
+			nodes, err := src.Nodes(ctx, key, "")
+			if err != nil || len(nodes) != 9 {
+				t.Fatalf("%d nodes, %v; want 9", len(nodes), err)
+			}
+			g, _ := src.Graph(ctx, key)
+			if g.SheetName("1") != "data-processing" {
+				t.Errorf("sheet names lost: %v", g.Sheets)
+			}
+			n, err := src.Node(ctx, key, "filter_active")
+			if err != nil || n.Process != "" {
+				t.Errorf("filter_active: code %q, %v; want none (its type is not in the export)", n.Process, err)
+			}
+			all := strings.Join(notices, "\n")
+			for _, want := range []string{"read-only", "no node types", `"filter"`, "unknown", "graph convert"} {
+				if !strings.Contains(all, want) {
+					t.Errorf("notices %q do not say %q", notices, want)
+				}
+			}
+			_, err = src.UpdateNode(ctx, key, "filter_active", map[string]any{"data": map[string]any{"x": 1}})
+			if !errors.Is(err, datasource.ErrReadOnly) || !strings.Contains(err.Error(), "graph convert") {
+				t.Errorf("change to an export: %v, want read-only saying how to get a writable copy", err)
+			}
+			if !bytes.Equal(before, mustRead(t, path)) {
+				t.Error("the export was written")
+			}
+		})
+	}
+}
+
+// Contract: a wrong secret or a damaged export fails with a sentence naming the
+// secret or the decryption — at once, even through the lazy opener.
+func TestExportWrongSecretOrDamaged(t *testing.T) {
+	ctx := context.Background()
+	path := copyFixture(t, "07-export-graph.ndex")
+	_, err := file.OpenLazyWith(ctx, path, file.Options{Secret: "wrong"})
+	if !errors.Is(err, ndex.ErrDecrypt) || !strings.Contains(err.Error(), "secret") || !strings.Contains(err.Error(), "decrypt") {
+		t.Errorf("wrong secret: %v", err)
+	}
+	data := mustRead(t, path)
+	damaged := writeFile(t, string(data[:len(data)-7]), 0o600)
+	if _, err := file.OpenLazyWith(ctx, damaged, file.Options{}); !errors.Is(err, ndex.ErrDamaged) {
+		t.Errorf("truncated export: %v", err)
+	}
+}

@@ -1,0 +1,85 @@
+package file
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// MaxSize is the largest graph file this source reads (1 GiB): a 100,000-node
+// graph is about 140 MB, so anything larger is almost surely not a graph, and
+// reading it whole would exhaust memory before the parse could say so.
+const MaxSize int64 = 1 << 30
+
+// checkRegular says, in one sentence, why the file at real (shown as path) cannot
+// be a graph file: missing, a directory, not a regular file (a device such as
+// /dev/zero, a FIFO, a socket: reading one would never end or would block), or
+// larger than MaxSize. It returns the file's information otherwise.
+func checkRegular(path, real string) (fs.FileInfo, error) {
+	st, err := os.Stat(real)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("graph file %s does not exist: %w", path, err)
+		}
+		return nil, fmt.Errorf("graph file %s: %w", path, err)
+	}
+	return st, checkInfo(path, st)
+}
+
+func checkInfo(path string, st fs.FileInfo) error {
+	switch {
+	case st.IsDir():
+		return fmt.Errorf("graph file %s is a directory", path)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("graph file %s is not a regular file (%s): give the path of a graph JSON file or a .ndex export", path, kindOf(st.Mode()))
+	case st.Size() > MaxSize:
+		return fmt.Errorf("graph file %s is %d bytes, more than the %d a graph file may hold", path, st.Size(), MaxSize)
+	}
+	return nil
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return m.Type().String()
+}
+
+// readRegular reads the regular file at real whole, refusing anything else, and
+// never more than MaxSize bytes even when the file grows while it is read.
+func readRegular(path, real string) ([]byte, fs.FileInfo, error) {
+	if _, err := checkRegular(path, real); err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph file %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat() // the file opened, which may not be the one checked
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph file %s: %w", path, err)
+	}
+	if err := checkInfo(path, st); err != nil {
+		return nil, nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("graph file %s: %w", path, err)
+	}
+	if int64(len(data)) > MaxSize {
+		return nil, nil, fmt.Errorf("graph file %s grew past the %d bytes a graph file may hold while it was read", path, MaxSize)
+	}
+	return data, st, nil
+}

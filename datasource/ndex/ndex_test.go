@@ -1,0 +1,90 @@
+package ndex_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/nodius/nodius-ai/datasource/ndex"
+)
+
+// The export the real server wrote (POST /api/export/graph) decodes with its
+// default secret to the payload recorded beside it.
+func TestDecodeRealExport(t *testing.T) {
+	data, err := os.ReadFile("testdata/07-export-graph.ndex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile("testdata/07-export-graph.payload.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, payload, err := ndex.Decode(data, ndex.DefaultSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ != ndex.Graph {
+		t.Errorf("type %v, want graph", typ)
+	}
+	if !jsonEqual(t, payload, want) {
+		t.Errorf("payload differs from the recorded one:\n%s", payload)
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	payload := []byte(`{"graph":{"name":"x"},"nodes":[],"edges":[]}`)
+	data, err := ndex.Encode(payload, ndex.HTMLGraph, "s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, got, err := ndex.Decode(data, "s3cret")
+	if err != nil || typ != ndex.HTMLGraph || !bytes.Equal(got, payload) {
+		t.Errorf("round trip: %v %q %v", typ, got, err)
+	}
+}
+
+func TestBadExports(t *testing.T) {
+	real, err := os.ReadFile("testdata/07-export-graph.ndex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := func(i int) []byte { b := bytes.Clone(real); b[i] ^= 0x40; return b }
+	cases := []struct {
+		name   string
+		data   []byte
+		secret string
+		want   error
+	}{
+		{"wrong secret", real, "not-the-secret", ndex.ErrDecrypt},
+		{"damaged last block", flip(len(real) - 3), ndex.DefaultSecret, ndex.ErrDecrypt},
+		{"truncated", real[:len(real)-5], ndex.DefaultSecret, ndex.ErrDamaged},
+		{"header only", real[:22], ndex.DefaultSecret, ndex.ErrDamaged},
+		{"bad magic", append([]byte("XDEX"), real[4:]...), ndex.DefaultSecret, ndex.ErrDamaged},
+		{"version 2", func() []byte { b := bytes.Clone(real); b[4] = 2; return b }(), ndex.DefaultSecret, ndex.ErrDamaged},
+		{"type 9", func() []byte { b := bytes.Clone(real); b[5] = 9; return b }(), ndex.DefaultSecret, ndex.ErrDamaged},
+		{"json", []byte(`{"graph":{}}`), ndex.DefaultSecret, ndex.ErrDamaged},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, _, err := ndex.Decode(c.data, c.secret); !errors.Is(err, c.want) {
+				t.Errorf("Decode: %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+func jsonEqual(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
