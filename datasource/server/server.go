@@ -547,6 +547,10 @@ func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, 
 		configs = []datasource.NodeConfig{}
 	}
 	snap.Configs = configs
+	// A node's code is its type's (node.process of the node type): resolved here so
+	// that retrieval, the read tools and the pictures find it.
+	doc := datasource.Document{Nodes: snap.Nodes, NodeConfigs: configs}
+	doc.ResolveCode()
 	return snap, nil
 }
 

@@ -496,3 +496,21 @@ func TestReplayFailureIsSaid(t *testing.T) {
 		t.Errorf("Describe = %q", d)
 	}
 }
+
+// TestNodeCodeComesFromItsType: real nodes carry no code; the source gives each node
+// its type's node.process, so retrieval and the read tools find it.
+func TestNodeCodeComesFromItsType(t *testing.T) {
+	t.Parallel()
+	s, err := servertest.NewSeeded(servertest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	n, err := source(t, s, "tok-alice", nil).Node(context.Background(), servertest.SeedGraphKey, "fetch_api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Type != "api-call" || !strings.Contains(n.Process, "fetch") {
+		t.Fatalf("fetch_api (%s) has code %q, want its type's", n.Type, n.Process)
+	}
+}
