@@ -349,7 +349,7 @@ func TestUndoRestoresAnEdgeBetweenSheets(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	doc["edges"] = append(doc["edges"].([]any), map[string]any{"_key": "across", "graphKey": "demo", "sheet": "0",
+	doc["edges"] = append(doc["edges"].([]any), map[string]any{"_key": "across", "sheet": "0",
 		"source": "filter-active", "sourceHandle": "0", "target": "sort-stats", "targetHandle": "0", "label": ""})
 	b, _ = json.MarshalIndent(doc, "", "  ")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
