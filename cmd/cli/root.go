@@ -108,6 +108,7 @@ approve or reject the edits it proposes, and look through past conversations.`,
 		newArangoCmd(f),
 		newMCPCmd(f),
 		newConfigCmd(f),
+		newAuthCmd(f),
 	)
 	sentenceArgs(root)
 	addCompletions(f, root)

@@ -33,8 +33,13 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 }
 
 // openServer opens a server: source, with the --fallback arango source for graphs
-// the server does not hold in memory, and the --token bearer JWT.
+// the server does not hold in memory, and the bearer JWT cfg.ServerToken chooses
+// for that server (never one meant for another host).
 func openServer(ctx context.Context, cfg *config.Config, url string) (datasource.Source, error) {
+	token, _, err := cfg.ServerToken(url)
+	if err != nil {
+		return nil, err
+	}
 	var fallback datasource.Source
 	if fb := cfg.Fallback; fb != "" {
 		if !strings.HasPrefix(fb, "arango://") && !strings.HasPrefix(fb, "arangos://") {
@@ -47,7 +52,7 @@ func openServer(ctx context.Context, cfg *config.Config, url string) (datasource
 		}
 		fallback = src
 	}
-	s, err := server.New(server.Options{BaseURL: url, Token: cfg.Token, Fallback: fallback,
+	s, err := server.New(server.Options{BaseURL: url, Token: token, Fallback: fallback,
 		MaxBytes: cfg.Limits.MaxSnapshotBytes})
 	if err != nil {
 		if c, ok := fallback.(interface{ Close() error }); ok {
