@@ -26,14 +26,16 @@ type StoredToken func(host string) (token, where string, err error)
 //     thread's record, see OriginThread);
 //   - else the token auth login stored for exactly serverURL's host (scheme, host and
 //     port), asked of c.Stored;
-//   - else none.
+//   - else none (also when serverURL is not an http or https URL with a host).
 //
 // So a token never reaches a host it was not meant for: a configured token goes to
 // the configured server only, a stored token to its own host only.
 func (c *Config) ServerToken(serverURL string) (token, origin string, err error) {
 	host, err := credstore.Host(serverURL)
 	if err != nil {
-		return "", "", &fault.Error{Code: fault.Config, Message: err.Error(), Err: err}
+		// Not an http(s) URL with a host: no token, and the opener says what is wrong
+		// with the URL in its own words.
+		return "", "", nil
 	}
 	if c.Token != "" && c.configuredServer(host) {
 		return c.Token, c.Origins["token"], nil

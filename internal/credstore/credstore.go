@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/zalando/go-keyring"
 )
@@ -47,9 +48,37 @@ type Keyring interface {
 // the store falls back to its file.
 type System struct{}
 
-func (System) Get(s, u string) (string, error) { return keyring.Get(s, u) }
-func (System) Set(s, u, p string) error        { return keyring.Set(s, u, p) }
-func (System) Delete(s, u string) error        { return keyring.Delete(s, u) }
+func (System) Get(s, u string) (string, error) {
+	got := make(chan string, 1)
+	err := bounded(func() error {
+		v, err := keyring.Get(s, u)
+		got <- v
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	return <-got, nil
+}
+func (System) Set(s, u, p string) error { return bounded(func() error { return keyring.Set(s, u, p) }) }
+func (System) Delete(s, u string) error { return bounded(func() error { return keyring.Delete(s, u) }) }
+
+// keyringWait is how long a keyring call may take: a locked keyring can wait for a
+// desktop prompt nobody sees (over SSH); the store then falls back to its file.
+const keyringWait = 10 * time.Second
+
+// bounded runs a keyring call, giving up after keyringWait (the call is left to
+// finish on its own: the libraries take no context).
+func bounded(call func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(keyringWait):
+		return errors.New("the system keyring did not answer")
+	}
+}
 
 // Cred is one server's stored login.
 type Cred struct {
