@@ -136,39 +136,43 @@ func authHTTP(ctx context.Context, server, path, token string, body any) (authAn
 	return a, resp.StatusCode, nil
 }
 
-// refusal says in one sentence why the server refused a token and what to do.
-func refusal(host, why string) string {
+// refusalReason says why a server refused a token, from its error text.
+func refusalReason(why string) string {
 	why = termtext.OneLine(why)
-	again := fmt.Sprintf("run 'nodius-ai auth login --server %s' (with --with-token to keep your web editor session)", host)
-	switch {
-	case strings.Contains(strings.ToLower(why), "revoked"):
-		return fmt.Sprintf("the token for %s was revoked by a newer login of the same user (the web editor or another terminal): %s", host, again)
-	case strings.Contains(strings.ToLower(why), "expired"):
-		return fmt.Sprintf("the token for %s has expired: %s", host, again)
+	switch low := strings.ToLower(why); {
+	case strings.Contains(low, "revoked"):
+		return "was revoked by a newer login of the same user (the web editor or another terminal)"
+	case strings.Contains(low, "expired"):
+		return "has expired"
+	case why == "":
+		return "is refused"
 	}
-	if why == "" {
-		why = "refused"
-	}
-	return fmt.Sprintf("the server %s no longer accepts the token (%s): %s", host, why, again)
+	return "is refused (" + why + ")"
 }
 
-// checkToken asks GET /api/auth/me whether server accepts token.
-func checkToken(ctx context.Context, server, host, token string) (authUser, error) {
+// loginAgain is what to do about a refused token.
+func loginAgain(host string) string {
+	return fmt.Sprintf("run 'nodius-ai auth login --server %s' (--with-token keeps your web editor session)", host)
+}
+
+// checkToken asks GET /api/auth/me whether server accepts token. A refusal is not an
+// error: refused says why (see refusalReason).
+func checkToken(ctx context.Context, server, host, token string) (u authUser, refused string, err error) {
 	a, status, err := authHTTP(ctx, server, "api/auth/me", token, nil)
 	if err != nil {
-		return authUser{}, err
+		return authUser{}, "", err
 	}
 	switch {
 	case status == http.StatusOK && a.Success:
-		return a.User, nil
+		return a.User, "", nil
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		why := a.Error
 		if why == "" {
 			why = a.Message
 		}
-		return authUser{}, &fault.Error{Code: fault.Auth, Message: "auth: " + refusal(host, why)}
+		return authUser{}, refusalReason(why), nil
 	}
-	return authUser{}, &fault.Error{Code: fault.ServerError, Message: fmt.Sprintf("%s answered /api/auth/me with HTTP %d", host, status)}
+	return authUser{}, "", &fault.Error{Code: fault.ServerError, Message: fmt.Sprintf("%s answered /api/auth/me with HTTP %d", host, status)}
 }
 
 type authLoginOptions struct {
@@ -244,13 +248,12 @@ func runAuthLogin(ctx context.Context, f *Factory, o authLoginOptions) error {
 		if token == "" {
 			return usageError("no token on standard input: pipe it in, as in 'nodius-ai auth login --server %s --with-token < token.txt'", host)
 		}
-		u, err := checkToken(ctx, server, host, token)
+		u, refused, err := checkToken(ctx, server, host, token)
 		if err != nil {
-			var fe *fault.Error
-			if errors.As(err, &fe) && fe.Code == fault.Auth {
-				fe.Message = "auth: the server " + host + " refused this token, nothing was stored (" + strings.TrimPrefix(fe.Message, "auth: ") + ")"
-			}
 			return err
+		}
+		if refused != "" {
+			return &fault.Error{Code: fault.Auth, Message: fmt.Sprintf("auth: %s did not accept this token: it %s; nothing was stored", host, refused)}
 		}
 		user = u.Username
 	} else {
@@ -385,24 +388,27 @@ the server still accepts it (GET /api/auth/me). Exits 1 when one is refused.`,
 				}
 				if c.Token == "" {
 					bad = true
-					fmt.Fprintf(w, "✗ %s: %s's token cannot be read from %s — log in again.\n", c.Host, user, where)
+					fmt.Fprintf(w, "✗ %s (%s): the token cannot be read from %s — %s.\n", c.Host, user, where, loginAgain(c.Host))
 					continue
 				}
-				u, err := checkToken(ctx, c.Host, c.Host, c.Token)
+				u, refused, err := checkToken(ctx, c.Host, c.Host, c.Token)
 				switch {
-				case err == nil:
-					if u.Username != "" {
-						user = termtext.OneLine(u.Username)
-					}
-					fmt.Fprintf(w, "✓ %s: logged in as %s (token in %s)\n", c.Host, user, where)
-				default:
+				case err != nil:
 					bad = true
 					msg := err.Error()
 					var fe *fault.Error
 					if errors.As(err, &fe) {
-						msg = strings.TrimPrefix(fe.Message, "auth: ")
+						msg = fe.Message
 					}
-					fmt.Fprintf(w, "✗ %s: %s (as %s, token in %s)\n", c.Host, msg, user, where)
+					fmt.Fprintf(w, "✗ %s (%s, token in %s): %s\n", c.Host, user, where, termtext.OneLine(msg))
+				case refused != "":
+					bad = true
+					fmt.Fprintf(w, "✗ %s (%s, token in %s): the token %s — %s.\n", c.Host, user, where, refused, loginAgain(c.Host))
+				default:
+					if u.Username != "" {
+						user = termtext.OneLine(u.Username)
+					}
+					fmt.Fprintf(w, "✓ %s: logged in as %s (token in %s)\n", c.Host, user, where)
 				}
 			}
 			if bad {
