@@ -283,3 +283,65 @@ func TestImportedThreadSourceGetsNoCredential(t *testing.T) {
 		t.Errorf("the thread's recorded host got %d requests, with a credential: %v", n, auth)
 	}
 }
+
+// A thread started here on a server keeps its recorded source, but the configured
+// token (NODIUS_AI_TOKEN) is for the configured server only: drawing the thread's
+// pictures sends it nothing; once auth login stored a token for exactly that
+// server, that token (and only it) goes there.
+func TestRecordedSourceGetsOnlyItsOwnStoredToken(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t)
+	rec.handle = rec.fakeAuth
+	db := filepath.Join(t.TempDir(), "threads.db")
+	env := map[string]string{"NODIUS_AI_DB": db, "NODIUS_AI_TOKEN": "my-secret-token",
+		"XDG_CONFIG_HOME": t.TempDir(), "NODIUS_AI_KEYRING": "off"}
+	s, err := threads.Open(t.Context(), db, threads.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := s.CreateThread(t.Context(), convo.Thread{GraphKey: "g1", Workspace: "default", Source: "server:" + rec.srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := convo.ToolCall{ID: "call_1", Name: "propose_create_node", Arguments: `{}`}
+	for _, m := range []*convo.Message{
+		{ThreadID: th.ID, Role: convo.User, Content: "add a node"},
+		{ThreadID: th.ID, Role: convo.Assistant, Status: convo.Complete, ToolCalls: []convo.ToolCall{call}},
+	} {
+		if err := s.SaveMessage(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = s.SaveProposal(t.Context(), convo.Proposal{ID: call.ID, ThreadID: th.ID, ToolCallID: call.ID, Tool: call.Name, Decision: convo.Pending,
+		Action: datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{TypeKey: "t", Sheet: "0"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Close()
+	showPictures := func() {
+		t.Helper()
+		runCLI(t, "", env, "threads", "show", th.ID, "--pictures")
+	}
+	showPictures()
+	if _, auth := rec.counts(); len(auth) != 0 {
+		t.Fatalf("the thread's recorded server got a credential it was not issued: %v", auth)
+	}
+	if _, err := http.Post(rec.srv.URL+"/api/auth/login", "application/json", strings.NewReader(`{"username":"alice","password":"pw"}`)); err != nil {
+		t.Fatal(err)
+	}
+	tok := rec.valid()
+	if _, errOut, code := runCLI(t, tok+"\n", env, "auth", "login", "--server", rec.srv.URL, "--with-token"); code != 0 {
+		t.Fatalf("login: %d %s", code, errOut)
+	}
+	before := len(func() []string { _, a := rec.counts(); return a }())
+	showPictures()
+	_, auth := rec.counts()
+	for _, a := range auth {
+		if strings.Contains(a, "my-secret-token") {
+			t.Errorf("the configured token reached the thread's server: %s", a)
+		}
+	}
+	if len(auth) == before {
+		t.Errorf("the stored token for the thread's own server was not used: %v", auth)
+	}
+}
