@@ -152,6 +152,10 @@ type Config struct {
 	DB        string // threads database path
 	Sync      string // arango URL for thread sync, "" when off
 
+	// Stored is where auth login's tokens are looked up by host (nil: none); see
+	// ServerToken, the only way a token for a server is chosen.
+	Stored StoredToken
+
 	Role          string // viewer | editor | admin
 	MaxToolRounds int
 	CacheTTL      time.Duration

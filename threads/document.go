@@ -218,6 +218,9 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 		if err != nil {
 			return err
 		}
+		if err := markImported(ctx, tx, t.ID); err != nil {
+			return err
+		}
 		for i := range msgs {
 			m := &msgs[i]
 			if m.Role == convo.Tool {
@@ -348,6 +351,9 @@ func (s *Store) importLocal(ctx context.Context, doc Document, o ImportOptions) 
 			t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CachedTokens, t.Usage.CostUSD, t.MessageCount,
 			ms(t.CreatedAt), ms(t.UpdatedAt))
 		if err != nil {
+			return err
+		}
+		if err := markImported(ctx, tx, t.ID); err != nil {
 			return err
 		}
 		msgOf := map[string]int64{} // tool call id -> the assistant message that made it

@@ -121,7 +121,17 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 	if cfg.Fallback != "" {
 		add("fallback", config.RedactURL(cfg.Fallback), origin("fallback", ""))
 	}
-	add("token", secret(cfg.Token), origin("token", ""))
+	// The token the configured server would get: the configured one, else auth
+	// login's for that host; never shown, only where it comes from.
+	tokVal, tokFrom := secret(cfg.Token), origin("token", "")
+	if srv := cfg.ConfiguredServer(); srv != "" {
+		if tok, from, err := cfg.ServerToken(srv); err == nil {
+			tokVal, tokFrom = secret(tok), from
+		}
+	} else if cfg.Token != "" {
+		tokFrom += " (sent to no server: none is configured)"
+	}
+	add("token", tokVal, tokFrom)
 	if cfg.WSURL != "" {
 		add("ws-url", config.RedactURL(cfg.WSURL), origin("ws-url", ""))
 	}

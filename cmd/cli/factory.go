@@ -50,6 +50,9 @@ func (f *Factory) Config() (*config.Config, error) {
 			opts.ConfigPath = opts.Flags["config"]
 		}
 		f.cfg, f.cfgErr = config.Load(opts)
+		if f.cfgErr == nil {
+			f.cfg.Stored = f.storedToken
+		}
 	})
 	return f.cfg, f.cfgErr
 }

@@ -40,7 +40,11 @@ func writeProposalPictures(ctx context.Context, f *Factory, w io.Writer, tr thre
 	}
 	// A display changes nothing: the thread's source is drawn from even when another
 	// is configured, and stderr says so.
-	overridden, err := f.useThreadSource(tr.Thread, false)
+	overridden, err := f.useThreadSource(ctx, tr.Thread, false)
+	if isUntrustedSource(err) {
+		fmt.Fprintf(w, "\n(no pictures: %s)\n", termtext.OneLine(err.Error()))
+		return nil
+	}
 	if err != nil {
 		return err
 	}

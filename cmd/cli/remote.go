@@ -53,7 +53,11 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 		logger.Warn("no data source to preview proposals", "error", err.Error())
 		src = nil
 	}
-	c, err := remote.New(remote.Options{BaseURL: url, WSURL: cfg.WSURL, Token: cfg.Token, Logger: logger,
+	token, _, err := cfg.ServerToken(url)
+	if err != nil {
+		return nil, err
+	}
+	c, err := remote.New(remote.Options{BaseURL: url, WSURL: cfg.WSURL, Token: token, Logger: logger,
 		MaxFrameBytes: remoteFrameBytes(cfg.Limits), MaxHTTPBytes: cfg.Limits.WithDefaults().MaxSnapshotBytes})
 	if err != nil {
 		return nil, err

@@ -110,6 +110,7 @@ approve or reject the edits it proposes, and look through past conversations.`,
 		newMCPCmd(f),
 		newConfigCmd(f),
 		newGraphCmd(f),
+		newAuthCmd(f),
 	)
 	sentenceArgs(root)
 	addCompletions(f, root)

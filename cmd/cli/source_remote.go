@@ -33,17 +33,22 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 	return src, nil
 }
 
-// openServer opens a server: source with the --token bearer JWT. It reads the live
-// graph (the saved state and the editing messages since) and applies approved
-// changes through the server's editing socket. What the user should know about a
-// read (only the saved state could be had) is said once on errOut. --fallback is
-// not used: the server reads its own database.
+// openServer opens a server: source with the bearer JWT cfg.ServerToken chooses for
+// that server (never one meant for another host). It reads the live graph (the
+// saved state and the editing messages since) and applies approved changes through
+// the server's editing socket. What the user should know about a read (only the
+// saved state could be had) is said once on errOut. --fallback is not used: the
+// server reads its own database.
 func openServer(ctx context.Context, cfg *config.Config, url string, errOut io.Writer) (datasource.Source, error) {
+	token, _, err := cfg.ServerToken(url)
+	if err != nil {
+		return nil, err
+	}
 	notice := func(msg string) { fmt.Fprintln(errOut, "nodius-ai: note: "+termtext.OneLine(msg)) }
 	if cfg.Fallback != "" {
 		notice("--fallback is ignored with a server: source: the Nodius server reads its own database")
 	}
-	s, err := server.New(server.Options{BaseURL: url, WSURL: cfg.WSURL, Token: cfg.Token, MaxBytes: cfg.Limits.MaxSnapshotBytes, Notice: notice})
+	s, err := server.New(server.Options{BaseURL: url, WSURL: cfg.WSURL, Token: token, MaxBytes: cfg.Limits.MaxSnapshotBytes, Notice: notice})
 	if err != nil {
 		return nil, err
 	}

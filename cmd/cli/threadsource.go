@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // sourceSpec names a data source without credentials, as a thread records it: a
@@ -118,8 +120,21 @@ func (f *Factory) adoptThreadSource(ctx context.Context, threadArg string, stric
 	if err != nil {
 		return "", err
 	}
-	_, err = f.useThreadSource(th, strict)
+	_, err = f.useThreadSource(ctx, th, strict)
 	return id, err
+}
+
+// untrustedSourceError is why a thread's recorded source was not used: the thread
+// came from a document (threads import, threads sync --pull), so its source was
+// written by someone else.
+type untrustedSourceError struct{ msg string }
+
+func (e *untrustedSourceError) Error() string { return e.msg }
+
+// isUntrustedSource reports whether err is an untrustedSourceError.
+func isUntrustedSource(err error) bool {
+	var u *untrustedSourceError
+	return errors.As(err, &u)
 }
 
 // useThreadSource makes th's recorded source the one in effect when none was typed
@@ -131,7 +146,17 @@ func (f *Factory) adoptThreadSource(ctx context.Context, threadArg string, stric
 // usage error naming both; without, the thread's wins and overridden is that
 // configured source (for the caller to say so). Threads that recorded no source keep
 // the source in effect. It must run before the source is opened.
-func (f *Factory) useThreadSource(th convo.Thread, strict bool) (overridden string, err error) {
+//
+// A source adopted this way is marked config.OriginThread: the configured token is
+// never sent to it (only a token auth login stored for exactly its host is, see
+// config.ServerToken).
+//
+// A thread imported or pulled from a document (threads.Store.Imported) is not
+// trusted: its recorded source, which someone else wrote, is used only when the
+// user names it — typed as --source, or the configured source itself. Otherwise this
+// is a usage error (an untrustedSourceError) that says how, and nothing has been
+// sent anywhere.
+func (f *Factory) useThreadSource(ctx context.Context, th convo.Thread, strict bool) (overridden string, err error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return "", err
@@ -141,20 +166,36 @@ func (f *Factory) useThreadSource(th convo.Thread, strict bool) (overridden stri
 	}
 	// The built-in default (the demo graph) is no choice: the thread's source wins.
 	configured := cfg.Source != "" && (cfg.Source != config.DefaultSource || f.IO.Getenv("NODIUS_AI_SOURCE") != "")
-	if configured && sourceSpec(cfg.Source) != th.Source {
+	if configured && sourceSpec(cfg.Source) == th.Source {
+		return "", nil // the user's own configuration names it
+	}
+	if th.Source != "demo" {
+		store, err := f.Store(ctx)
+		if err != nil {
+			return "", err
+		}
+		imported, err := store.Imported(ctx, th.ID)
+		if err != nil {
+			return "", err
+		}
+		if imported {
+			return "", &ExitError{Code: ExitUsage, Err: &untrustedSourceError{fmt.Sprintf(
+				"thread %s was imported (threads import or threads sync --pull), so its recorded source %s is not trusted and nothing was sent there; "+
+					"to use it, name it yourself with --source %s",
+				th.ID, termtext.OneLine(th.Source), termtext.OneLine(th.Source))}}
+		}
+	}
+	if configured {
 		if strict {
 			return "", &ExitError{Code: ExitUsage, Err: fmt.Errorf(
 				"thread %s works on %s, but the source in effect is %s (from NODIUS_AI_SOURCE or the config file); pass --source to choose one",
 				th.ID, th.Source, sourceSpec(cfg.Source))}
 		}
 		overridden = sourceSpec(cfg.Source)
-		cfg.Source = th.Source
-		return overridden, nil
 	}
-	if !configured {
-		cfg.Source = th.Source
-	}
-	return "", nil
+	cfg.Source = th.Source
+	cfg.Origins["source"] = config.OriginThread
+	return overridden, nil
 }
 
 // demoNote is what a change applied to the embedded demo graph means.
