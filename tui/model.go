@@ -303,19 +303,32 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, m.ctrlC()
 		}
 		now := m.now()
-		quiet := now.Sub(m.lastKey)
+		prev := m.lastKey
+		quiet := now.Sub(prev)
 		m.lastKey = now
 		m.quitArmed, m.st.note = false, ""
 		if m.dlg == nil {
 			return m, m.key(msg)
 		}
-		if d, ok := m.dlg.(*proposalDialog); ok && d.guarding(now, quiet) {
-			// Typed in a stream of keys, or before the dialog could be read: it was
-			// meant for the input, never for the decision.
-			if msg.Text != "" {
-				return m, m.in.update(msg)
+		if d, ok := m.dlg.(*proposalDialog); ok {
+			switch {
+			case quiet >= proposalGuard:
+				d.typing = false
+			case prev.Before(d.opened):
+				d.typing = true // a stream of keys begun before the dialog opened
 			}
-			return m, nil
+			// Scrolling decides nothing, so it is never guarded: arrows always
+			// scroll, and j/k do unless they continue a word being typed.
+			reading := isScrollKey(msg.String()) && (msg.Text == "" || !d.typing)
+			if !reading && d.guarding(now, quiet) {
+				// Typed in a stream of keys, or before the dialog could be read: it
+				// was meant for the input, never for the decision.
+				if msg.Text != "" {
+					d.typing = true
+					return m, m.in.update(msg)
+				}
+				return m, nil
+			}
 		}
 	}
 	if m.dlg != nil {
@@ -447,7 +460,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+p" && m.pending != nil {
 		// Reopening is a key no one types as text: a word typed in the input can
 		// never bring the dialog back and decide with its next letter.
-		m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.now())
+		m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.opts.Source, m.now())
 		return m.loadPicture(*m.pending)
 	}
 	if m.in.empty() {
@@ -704,7 +717,7 @@ func (m *Model) openProposal(p *convo.Proposal) {
 	cp := *p
 	m.pending = &cp
 	m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision"})
-	m.dlg = newProposalDialog(m.lk, cp, m.sheets, m.now())
+	m.dlg = newProposalDialog(m.lk, cp, m.sheets, m.opts.Source, m.now())
 	m.st.state = "waiting for approval"
 }
 
@@ -1177,11 +1190,12 @@ func (m *Model) proposalLayout(d dialog, w, h int) string {
 		return clipHeight(lipgloss.JoinHorizontal(lipgloss.Top, left, " ", right), h)
 	}
 	// The dialog takes its natural height when the conversation keeps 3 lines or
-	// more above it; else it gets at least 12 lines (all of a small terminal).
+	// more above it; else it gets at least 12 lines, and all of a small terminal
+	// (40×18), where reading the change comes first.
 	keep := 0
 	if nat := strings.Count(d.Render(w, h), "\n") + 1; nat+3 <= h {
 		keep = h - nat
-	} else if h >= 14 {
+	} else if h >= 18 {
 		keep = min(max(3, h/4), h-12)
 	}
 	box := d.Render(w, h-keep)
