@@ -38,7 +38,9 @@ func openSized(t *testing.T, clk *fakeClock, p *convo.Proposal, w, h int) (*Mode
 	fr := &fakeRunner{}
 	m := newTestModel(t, Options{Runner: fr, GraphKey: "demo", Source: longSource, NoColor: true, Now: clk.Now})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-	startQuestion(t, m, "use v2")
+	typeText(m, "use v2")
+	clk.Advance(50 * time.Millisecond)
+	press(m, "enter")
 	feed(m, convo.Event{Type: convo.EventThread, ThreadID: "t1"}, tok("Here is the new code."), convo.Event{Type: convo.EventProposal, Proposal: p})
 	end(m, agent.Result{ThreadID: "t1", Proposal: p}, nil)
 	if _, ok := m.dlg.(*proposalDialog); !ok {

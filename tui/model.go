@@ -78,6 +78,7 @@ type Model struct {
 	// decidedAlways: the decision said "yes for this thread" to the type shown.
 	decidedAlways bool
 	lastKey       time.Time // the last key pressed: a proposal dialog decides only after a quiet pause
+	typedAt       time.Time // when the last key typed into the input was: j/k right after it type, not scroll
 	lastReq       *agent.SendRequest
 	lastErr       *convo.Error
 	sawProp       bool
@@ -308,23 +309,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.lastKey = now
 		m.quitArmed, m.st.note = false, ""
 		if m.dlg == nil {
+			if msg.Text != "" {
+				m.typedAt = now
+			}
 			return m, m.key(msg)
 		}
 		if d, ok := m.dlg.(*proposalDialog); ok {
-			switch {
-			case quiet >= proposalGuard:
-				d.typing = false
-			case prev.Before(d.opened):
-				d.typing = true // a stream of keys begun before the dialog opened
-			}
 			// Scrolling decides nothing, so it is never guarded: arrows always
 			// scroll, and j/k do unless they continue a word being typed.
-			reading := isScrollKey(msg.String()) && (msg.Text == "" || !d.typing)
+			typing := quiet < proposalGuard && !prev.IsZero() && m.typedAt.Equal(prev)
+			reading := isScrollKey(msg.String()) && (msg.Text == "" || !typing)
 			if !reading && d.guarding(now, quiet) {
 				// Typed in a stream of keys, or before the dialog could be read: it
 				// was meant for the input, never for the decision.
 				if msg.Text != "" {
-					d.typing = true
+					m.typedAt = now
 					return m, m.in.update(msg)
 				}
 				return m, nil
