@@ -197,6 +197,9 @@ func (d *proposalDialog) buildBody(w int) []string {
 	if d.pic != nil {
 		body = append(append(body, ""), d.pic.render(th, w)...)
 	}
+	for len(body) > 1 && strings.TrimSpace(ansi.Strip(body[len(body)-1])) == "" {
+		body = body[:len(body)-1] // no blank rows to scroll to at the end
+	}
 	return wrapStyled(body, w)
 }
 

@@ -86,7 +86,7 @@ var helpSections = []struct {
 		{"r", "reject"},
 		{"f", "reject with feedback"},
 		{"A", "approve, and this kind always in this thread"},
-		{"↑ ↓ j k", "scroll the change"},
+		{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"},
 		{"esc", "decide later"},
 	}},
 	{"Threads (ctrl+t)", []helpEntry{
