@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -116,7 +117,7 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		*d.feedback, cmd = d.feedback.Update(k)
 		return false, cmd
 	}
-	if d.scroll.scrollKey(k.String()) {
+	if d.scroll.scrollKey(k) {
 		return false, nil // reading is never guarded; deciding is
 	}
 	if now.Sub(d.opened) < proposalGuard {
@@ -125,16 +126,17 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 	// The decision names the proposal shown: if another one is pending by now,
 	// nothing is decided.
 	shown := convo.Decision{ProposalID: d.p.ID, Digest: d.p.Digest}
-	switch k.String() {
-	case "a":
+	km := proposalKeys
+	switch {
+	case key.Matches(k, km.Approve):
 		shown.Approved = true
 		return true, emit(decisionMsg{shown})
-	case "A":
+	case key.Matches(k, km.Always):
 		shown.Approved, shown.AlwaysForThread = true, true
 		return true, emit(decisionMsg{shown})
-	case "r":
+	case key.Matches(k, km.Reject):
 		return true, emit(decisionMsg{shown})
-	case "f":
+	case key.Matches(k, km.Feedback):
 		ti := textinput.New()
 		ti.Placeholder = "what should change instead?"
 		ti.Prompt = "feedback> "
@@ -142,7 +144,7 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		ti.Focus()
 		d.feedback = &ti
 		return false, nil
-	case "esc", "q":
+	case key.Matches(k, km.Later):
 		return true, emit(dismissProposalMsg{})
 	}
 	return false, nil
@@ -159,10 +161,12 @@ func (d *proposalDialog) Render(width, height int) string {
 		d.feedback.SetWidth(w - 12)
 		foot = []string{"", d.feedback.View(), th.dim.Render("enter send · esc back")}
 	} else {
-		pairs := [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "reject with feedback"},
-			{"A", "approve, always for " + string(d.p.Action.Type) + " here"}, {"esc", "decide later"}}
+		km := proposalKeys
+		pairs := [][2]string{pair(km.Approve, ""), pair(km.Reject, ""), pair(km.Feedback, ""),
+			pair(km.Always, "approve, always for "+string(d.p.Action.Type)+" here"), pair(km.Later, "")}
 		if w < 60 { // narrow: the short words, so the change keeps its room
-			pairs = [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "feedback"}, {"A", "always"}, {"esc", "later"}}
+			pairs = [][2]string{pair(km.Approve, ""), pair(km.Reject, ""), pair(km.Feedback, "feedback"),
+				pair(km.Always, "always"), pair(km.Later, "later")}
 		}
 		hints := keyHints(th, w, pairs)
 		foot = append([]string{""}, strings.Split(hints, "\n")...)
@@ -218,6 +222,14 @@ func sourceLines(th theme, source string, w int) []string {
 		lines[i] = th.statusKey.Render(l)
 	}
 	return lines
+}
+
+// pair is a binding's key and its words for a key line (what, when not "").
+func pair(b key.Binding, what string) [2]string {
+	if what == "" {
+		what = b.Help().Desc
+	}
+	return [2]string{b.Help().Key, what}
 }
 
 // diffLines renders an action as a graph diff: + added, − removed, ~ changed.

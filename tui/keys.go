@@ -81,14 +81,8 @@ var helpSections = []struct {
 		{"ctrl+z", "undo the last applied change (asks first)"},
 		{"? f1", "this help (? on an empty input)"},
 	}},
-	{"Proposal dialog", []helpEntry{
-		{"a", "approve"},
-		{"r", "reject"},
-		{"f", "reject with feedback"},
-		{"A", "approve, and this kind always in this thread"},
-		{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"},
-		{"esc", "decide later"},
-	}},
+	{"Proposal dialog", append(helpOf(proposalKeys.decisionBindings()...),
+		helpEntry{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"})},
 	{"Threads (ctrl+t)", []helpEntry{
 		{"type", "filter by title or id"},
 		{"↑ ↓", "select"},
@@ -232,6 +226,48 @@ func helpLines(th theme, inner int) []string {
 			line.WriteString(cell)
 		}
 		out[r] = strings.TrimRight(line.String(), " ")
+	}
+	return out
+}
+
+// proposalKeyMap is the proposal dialog's keys: its Update dispatches on them with
+// key.Matches, and its key line and the help screen are drawn from them, so what
+// is shown is what works.
+type proposalKeyMap struct {
+	Approve, Always, Reject, Feedback, Later key.Binding
+	Up, Down, PageUp, PageDown, Home, End    key.Binding
+}
+
+// proposalKeys is the one proposal keymap (read only).
+var proposalKeys = proposalKeyMap{
+	Approve:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
+	Always:   key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "approve, and this kind always in this thread")),
+	Reject:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
+	Feedback: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "reject with feedback")),
+	Later:    key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "decide later")),
+	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑ k", "scroll up")),
+	Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓ j", "scroll down")),
+	PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll a page up")),
+	PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll a page down")),
+	Home:     key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "to the start")),
+	End:      key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "to the end")),
+}
+
+// scrollBindings are the keys that only move the view: never guarded.
+func (k proposalKeyMap) scrollBindings() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
+}
+
+// decisionBindings are the keys that decide, in the order the dialog lists them.
+func (k proposalKeyMap) decisionBindings() []key.Binding {
+	return []key.Binding{k.Approve, k.Reject, k.Feedback, k.Always, k.Later}
+}
+
+// helpOf lists bindings as help entries.
+func helpOf(bs ...key.Binding) []helpEntry {
+	out := make([]helpEntry, len(bs))
+	for i, b := range bs {
+		out[i] = helpEntry{b.Help().Key, b.Help().Desc}
 	}
 	return out
 }

@@ -317,7 +317,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			// Scrolling decides nothing, so it is never guarded: arrows always
 			// scroll, and j/k do unless they continue a word being typed.
 			typing := quiet < proposalGuard && !prev.IsZero() && m.typedAt.Equal(prev)
-			reading := isScrollKey(msg.String()) && (msg.Text == "" || !typing)
+			reading := isScrollKey(msg) && (msg.Text == "" || !typing)
 			if !reading && d.guarding(now, quiet) {
 				// Typed in a stream of keys, or before the dialog could be read: it
 				// was meant for the input, never for the decision.

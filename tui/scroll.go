@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -18,21 +21,23 @@ type scroller struct {
 	last   int // the highest offset of the last drawing
 }
 
-// scrollKey moves the position for a scroll key and reports whether k was one.
-// Scroll keys decide nothing, so no keystroke guard ever holds them back.
-func (s *scroller) scrollKey(k string) bool {
-	switch k {
-	case "up", "k":
+// scrollKey moves the position for a scroll key of proposalKeys and reports
+// whether k was one. Scroll keys decide nothing, so no keystroke guard ever holds
+// them back.
+func (s *scroller) scrollKey(k tea.KeyPressMsg) bool {
+	km := proposalKeys
+	switch {
+	case key.Matches(k, km.Up):
 		s.offset--
-	case "down", "j":
+	case key.Matches(k, km.Down):
 		s.offset++
-	case "pgup":
+	case key.Matches(k, km.PageUp):
 		s.offset -= 10
-	case "pgdown":
+	case key.Matches(k, km.PageDown):
 		s.offset += 10
-	case "home":
+	case key.Matches(k, km.Home):
 		s.offset = 0
-	case "end":
+	case key.Matches(k, km.End):
 		s.offset = s.last
 	default:
 		return false
@@ -42,12 +47,8 @@ func (s *scroller) scrollKey(k string) bool {
 }
 
 // isScrollKey reports the keys scrollKey takes.
-func isScrollKey(k string) bool {
-	switch k {
-	case "up", "k", "down", "j", "pgup", "pgdown", "home", "end":
-		return true
-	}
-	return false
+func isScrollKey(k tea.KeyPressMsg) bool {
+	return key.Matches(k, proposalKeys.scrollBindings()...)
 }
 
 // view is the part of body shown in room lines, saying what is above and below.

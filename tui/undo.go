@@ -120,7 +120,7 @@ func (d *undoDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		case "esc", "n", "q":
 			return true, nil
 		}
-		if d.scroll.scrollKey(msg.String()) {
+		if d.scroll.scrollKey(msg) {
 			return false, nil // reading is never guarded; confirming is
 		}
 		p := d.shown
