@@ -123,11 +123,11 @@ func New(opts Options) *Model {
 		hdr:    newHeader(lk, graph, opts.Source, model),
 		tr:     newTranscript(),
 		in:     newInput(th),
-		st:     &statusBar{lk: lk, state: "idle", window: opts.ContextWindow, priced: opts.Priced},
+		st:     &statusBar{lk: lk, state: phaseIdle, window: opts.ContextWindow, priced: opts.Priced},
 		badges: map[string]*entry{},
 	}
 	if opts.Runner == nil {
-		m.st.state = "no provider"
+		m.st.state = phaseNoProvider
 	}
 	return m
 }
@@ -490,7 +490,7 @@ func (m *Model) stop() {
 		return
 	}
 	m.stopping = true
-	m.st.state = "stopping"
+	m.st.state = phaseStopping
 	m.run.cancel()
 }
 
@@ -551,7 +551,7 @@ func (m *Model) start(call func(context.Context, func(convo.Event)) (agent.Resul
 	m.run = r
 	m.lastErr, m.sawErr, m.sawProp, m.stopping = nil, false, false, false
 	m.st.busy, m.st.retry = true, nil
-	m.st.setState(stateLabel(convo.StateRetrieving), m.now())
+	m.st.setState(phaseRetrieving, m.now())
 	m.runStart, m.gotData, m.attempts = m.now(), false, 0
 	return tea.Batch(cmd, m.ensureTick())
 }
@@ -647,23 +647,23 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 			}
 			m.st.retry = &retryInfo{attempt: ev.Attempt, attempts: ev.Attempts, at: m.now().Add(ev.Wait), cause: cause}
 			m.attempts = ev.Attempt
-			m.st.setState("waiting", m.now())
+			m.st.setState(phaseRetryWait, m.now())
 			break
 		}
-		m.st.setState(stateLabel(ev.State), m.now())
+		m.st.setState(phaseOf(ev.State), m.now())
 	case convo.EventToken:
 		m.assistant().text.WriteString(ev.Text)
-		m.st.setState("streaming", m.now())
+		m.st.setState(phaseStreaming, m.now())
 		m.gotData = true
 	case convo.EventReasoning:
 		m.assistant().reasoning.WriteString(ev.Text)
-		m.st.setState("thinking", m.now())
+		m.st.setState(phaseThinking, m.now())
 		m.gotData = true
 	case convo.EventToolStart:
 		m.closeAnswer(aDone)
 		e := m.tr.add(newBadge(m.lk, ev.ToolCall))
 		m.badges[ev.ToolCall.ID] = e
-		m.st.setState("running "+strip(ev.ToolCall.Name), m.now())
+		m.st.setTool(strip(ev.ToolCall.Name), m.now())
 	case convo.EventToolResult:
 		e := m.badges[ev.ToolCall.ID]
 		if e == nil {
@@ -725,7 +725,7 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 	case stopped || interrupted:
 		m.closeAnswer(aStopped)
 		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "■ stopped — the partial answer is kept"})
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 	case err != nil:
 		m.closeAnswer(aDone)
 		if m.deciding != nil {
@@ -744,11 +744,11 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 			m.showError(ce)
 		} else {
 			m.lastErr = ce
-			m.st.state = "error"
+			m.st.state = phaseError
 		}
 	default:
 		m.closeAnswer(aDone)
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 		if m.deciding != nil {
 			// A runtime that did not report the outcome (the server's assistant).
 			if res.Decided != nil {
@@ -765,7 +765,7 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 			m.openProposal(res.Proposal)
 		}
 		if m.pending != nil {
-			m.st.state = "waiting for approval"
+			m.st.state = phaseWaitingApproval
 		}
 	}
 	if m.quitting {
@@ -780,7 +780,7 @@ func (m *Model) showError(ce *convo.Error) {
 		ce = &convo.Error{Code: convo.CodeInternal, Message: "the run failed"}
 	}
 	m.lastErr = ce
-	m.st.state = "error"
+	m.st.state = phaseError
 	text := fmt.Sprintf("× %s: %s", ce.Code, m.errorWords(ce))
 	if hint := errorHint(ce, m.opts.ConfigHelp); hint != "" {
 		text += "\n" + hint
@@ -825,22 +825,6 @@ func errorHint(ce *convo.Error, cfgHelp string) string {
 	return ""
 }
 
-func stateLabel(s convo.State) string {
-	switch s {
-	case convo.StateRetrieving:
-		return "retrieving"
-	case convo.StateWaiting:
-		return "thinking"
-	case convo.StateStreaming:
-		return "streaming"
-	case convo.StateTool:
-		return "running tool"
-	case convo.StateRetrying:
-		return "retrying"
-	}
-	return string(s)
-}
-
 // switchThread opens another thread ("" starts a new one).
 func (m *Model) switchThread(id string) tea.Cmd {
 	if m.run != nil {
@@ -863,7 +847,7 @@ func (m *Model) newThread() {
 	m.badges = map[string]*entry{}
 	m.st.usage, m.st.lastPrompt = convo.Usage{}, 0
 	if m.opts.Runner != nil {
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 	}
 	m.hdr.setTitle("")
 	m.welcome()
@@ -893,9 +877,9 @@ func (m *Model) onThreadOpened(msg threadOpenedMsg) {
 	m.asked, m.deciding = nil, nil
 	if m.pending != nil {
 		m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(*m.pending) + " — waiting for your decision (ctrl+p to review it)"})
-		m.st.state = "waiting for approval"
+		m.st.state = phaseWaitingApproval
 	} else if m.opts.Runner != nil {
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 	}
 	if len(m.tr.entries) == 0 {
 		m.welcome()

@@ -22,7 +22,7 @@ func (m *Model) openProposal(p *convo.Proposal) {
 	m.pending = &cp
 	m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision"})
 	m.dlg = newProposalDialog(m.lk, cp, m.sheets, m.opts.Source, m.now())
-	m.st.state = "waiting for approval"
+	m.st.state = phaseWaitingApproval
 }
 
 // pendingLoadedMsg carries the thread's pending proposal, read again after a
@@ -54,7 +54,7 @@ func (m *Model) onPendingLoaded(msg pendingLoadedMsg) {
 	cp := *msg.p
 	m.pending = &cp
 	m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision (ctrl+p to review it)"})
-	m.st.state = "waiting for approval"
+	m.st.state = phaseWaitingApproval
 }
 
 // settleAsked turns the "waiting for your decision" line into a plain record of
