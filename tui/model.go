@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -299,7 +300,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+c" {
+		if key.Matches(msg, m.km.Quit) {
 			return m, m.ctrlC()
 		}
 		now := m.now()
@@ -369,14 +370,15 @@ func (m *Model) ctrlC() tea.Cmd {
 	return tea.Quit
 }
 
-// key handles a key press when no dialog is open.
+// key handles a key press when no dialog is open, dispatching on the keymap that
+// also draws the help screen.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
 	if m.in.menuKey(k) {
 		return nil
 	}
-	switch s {
-	case "esc":
+	km := m.km
+	switch {
+	case key.Matches(k, km.Stop):
 		if m.run != nil {
 			m.stop()
 			return nil
@@ -387,11 +389,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.tr.unfocus()
 		return nil
-	case "ctrl+d":
-		if m.in.empty() { // as in a shell: Ctrl+D on an empty line quits
-			return m.ctrlC()
-		}
-	case "enter":
+	case key.Matches(k, km.QuitEmpty) && m.in.empty(): // as in a shell: Ctrl+D on an empty line quits
+		return m.ctrlC()
+	case key.Matches(k, km.Send):
 		if m.in.empty() {
 			if b := m.tr.focused(); b != nil && b.state != bRunning {
 				m.dlg = newResultViewer(m.lk, b)
@@ -399,77 +399,62 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return m.send()
-	case "f1":
+	case key.Matches(k, km.Help) && (k.String() != "?" || m.in.empty()): // ? on an empty input, f1 always
 		m.dlg = &helpDialog{lk: m.lk, km: m.km}
 		return nil
-	case "ctrl+x":
+	case key.Matches(k, km.Reasoning):
 		m.toggleReasoning()
 		return nil
-	case "ctrl+y":
+	case key.Matches(k, km.CopyAnswer):
 		if a := m.tr.lastAnswer(); a != "" {
 			return copyText(a, "last answer")
 		}
 		m.st.note = "no answer to copy yet"
 		return nil
-	case "alt+y":
+	case key.Matches(k, km.CopyCode):
 		if c := m.tr.lastCodeBlock(); c != "" {
 			return copyText(c, "last code block")
 		}
 		m.st.note = "no code block to copy"
 		return nil
-	case "ctrl+o":
+	case key.Matches(k, km.Editor):
 		if m.run != nil {
 			m.st.note = "wait for the answer, or esc to stop it"
 			return nil
 		}
 		return openEditor(m.in.value(), m.opts.getenv)
-	case "ctrl+r":
+	case key.Matches(k, km.Retry):
 		return m.retry()
-	case "ctrl+z":
+	case key.Matches(k, km.Undo):
 		return m.undoKey()
-	case "ctrl+t":
+	case key.Matches(k, km.Threads):
 		p, cmd := newPicker(m.lk, m.opts.Threads, m.opts.GraphKey, m.threadID)
 		m.dlg = p
 		return cmd
-	case "pgup":
+	case key.Matches(k, km.ScrollUp):
 		m.tr.scroll(max(1, m.transcriptHeight()-2))
 		return nil
-	case "pgdown":
+	case key.Matches(k, km.ScrollDown):
 		m.tr.scroll(-max(1, m.transcriptHeight()-2))
 		return nil
-	case "ctrl+end":
+	case key.Matches(k, km.Bottom) && (k.String() != "end" || m.in.empty()): // end on an empty input, ctrl+end always
 		m.tr.toBottom()
 		return nil
-	case "tab":
+	case key.Matches(k, km.BadgeNext):
 		m.tr.focusBadge(-1)
 		return nil
-	case "shift+tab":
+	case key.Matches(k, km.BadgePrev):
 		m.tr.focusBadge(1)
 		return nil
-	case "up", "down":
-		dir := -1
-		if s == "down" {
-			dir = 1
-		}
-		if m.in.recall(dir) {
-			return nil
-		}
-	}
-	if s == "ctrl+p" && m.pending != nil {
+	case key.Matches(k, km.HistoryUp) && m.in.recall(-1):
+		return nil
+	case key.Matches(k, km.HistoryDown) && m.in.recall(1):
+		return nil
+	case key.Matches(k, km.Proposal) && m.pending != nil:
 		// Reopening is a key no one types as text: a word typed in the input can
 		// never bring the dialog back and decide with its next letter.
 		m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.opts.Source, m.now())
 		return m.loadPicture(*m.pending)
-	}
-	if m.in.empty() {
-		switch s {
-		case "?":
-			m.dlg = &helpDialog{lk: m.lk, km: m.km}
-			return nil
-		case "end":
-			m.tr.toBottom()
-			return nil
-		}
 	}
 	return m.in.update(k)
 }
