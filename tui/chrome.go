@@ -75,7 +75,8 @@ type statusBar struct {
 	priced     bool // the endpoint's price is known: show the cost
 	mode       hintMode
 	newBelow   bool // scrolled up while output arrived
-	state      string
+	state      phase
+	tool       string // the tool running, in phaseTool
 	busy       bool
 	frame      int
 	usage      convo.Usage
@@ -144,16 +145,26 @@ type retryInfo struct {
 }
 
 // setState changes the state label and restarts the elapsed time.
-func (s *statusBar) setState(label string, now time.Time) {
-	if s.state != label {
-		s.state, s.since = label, now
+func (s *statusBar) setState(p phase, now time.Time) {
+	if s.state != p {
+		s.state, s.since, s.tool = p, now, ""
+	}
+}
+
+// setTool is setState(phaseTool) naming the tool that runs.
+func (s *statusBar) setTool(name string, now time.Time) {
+	if s.state != phaseTool || s.tool != name {
+		s.state, s.since, s.tool = phaseTool, now, name
 	}
 }
 
 // stateText is the state with what the user needs while waiting: how long it has
 // been, which attempt this is, and how long until the next one.
 func (s *statusBar) stateText() string {
-	state := s.state
+	state := s.state.String()
+	if s.state == phaseTool && s.tool != "" {
+		state = "running " + s.tool
+	}
 	if !s.busy {
 		return state
 	}
@@ -188,7 +199,7 @@ func (s *statusBar) Render(width int) string {
 	switch {
 	case s.loading != "" && !s.busy:
 		state = s.loading + "…"
-	case s.loading != "" && s.state == stateLabel(convo.StateRetrieving):
+	case s.loading != "" && s.state == phaseRetrieving:
 		// A question sent while the graph loads waits for it: say what it waits on.
 		state = s.loading + "… · " + state
 	}

@@ -128,12 +128,12 @@ func TestGraphLoadsWhileTyping(t *testing.T) {
 	}
 	// A question sent now waits for the graph: the status bar says what on.
 	m.st.busy = true
-	m.st.setState("retrieving", time.Now())
+	m.st.setState(phaseRetrieving, time.Now())
 	if v := view(m); !strings.Contains(v, "indexing 100000 nodes… · retrieving") {
 		t.Fatalf("a question waiting for the load does not say so:\n%s", v)
 	}
 	m.st.busy = false
-	m.st.setState("idle", time.Now())
+	m.st.setState(phaseIdle, time.Now())
 	close(nodes.release)
 	deadline := time.After(10 * time.Second)
 	for m.in.nodes.len() == 0 {

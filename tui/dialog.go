@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/changetext"
 )
 
 // dialog is every modal the TUI shows (proposal, thread picker, help) behind one
@@ -67,13 +69,17 @@ func (d *proposalDialog) guarding(now time.Time, quiet time.Duration) bool {
 	return now.Sub(d.opened) < proposalGuard || quiet < proposalGuard
 }
 
-// proposalDialog previews a proposal as a graph diff and takes the decision.
+// proposalDialog previews a proposal and takes the decision. It shows first what
+// matters most: the action, the source it is written to (always on screen), the
+// reason, then the line diff and the picture, every line reachable by scrolling.
 type proposalDialog struct {
 	lk       *look
 	p        convo.Proposal
 	sheets   map[string]string
+	source   string // where the change is written: "file:/tmp/g.json", "demo (embedded)"
 	opened   time.Time
-	offset   int
+	scroll   scroller
+	typing   bool             // the keys now coming continue a word typed for the input
 	feedback *textinput.Model // non-nil while typing feedback
 	pic      *changePicture   // the change drawn on the graph, above the text diff (picture.go)
 
@@ -84,8 +90,8 @@ type proposalDialog struct {
 	bodyDark bool
 }
 
-func newProposalDialog(lk *look, p convo.Proposal, sheets map[string]string, now time.Time) *proposalDialog {
-	return &proposalDialog{lk: lk, p: p, sheets: sheets, opened: now}
+func newProposalDialog(lk *look, p convo.Proposal, sheets map[string]string, source string, now time.Time) *proposalDialog {
+	return &proposalDialog{lk: lk, p: p, sheets: sheets, source: source, opened: now}
 }
 
 func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
@@ -111,22 +117,26 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		*d.feedback, cmd = d.feedback.Update(k)
 		return false, cmd
 	}
+	if d.scroll.scrollKey(k) {
+		return false, nil // reading is never guarded; deciding is
+	}
 	if now.Sub(d.opened) < proposalGuard {
 		return false, nil // typed before the dialog could be read
 	}
 	// The decision names the proposal shown: if another one is pending by now,
 	// nothing is decided.
 	shown := convo.Decision{ProposalID: d.p.ID, Digest: d.p.Digest}
-	switch k.String() {
-	case "a":
+	km := proposalKeys
+	switch {
+	case key.Matches(k, km.Approve):
 		shown.Approved = true
 		return true, emit(decisionMsg{shown})
-	case "A":
+	case key.Matches(k, km.Always):
 		shown.Approved, shown.AlwaysForThread = true, true
 		return true, emit(decisionMsg{shown})
-	case "r":
+	case key.Matches(k, km.Reject):
 		return true, emit(decisionMsg{shown})
-	case "f":
+	case key.Matches(k, km.Feedback):
 		ti := textinput.New()
 		ti.Placeholder = "what should change instead?"
 		ti.Prompt = "feedback> "
@@ -134,16 +144,8 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		ti.Focus()
 		d.feedback = &ti
 		return false, nil
-	case "esc", "q":
+	case key.Matches(k, km.Later):
 		return true, emit(dismissProposalMsg{})
-	case "up", "k":
-		d.offset = max(0, d.offset-1)
-	case "down", "j":
-		d.offset++
-	case "pgup":
-		d.offset = max(0, d.offset-10)
-	case "pgdown":
-		d.offset += 10
 	}
 	return false, nil
 }
@@ -152,54 +154,82 @@ func (d *proposalDialog) Render(width, height int) string {
 	th := d.lk.th
 	w := max(20, min(width, 100)-4)
 	if d.body == nil || d.bodyW != w || d.bodyDark != th.dark {
-		d.body, d.bodyW, d.bodyDark = diffLines(th, d.p.Action, d.sheets, w), w, th.dark
-		if d.pic != nil {
-			d.body = append(slices.Clip(d.pic.render(th, w)), d.body...)
-		}
-		if r := strings.TrimSpace(strip(d.p.Reason)); r != "" {
-			d.body = append(d.body, "", th.dim.Render("Reason:"))
-			d.body = append(d.body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)
-		}
-		d.body = wrapStyled(d.body, w)
+		d.body, d.bodyW, d.bodyDark = d.buildBody(w), w, th.dark
 	}
-	body := d.body
 	var foot []string
 	if d.feedback != nil {
 		d.feedback.SetWidth(w - 12)
 		foot = []string{"", d.feedback.View(), th.dim.Render("enter send · esc back")}
 	} else {
-		pairs := [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "reject with feedback"},
-			{"A", "approve, always for " + string(d.p.Action.Type) + " here"}, {"esc", "decide later"}}
+		km := proposalKeys
+		pairs := [][2]string{pair(km.Approve, ""), pair(km.Reject, ""), pair(km.Feedback, ""),
+			pair(km.Always, "approve, always for "+string(d.p.Action.Type)+" here"), pair(km.Later, "")}
 		if w < 60 { // narrow: the short words, so the change keeps its room
-			pairs = [][2]string{{"a", "approve"}, {"r", "reject"}, {"f", "feedback"}, {"A", "always"}, {"esc", "later"}}
+			pairs = [][2]string{pair(km.Approve, ""), pair(km.Reject, ""), pair(km.Feedback, "feedback"),
+				pair(km.Always, "always"), pair(km.Later, "later")}
 		}
 		hints := keyHints(th, w, pairs)
 		foot = append([]string{""}, strings.Split(hints, "\n")...)
 	}
-	// The frame (borders and title) takes 3 lines; the keys are always shown, and
-	// the change scrolls in what is left, saying what is above and below.
-	room := height - 3 - len(foot)
-	if room < 2 { // tiny: drop the blank line before the keys
+	// The frame (borders and title) takes 3 lines; the source and the keys are
+	// always shown, and the change scrolls in what is left.
+	head := sourceLines(th, d.source, w)
+	room := height - 3 - len(head) - len(foot)
+	if room < 6 { // small: drop the blank line before the keys
 		foot = foot[1:]
-		room = height - 3 - len(foot)
+		room = height - 3 - len(head) - len(foot)
 	}
-	room = max(1, room)
-	if d.offset > max(0, len(body)-room) {
-		d.offset = max(0, len(body)-room)
-	}
-	view := body[d.offset:]
-	if len(view) > room {
-		more := len(body) - d.offset - room + 1
-		view = append(view[:room-1:room-1], th.dim.Render("  ↓ "+plural(more, "more line")+" (↓/j scrolls)"))
-	}
-	if d.offset > 0 && len(view) > 2 {
-		view = append([]string{th.dim.Render("  ↑ " + plural(d.offset+1, "line") + " above (↑/k)")}, view[1:]...)
-	}
+	view := d.scroll.view(th, d.body, room)
 	title := "Proposed change · " + strip(d.p.Tool)
 	if ansi.StringWidth(title) > w {
 		title = "Proposed change"
 	}
-	return boxed(th, title, strings.Join(slices.Concat(view, foot), "\n"), min(width, 100), height)
+	return boxed(th, title, strings.Join(slices.Concat(head, view, foot), "\n"), min(width, 100), height)
+}
+
+// buildBody is what the dialog scrolls, most important first: the action, the
+// reason, the line diff, then the change drawn on the graph.
+func (d *proposalDialog) buildBody(w int) []string {
+	th := d.lk.th
+	body := []string{th.title.Render(reveal(datasource.Describe(d.p.Action)))}
+	if r := strings.TrimSpace(reveal(d.p.Reason)); r != "" {
+		body = append(body, th.dim.Render("Reason:"))
+		body = append(body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)
+	}
+	body = append(body, "")
+	body = append(body, diffLines(th, d.p.Action, d.sheets, w)...)
+	if d.pic != nil {
+		body = append(append(body, ""), d.pic.render(th, w)...)
+	}
+	for len(body) > 1 && strings.TrimSpace(ansi.Strip(body[len(body)-1])) == "" {
+		body = body[:len(body)-1] // no blank rows to scroll to at the end
+	}
+	return wrapStyled(body, w)
+}
+
+// sourceLines names where the change will be written, in at most two lines: a
+// path too long keeps its end, the file name.
+func sourceLines(th theme, source string, w int) []string {
+	if source == "" {
+		return nil
+	}
+	lines := strings.Split(ansi.Hardwrap("into "+reveal(source), w, true), "\n")
+	if len(lines) > 2 {
+		tail := []rune(strings.Join(lines[1:], ""))
+		lines = []string{lines[0], "…" + string(tail[max(0, len(tail)-(w-1)):])}
+	}
+	for i, l := range lines {
+		lines[i] = th.statusKey.Render(l)
+	}
+	return lines
+}
+
+// pair is a binding's key and its words for a key line (what, when not "").
+func pair(b key.Binding, what string) [2]string {
+	if what == "" {
+		what = b.Help().Desc
+	}
+	return [2]string{b.Help().Key, what}
 }
 
 // diffLines renders an action as a graph diff: + added, − removed, ~ changed.
@@ -208,14 +238,14 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 	add := func(s ...string) { out = append(out, s...) }
 	sheet := func(id string) string {
 		if n, ok := sheets[id]; ok && n != "" && n != id {
-			return fmt.Sprintf("sheet %s (%s)", strip(n), strip(id))
+			return fmt.Sprintf("sheet %s (%s)", reveal(n), reveal(id))
 		}
-		return "sheet " + strip(id)
+		return "sheet " + reveal(id)
 	}
 	edgeLine := func(sign string, st lipgloss.Style, e datasource.Edge) string {
-		s := fmt.Sprintf("%s edge %s: %s:%s → %s:%s", sign, strip(e.Key), strip(e.Source), strip(e.SourceHandle), strip(e.Target), strip(e.TargetHandle))
+		s := fmt.Sprintf("%s edge %s: %s:%s → %s:%s", sign, reveal(e.Key), reveal(e.Source), reveal(e.SourceHandle), reveal(e.Target), reveal(e.TargetHandle))
 		if e.Label != "" {
-			s += fmt.Sprintf(" [%s]", strip(e.Label))
+			s += fmt.Sprintf(" [%s]", reveal(e.Label))
 		}
 		return st.Render(s)
 	}
@@ -229,11 +259,11 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 		if key == "" {
 			key = "(new key)"
 		}
-		add(th.added.Render(fmt.Sprintf("+ node %s (%s)", strip(key), strip(p.TypeKey))),
+		add(th.added.Render(fmt.Sprintf("+ node %s (%s)", reveal(key), reveal(p.TypeKey))),
 			th.dim.Render(fmt.Sprintf("  %s at (%g, %g)", sheet(p.Sheet), p.PosX, p.PosY)))
 		if p.Process != "" {
 			add("  process:")
-			add(codeLines(th, "+", th.added, p.Process, w)...)
+			add(codeLines(th, changetext.Added(p.Process), w)...)
 		}
 		if p.Data != nil {
 			add("  data: " + th.added.Render(compactJSON(p.Data)))
@@ -243,7 +273,7 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 		if p == nil {
 			break
 		}
-		add(th.changed.Render("~ node " + strip(p.NodeKey)))
+		add(th.changed.Render("~ node " + reveal(p.NodeKey)))
 		fields := make([]string, 0, len(p.Changes))
 		for f := range p.Changes {
 			fields = append(fields, f)
@@ -253,26 +283,23 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 			newV := p.Changes[f]
 			oldV, had := p.Before[f]
 			if f == "process" || strings.Contains(valueText(newV), "\n") || strings.Contains(valueText(oldV), "\n") {
-				add("  " + strip(f) + ":")
-				if had {
-					add(codeLines(th, "−", th.removed, valueText(oldV), w)...)
-				}
-				add(codeLines(th, "+", th.added, valueText(newV), w)...)
+				add("  " + reveal(f) + ":")
+				add(codeLines(th, changetext.LineDiff(valueText(oldV), valueText(newV)), w)...)
 				continue
 			}
 			old := "(unset)"
 			if had {
 				old = compactJSON(oldV)
 			}
-			add(fmt.Sprintf("  %s: %s → %s", strip(f), th.removed.Render(old), th.added.Render(compactJSON(newV))))
+			add(fmt.Sprintf("  %s: %s → %s", reveal(f), th.removed.Render(old), th.added.Render(compactJSON(newV))))
 		}
 	case datasource.MoveNodeAction:
 		if p := a.MoveNode; p != nil {
-			add(th.changed.Render(fmt.Sprintf("~ node %s moves to (%g, %g)", strip(p.NodeKey), p.PosX, p.PosY)))
+			add(th.changed.Render(fmt.Sprintf("~ node %s moves to (%g, %g)", reveal(p.NodeKey), p.PosX, p.PosY)))
 		}
 	case datasource.DeleteNodeAction:
 		if p := a.DeleteNode; p != nil {
-			add(th.removed.Render("− node " + strip(p.NodeKey)))
+			add(th.removed.Render("− node " + reveal(p.NodeKey)))
 			if len(p.RemovedEdges) > 0 {
 				add(th.dim.Render("  and the " + plural(len(p.RemovedEdges), "edge") + " attached to it:"))
 				for _, e := range p.RemovedEdges {
@@ -293,7 +320,7 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 			if p.Edge != nil {
 				add(edgeLine("−", th.removed, *p.Edge))
 			} else {
-				add(th.removed.Render("− edge " + strip(p.EdgeKey)))
+				add(th.removed.Render("− edge " + reveal(p.EdgeKey)))
 			}
 		}
 	case datasource.BatchAction:
@@ -305,19 +332,42 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 		}
 	}
 	if len(out) == 0 {
-		add(th.dim.Render("(an action of type " + strip(string(a.Type)) + " with no details)"))
+		add(th.dim.Render("(an action of type " + reveal(string(a.Type)) + " with no details)"))
 	}
 	return out
 }
 
-// codeLines shows code with a diff sign per line, highlighted, wrapped to width.
-func codeLines(th theme, sign string, signStyle lipgloss.Style, code string, w int) []string {
-	code = strings.TrimRight(strip(code), "\n")
+// codeLines shows a line diff numbered as in the code, − removed, + added, the
+// context plain, highlighted, wrapped to width: a wrapped part is marked ↪ under
+// the number, never with a sign of its own, so it cannot read as another line.
+func codeLines(th theme, diff []changetext.DiffLine, w int) []string {
+	last := 0
+	for _, d := range diff {
+		last = max(last, d.Old, d.New)
+	}
+	num := len(fmt.Sprint(last))
+	pad := strings.Repeat(" ", num)
+	text := max(10, w-num-5) // "  " + number + " " + sign + " "
 	var out []string
-	for _, l := range strings.Split(code, "\n") {
-		l = strings.ReplaceAll(l, "\t", "  ")
-		for _, part := range strings.Split(ansi.Hardwrap(l, max(10, w-6), true), "\n") {
-			out = append(out, "    "+signStyle.Render(sign)+" "+th.code.Render(part))
+	for _, d := range diff {
+		if d.Op == changetext.Gap {
+			out = append(out, th.dim.Render("  "+pad+" ⋮"))
+			continue
+		}
+		sign, st := " ", th.dim
+		switch d.Op {
+		case '-':
+			sign, st = "−", th.removed
+		case '+':
+			sign, st = "+", th.added
+		}
+		l := strings.ReplaceAll(reveal(d.Text), "\t", "  ")
+		for i, part := range strings.Split(ansi.Wrap(l, text, ""), "\n") {
+			if i == 0 {
+				out = append(out, "  "+st.Render(fmt.Sprintf("%*d %s", num, d.Number(), sign))+" "+th.code.Render(part))
+			} else {
+				out = append(out, "  "+pad+th.dim.Render(" ↪")+" "+th.code.Render(part))
+			}
 		}
 	}
 	return out

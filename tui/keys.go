@@ -9,95 +9,78 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// keyMap lists the chat's keys, for the help overlay and the README.
+// keyMap is the chat's keys: Model.key dispatches on them with key.Matches, and
+// the help screen (helpSections) is drawn from them, so what help says is what the
+// keys do. A binding with no help text is a second half of one help line
+// (pgdn of "pgup pgdn").
 type keyMap struct {
-	Send, Newline, History, Mention      key.Binding
-	Stop, Quit, Retry, Threads, Proposal key.Binding
-	ScrollUp, ScrollDown, Bottom, Badge  key.Binding
-	Help                                 key.Binding
+	Send, Newline, HistoryUp, HistoryDown, Mention, Editor key.Binding
+	Stop, Retry, QuitEmpty, Quit                           key.Binding
+	ScrollUp, ScrollDown, Bottom, BadgeNext, BadgePrev     key.Binding
+	Reasoning, CopyAnswer, CopyCode, Select                key.Binding
+	Threads, Proposal, Undo, Help                          key.Binding
 }
 
 func newKeyMap() keyMap {
-	return keyMap{
-		Send:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "send")),
-		Newline:    key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"), key.WithHelp("alt+enter/ctrl+j", "new line")),
-		History:    key.NewBinding(key.WithKeys("up", "down"), key.WithHelp("↑/↓", "earlier questions (empty input)")),
-		Mention:    key.NewBinding(key.WithKeys("@"), key.WithHelp("@", "mention a node (tab accepts)")),
-		Stop:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "stop the answer")),
-		Quit:       key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
-		Retry:      key.NewBinding(key.WithKeys("ctrl+r"), key.WithHelp("ctrl+r", "retry after an error")),
-		Threads:    key.NewBinding(key.WithKeys("ctrl+t"), key.WithHelp("ctrl+t", "threads")),
-		Proposal:   key.NewBinding(key.WithKeys("ctrl+p"), key.WithHelp("ctrl+p", "reopen the pending proposal")),
-		ScrollUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll up")),
-		ScrollDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
-		Bottom:     key.NewBinding(key.WithKeys("ctrl+end", "end"), key.WithHelp("end", "follow the end")),
-		Badge:      key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "expand a tool call")),
-		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+	b := func(keys []string, k, what string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(k, what))
 	}
-}
-
-func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Send, k.Stop, k.Threads, k.Help}
-}
-
-func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
-		{k.Send, k.Newline, k.History, k.Mention},
-		{k.Stop, k.Retry, k.Quit, k.Threads, k.Proposal},
-		{k.ScrollUp, k.ScrollDown, k.Bottom, k.Badge, k.Help},
+	ks := func(k ...string) []string { return k }
+	return keyMap{
+		Send:        b(ks("enter"), "enter", "send the question"),
+		Newline:     b(ks("alt+enter", "ctrl+j"), "alt+enter, ctrl+j", "new line"), // the input's own binding
+		HistoryUp:   b(ks("up"), "↑ ↓", "earlier questions (empty input)"),
+		HistoryDown: key.NewBinding(key.WithKeys("down")),
+		Mention:     b(ks("@"), "@", "mention a node (tab accepts)"), // the input's completion
+		Editor:      b(ks("ctrl+o"), "ctrl+o", "write the question in $EDITOR"),
+		Stop:        b(ks("esc"), "esc", "stop the answer; clear the input"),
+		Retry:       b(ks("ctrl+r"), "ctrl+r", "retry after an error"),
+		QuitEmpty:   b(ks("ctrl+d"), "ctrl+d", "quit (empty input)"),
+		Quit:        b(ks("ctrl+c"), "ctrl+c", "quit (asks while an answer streams)"),
+		ScrollUp:    b(ks("pgup"), "pgup pgdn, wheel", "scroll the conversation"),
+		ScrollDown:  key.NewBinding(key.WithKeys("pgdown")),
+		Bottom:      b(ks("ctrl+end", "end"), "end", "follow the end again"),
+		BadgeNext:   b(ks("tab"), "tab shift+tab", "focus a tool call; enter shows its whole result"),
+		BadgePrev:   key.NewBinding(key.WithKeys("shift+tab")),
+		Reasoning:   b(ks("ctrl+x"), "ctrl+x", "show or hide the reasoning"),
+		CopyAnswer:  b(ks("ctrl+y"), "ctrl+y", "copy the last answer"),
+		CopyCode:    b(ks("alt+y"), "alt+y", "copy the last code block"),
+		Select:      b(nil, "shift+drag", "select text with the mouse"), // the terminal's own
+		Threads:     b(ks("ctrl+t"), "ctrl+t", "threads of this graph"),
+		Proposal:    b(ks("ctrl+p"), "ctrl+p", "review the pending proposal"),
+		Undo:        b(ks("ctrl+z"), "ctrl+z", "undo the last applied change (asks first)"),
+		Help:        b(ks("f1", "?"), "? f1", "this help (? on an empty input)"),
 	}
 }
 
 // helpEntry is one key of the help screen.
 type helpEntry struct{ key, what string }
 
-// helpSections are every key of the chat, its dialogs and the picker, as the help
-// screen lists them (the README's table says the same).
-var helpSections = []struct {
+// helpSection is one block of the help screen.
+type helpSection struct {
 	title   string
 	entries []helpEntry
-}{
-	{"Writing", []helpEntry{
-		{"enter", "send the question"},
-		{"alt+enter, ctrl+j", "new line"},
-		{"↑ ↓", "earlier questions (empty input)"},
-		{"@", "mention a node (tab accepts)"},
-		{"ctrl+o", "write the question in $EDITOR"},
-		{"esc", "stop the answer; clear the input"},
-		{"ctrl+r", "retry after an error"},
-		{"ctrl+d", "quit (empty input)"},
-		{"ctrl+c", "quit (asks while an answer streams)"},
-	}},
-	{"Reading", []helpEntry{
-		{"pgup pgdn, wheel", "scroll the conversation"},
-		{"end", "follow the end again"},
-		{"tab shift+tab", "focus a tool call; enter shows its whole result"},
-		{"ctrl+x", "show or hide the reasoning"},
-		{"ctrl+y", "copy the last answer"},
-		{"alt+y", "copy the last code block"},
-		{"shift+drag", "select text with the mouse"},
-		{"ctrl+t", "threads of this graph"},
-		{"ctrl+p", "review the pending proposal"},
-		{"ctrl+z", "undo the last applied change (asks first)"},
-		{"? f1", "this help (? on an empty input)"},
-	}},
-	{"Proposal dialog", []helpEntry{
-		{"a", "approve"},
-		{"r", "reject"},
-		{"f", "reject with feedback"},
-		{"A", "approve, and this kind always in this thread"},
-		{"↑ ↓ j k", "scroll the change"},
-		{"esc", "decide later"},
-	}},
-	{"Threads (ctrl+t)", []helpEntry{
-		{"type", "filter by title or id"},
-		{"↑ ↓", "select"},
-		{"enter", "open"},
-		{"ctrl+n", "new thread"},
-		{"ctrl+r", "rename"},
-		{"ctrl+d", "delete (asks y/n)"},
-		{"esc", "clear the filter, close"},
-	}},
+}
+
+// helpSections are every key of the chat, its dialogs and the picker, as the help
+// screen lists them, drawn from the keymaps.
+func helpSections(k keyMap) []helpSection {
+	return []helpSection{
+		{"Writing", helpOf(k.Send, k.Newline, k.HistoryUp, k.Mention, k.Editor, k.Stop, k.Retry, k.QuitEmpty, k.Quit)},
+		{"Reading", helpOf(k.ScrollUp, k.Bottom, k.BadgeNext, k.Reasoning, k.CopyAnswer, k.CopyCode, k.Select,
+			k.Threads, k.Proposal, k.Undo, k.Help)},
+		{"Proposal dialog", append(helpOf(proposalKeys.decisionBindings()...),
+			helpEntry{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"})},
+		{"Threads (ctrl+t)", []helpEntry{
+			{"type", "filter by title or id"},
+			{"↑ ↓", "select"},
+			{"enter", "open"},
+			{"ctrl+n", "new thread"},
+			{"ctrl+r", "rename"},
+			{"ctrl+d", "delete (asks y/n)"},
+			{"esc", "clear the filter, close"},
+		}},
+	}
 }
 
 // insertTextMsg types text into the input (the help's "?" types a question mark).
@@ -144,7 +127,7 @@ func (h *helpDialog) Render(width, height int) string {
 	th := h.lk.th
 	boxW := min(width, helpWidth)
 	inner := max(20, boxW-4)
-	lines := helpLines(th, inner)
+	lines := helpLines(th, inner, helpSections(h.km))
 	foot := strings.Split(ansi.Wrap("↑/↓ scroll · ? types a question mark · any other key closes", inner, ""), "\n")
 	for i := range foot {
 		foot[i] = th.dim.Render(foot[i])
@@ -163,18 +146,18 @@ func (h *helpDialog) Render(width, height int) string {
 
 // helpLines lays the sections out in columns that fit inner: one column under 80,
 // two under 130, else as many as fit; descriptions wrap inside their column.
-func helpLines(th theme, inner int) []string {
+func helpLines(th theme, inner int, sections []helpSection) []string {
 	const gap = 3
 	cols := 1
 	switch {
 	case inner >= 126:
-		cols = min(len(helpSections), (inner+gap)/(40+gap))
+		cols = min(len(sections), (inner+gap)/(40+gap))
 	case inner >= 76:
 		cols = 2
 	}
 	colW := (inner - gap*(cols-1)) / cols
-	blocks := make([][]string, len(helpSections))
-	for i, sec := range helpSections {
+	blocks := make([][]string, len(sections))
+	for i, sec := range sections {
 		keyW := 0
 		for _, e := range sec.entries {
 			keyW = max(keyW, ansi.StringWidth(e.key))
@@ -232,6 +215,50 @@ func helpLines(th theme, inner int) []string {
 			line.WriteString(cell)
 		}
 		out[r] = strings.TrimRight(line.String(), " ")
+	}
+	return out
+}
+
+// proposalKeyMap is the proposal dialog's keys: its Update dispatches on them with
+// key.Matches, and its key line and the help screen are drawn from them, so what
+// is shown is what works.
+type proposalKeyMap struct {
+	Approve, Always, Reject, Feedback, Later key.Binding
+	Up, Down, PageUp, PageDown, Home, End    key.Binding
+}
+
+// proposalKeys is the one proposal keymap (read only).
+var proposalKeys = proposalKeyMap{
+	Approve:  key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "approve")),
+	Always:   key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "approve, and this kind always in this thread")),
+	Reject:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "reject")),
+	Feedback: key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "reject with feedback")),
+	Later:    key.NewBinding(key.WithKeys("esc", "q"), key.WithHelp("esc", "decide later")),
+	Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑ k", "scroll up")),
+	Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓ j", "scroll down")),
+	PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "scroll a page up")),
+	PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll a page down")),
+	Home:     key.NewBinding(key.WithKeys("home"), key.WithHelp("home", "to the start")),
+	End:      key.NewBinding(key.WithKeys("end"), key.WithHelp("end", "to the end")),
+}
+
+// scrollBindings are the keys that only move the view: never guarded.
+func (k proposalKeyMap) scrollBindings() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
+}
+
+// decisionBindings are the keys that decide, in the order the dialog lists them.
+func (k proposalKeyMap) decisionBindings() []key.Binding {
+	return []key.Binding{k.Approve, k.Reject, k.Feedback, k.Always, k.Later}
+}
+
+// helpOf lists bindings as help entries.
+func helpOf(bs ...key.Binding) []helpEntry {
+	var out []helpEntry
+	for _, b := range bs {
+		if h := b.Help(); h.Key != "" {
+			out = append(out, helpEntry{h.Key, h.Desc})
+		}
 	}
 	return out
 }

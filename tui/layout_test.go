@@ -50,7 +50,7 @@ func TestHelpShowsEveryKeyAtEveryWidth(t *testing.T) {
 			press(m, "pgdown")
 		}
 		all := seen.String()
-		for _, sec := range helpSections {
+		for _, sec := range helpSections(newKeyMap()) {
 			for _, e := range sec.entries {
 				if !strings.Contains(all, e.key) {
 					t.Errorf("%dx%d: key %q not shown", w, h, e.key)

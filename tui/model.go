@@ -7,13 +7,13 @@ package tui
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
@@ -78,6 +78,7 @@ type Model struct {
 	// decidedAlways: the decision said "yes for this thread" to the type shown.
 	decidedAlways bool
 	lastKey       time.Time // the last key pressed: a proposal dialog decides only after a quiet pause
+	typedAt       time.Time // when the last key typed into the input was: j/k right after it type, not scroll
 	lastReq       *agent.SendRequest
 	lastErr       *convo.Error
 	sawProp       bool
@@ -123,11 +124,11 @@ func New(opts Options) *Model {
 		hdr:    newHeader(lk, graph, opts.Source, model),
 		tr:     newTranscript(),
 		in:     newInput(th),
-		st:     &statusBar{lk: lk, state: "idle", window: opts.ContextWindow, priced: opts.Priced},
+		st:     &statusBar{lk: lk, state: phaseIdle, window: opts.ContextWindow, priced: opts.Priced},
 		badges: map[string]*entry{},
 	}
 	if opts.Runner == nil {
-		m.st.state = "no provider"
+		m.st.state = phaseNoProvider
 	}
 	return m
 }
@@ -299,23 +300,34 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyPressMsg:
-		if msg.String() == "ctrl+c" {
+		if key.Matches(msg, m.km.Quit) {
 			return m, m.ctrlC()
 		}
 		now := m.now()
-		quiet := now.Sub(m.lastKey)
+		prev := m.lastKey
+		quiet := now.Sub(prev)
 		m.lastKey = now
 		m.quitArmed, m.st.note = false, ""
 		if m.dlg == nil {
+			if msg.Text != "" {
+				m.typedAt = now
+			}
 			return m, m.key(msg)
 		}
-		if d, ok := m.dlg.(*proposalDialog); ok && d.guarding(now, quiet) {
-			// Typed in a stream of keys, or before the dialog could be read: it was
-			// meant for the input, never for the decision.
-			if msg.Text != "" {
-				return m, m.in.update(msg)
+		if d, ok := m.dlg.(*proposalDialog); ok {
+			// Scrolling decides nothing, so it is never guarded: arrows always
+			// scroll, and j/k do unless they continue a word being typed.
+			typing := quiet < proposalGuard && !prev.IsZero() && m.typedAt.Equal(prev)
+			reading := isScrollKey(msg) && (msg.Text == "" || !typing)
+			if !reading && d.guarding(now, quiet) {
+				// Typed in a stream of keys, or before the dialog could be read: it
+				// was meant for the input, never for the decision.
+				if msg.Text != "" {
+					m.typedAt = now
+					return m, m.in.update(msg)
+				}
+				return m, nil
 			}
-			return m, nil
 		}
 	}
 	if m.dlg != nil {
@@ -358,14 +370,15 @@ func (m *Model) ctrlC() tea.Cmd {
 	return tea.Quit
 }
 
-// key handles a key press when no dialog is open.
+// key handles a key press when no dialog is open, dispatching on the keymap that
+// also draws the help screen.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
 	if m.in.menuKey(k) {
 		return nil
 	}
-	switch s {
-	case "esc":
+	km := m.km
+	switch {
+	case key.Matches(k, km.Stop):
 		if m.run != nil {
 			m.stop()
 			return nil
@@ -376,11 +389,9 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		m.tr.unfocus()
 		return nil
-	case "ctrl+d":
-		if m.in.empty() { // as in a shell: Ctrl+D on an empty line quits
-			return m.ctrlC()
-		}
-	case "enter":
+	case key.Matches(k, km.QuitEmpty) && m.in.empty(): // as in a shell: Ctrl+D on an empty line quits
+		return m.ctrlC()
+	case key.Matches(k, km.Send):
 		if m.in.empty() {
 			if b := m.tr.focused(); b != nil && b.state != bRunning {
 				m.dlg = newResultViewer(m.lk, b)
@@ -388,77 +399,62 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		return m.send()
-	case "f1":
+	case key.Matches(k, km.Help) && (k.String() != "?" || m.in.empty()): // ? on an empty input, f1 always
 		m.dlg = &helpDialog{lk: m.lk, km: m.km}
 		return nil
-	case "ctrl+x":
+	case key.Matches(k, km.Reasoning):
 		m.toggleReasoning()
 		return nil
-	case "ctrl+y":
+	case key.Matches(k, km.CopyAnswer):
 		if a := m.tr.lastAnswer(); a != "" {
 			return copyText(a, "last answer")
 		}
 		m.st.note = "no answer to copy yet"
 		return nil
-	case "alt+y":
+	case key.Matches(k, km.CopyCode):
 		if c := m.tr.lastCodeBlock(); c != "" {
 			return copyText(c, "last code block")
 		}
 		m.st.note = "no code block to copy"
 		return nil
-	case "ctrl+o":
+	case key.Matches(k, km.Editor):
 		if m.run != nil {
 			m.st.note = "wait for the answer, or esc to stop it"
 			return nil
 		}
 		return openEditor(m.in.value(), m.opts.getenv)
-	case "ctrl+r":
+	case key.Matches(k, km.Retry):
 		return m.retry()
-	case "ctrl+z":
+	case key.Matches(k, km.Undo):
 		return m.undoKey()
-	case "ctrl+t":
+	case key.Matches(k, km.Threads):
 		p, cmd := newPicker(m.lk, m.opts.Threads, m.opts.GraphKey, m.threadID)
 		m.dlg = p
 		return cmd
-	case "pgup":
+	case key.Matches(k, km.ScrollUp):
 		m.tr.scroll(max(1, m.transcriptHeight()-2))
 		return nil
-	case "pgdown":
+	case key.Matches(k, km.ScrollDown):
 		m.tr.scroll(-max(1, m.transcriptHeight()-2))
 		return nil
-	case "ctrl+end":
+	case key.Matches(k, km.Bottom) && (k.String() != "end" || m.in.empty()): // end on an empty input, ctrl+end always
 		m.tr.toBottom()
 		return nil
-	case "tab":
+	case key.Matches(k, km.BadgeNext):
 		m.tr.focusBadge(-1)
 		return nil
-	case "shift+tab":
+	case key.Matches(k, km.BadgePrev):
 		m.tr.focusBadge(1)
 		return nil
-	case "up", "down":
-		dir := -1
-		if s == "down" {
-			dir = 1
-		}
-		if m.in.recall(dir) {
-			return nil
-		}
-	}
-	if s == "ctrl+p" && m.pending != nil {
+	case key.Matches(k, km.HistoryUp) && m.in.recall(-1):
+		return nil
+	case key.Matches(k, km.HistoryDown) && m.in.recall(1):
+		return nil
+	case key.Matches(k, km.Proposal) && m.pending != nil:
 		// Reopening is a key no one types as text: a word typed in the input can
 		// never bring the dialog back and decide with its next letter.
-		m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.now())
+		m.dlg = newProposalDialog(m.lk, *m.pending, m.sheets, m.opts.Source, m.now())
 		return m.loadPicture(*m.pending)
-	}
-	if m.in.empty() {
-		switch s {
-		case "?":
-			m.dlg = &helpDialog{lk: m.lk, km: m.km}
-			return nil
-		case "end":
-			m.tr.toBottom()
-			return nil
-		}
 	}
 	return m.in.update(k)
 }
@@ -479,7 +475,7 @@ func (m *Model) stop() {
 		return
 	}
 	m.stopping = true
-	m.st.state = "stopping"
+	m.st.state = phaseStopping
 	m.run.cancel()
 }
 
@@ -540,7 +536,7 @@ func (m *Model) start(call func(context.Context, func(convo.Event)) (agent.Resul
 	m.run = r
 	m.lastErr, m.sawErr, m.sawProp, m.stopping = nil, false, false, false
 	m.st.busy, m.st.retry = true, nil
-	m.st.setState(stateLabel(convo.StateRetrieving), m.now())
+	m.st.setState(phaseRetrieving, m.now())
 	m.runStart, m.gotData, m.attempts = m.now(), false, 0
 	return tea.Batch(cmd, m.ensureTick())
 }
@@ -636,23 +632,23 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 			}
 			m.st.retry = &retryInfo{attempt: ev.Attempt, attempts: ev.Attempts, at: m.now().Add(ev.Wait), cause: cause}
 			m.attempts = ev.Attempt
-			m.st.setState("waiting", m.now())
+			m.st.setState(phaseRetryWait, m.now())
 			break
 		}
-		m.st.setState(stateLabel(ev.State), m.now())
+		m.st.setState(phaseOf(ev.State), m.now())
 	case convo.EventToken:
 		m.assistant().text.WriteString(ev.Text)
-		m.st.setState("streaming", m.now())
+		m.st.setState(phaseStreaming, m.now())
 		m.gotData = true
 	case convo.EventReasoning:
 		m.assistant().reasoning.WriteString(ev.Text)
-		m.st.setState("thinking", m.now())
+		m.st.setState(phaseThinking, m.now())
 		m.gotData = true
 	case convo.EventToolStart:
 		m.closeAnswer(aDone)
 		e := m.tr.add(newBadge(m.lk, ev.ToolCall))
 		m.badges[ev.ToolCall.ID] = e
-		m.st.setState("running "+strip(ev.ToolCall.Name), m.now())
+		m.st.setTool(strip(ev.ToolCall.Name), m.now())
 	case convo.EventToolResult:
 		e := m.badges[ev.ToolCall.ID]
 		if e == nil {
@@ -700,141 +696,6 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 	return m.ensureTick()
 }
 
-func (m *Model) openProposal(p *convo.Proposal) {
-	cp := *p
-	m.pending = &cp
-	m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision"})
-	m.dlg = newProposalDialog(m.lk, cp, m.sheets, m.now())
-	m.st.state = "waiting for approval"
-}
-
-// pendingLoadedMsg carries the thread's pending proposal, read again after a
-// decision that did not go through.
-type pendingLoadedMsg struct {
-	threadID string
-	p        *convo.Proposal
-}
-
-// reloadPending reads the pending proposal again (a command: no I/O in Update).
-func (m *Model) reloadPending() tea.Cmd {
-	ts, id := m.opts.Threads, m.threadID
-	if ts == nil || id == "" {
-		return nil
-	}
-	return func() tea.Msg {
-		p, err := ts.PendingProposal(context.Background(), id)
-		if err != nil {
-			return nil
-		}
-		return pendingLoadedMsg{threadID: id, p: p}
-	}
-}
-
-func (m *Model) onPendingLoaded(msg pendingLoadedMsg) {
-	if msg.threadID != m.threadID || msg.p == nil || m.run != nil {
-		return
-	}
-	cp := *msg.p
-	m.pending = &cp
-	m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(cp) + " — waiting for your decision (ctrl+p to review it)"})
-	m.st.state = "waiting for approval"
-}
-
-// settleAsked turns the "waiting for your decision" line into a plain record of
-// what was proposed.
-func (m *Model) settleAsked(p convo.Proposal) {
-	if m.asked == nil {
-		return
-	}
-	if n, ok := m.asked.it.(*noticeItem); ok {
-		n.text = "⚑ proposed: " + describeAction(p)
-		m.tr.touch(m.asked)
-	}
-	m.asked = nil
-}
-
-// decisionOutcome shows what became of a decided proposal, once it is known.
-func (m *Model) decisionOutcome(p convo.Proposal, result string) {
-	kind, text := outcomeText(p.Decision, p.Outcome, describeAction(p), p.Feedback, p.ApplyError, result)
-	if p.Decision == convo.Approved && p.Outcome == convo.Applied && m.deciding != nil && m.decided.ID == p.ID && m.decidedAlways {
-		text += " (and every " + describeAction(p) + " in this thread)"
-	}
-	if m.deciding != nil && m.decided.ID == p.ID {
-		n := m.deciding.it.(*noticeItem)
-		n.kind, n.text = kind, text
-		m.tr.touch(m.deciding)
-		m.deciding = nil
-		return
-	}
-	m.tr.add(&noticeItem{lk: m.lk, kind: kind, text: text})
-}
-
-// storedDecision is the line a reopened thread shows for a decided proposal, read
-// from the tool result that told the model.
-func storedDecision(lk *look, tool, content string) *noticeItem {
-	var r struct {
-		Status   string `json:"status"`
-		Message  string `json:"message"`
-		Feedback string `json:"feedback"`
-	}
-	_ = json.Unmarshal([]byte(content), &r)
-	what := strings.ReplaceAll(strings.TrimPrefix(tool, "propose_"), "_", " ")
-	d, o, why := convo.Approved, convo.Applied, ""
-	switch r.Status {
-	case "rejected":
-		d, o = convo.Rejected, convo.OutcomeNone
-	case "approved":
-	default:
-		o = convo.NotApplied
-		why = r.Message
-		if _, after, ok := strings.Cut(r.Message, "not applied: "); ok {
-			why = after
-		} else if _, after, ok := strings.Cut(r.Message, "failed: "); ok {
-			why = after
-		}
-	}
-	kind, text := outcomeText(d, o, what, r.Feedback, why, content)
-	return &noticeItem{lk: lk, kind: kind, text: text}
-}
-
-// interruptedResult tells the synthetic result of a call that never got one.
-func interruptedResult(content string) bool {
-	var r struct {
-		Status string `json:"status"`
-	}
-	return json.Unmarshal([]byte(content), &r) == nil && r.Status == "interrupted"
-}
-
-// outcomeText is the line a decided proposal gets: applied (✓), approved but not
-// applied (!, with why), rejected (×, with the feedback). Never a success mark for
-// a change that did not happen.
-func outcomeText(d convo.DecisionState, o convo.Outcome, what, feedback, applyErr, result string) (noticeKind, string) {
-	var note string
-	var r struct {
-		Note string `json:"note"`
-	}
-	if json.Unmarshal([]byte(result), &r) == nil && r.Note != "" {
-		note = " — " + strip(r.Note)
-	}
-	switch {
-	case d == convo.Rejected:
-		text := "× rejected " + what
-		if feedback != "" {
-			text += ": " + strip(feedback)
-		}
-		return nRejected, text
-	case o == convo.Applied:
-		return nDecision, "✓ approved and applied: " + what + note
-	case o == convo.Claimed:
-		return nInfo, "… approved, being applied: " + what
-	}
-	return nError, "! approved but not applied: " + what + ": " + strip(applyErr)
-}
-
-func describeAction(p convo.Proposal) string {
-	return strings.ReplaceAll(string(p.Action.Type), "_", " ")
-}
-
 // finish ends a run: the answer is closed, errors and proposals shown.
 func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 	var reload tea.Cmd
@@ -849,7 +710,7 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 	case stopped || interrupted:
 		m.closeAnswer(aStopped)
 		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "■ stopped — the partial answer is kept"})
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 	case err != nil:
 		m.closeAnswer(aDone)
 		if m.deciding != nil {
@@ -868,11 +729,11 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 			m.showError(ce)
 		} else {
 			m.lastErr = ce
-			m.st.state = "error"
+			m.st.state = phaseError
 		}
 	default:
 		m.closeAnswer(aDone)
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 		if m.deciding != nil {
 			// A runtime that did not report the outcome (the server's assistant).
 			if res.Decided != nil {
@@ -889,7 +750,7 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 			m.openProposal(res.Proposal)
 		}
 		if m.pending != nil {
-			m.st.state = "waiting for approval"
+			m.st.state = phaseWaitingApproval
 		}
 	}
 	if m.quitting {
@@ -904,7 +765,7 @@ func (m *Model) showError(ce *convo.Error) {
 		ce = &convo.Error{Code: convo.CodeInternal, Message: "the run failed"}
 	}
 	m.lastErr = ce
-	m.st.state = "error"
+	m.st.state = phaseError
 	text := fmt.Sprintf("× %s: %s", ce.Code, m.errorWords(ce))
 	if hint := errorHint(ce, m.opts.ConfigHelp); hint != "" {
 		text += "\n" + hint
@@ -949,60 +810,6 @@ func errorHint(ce *convo.Error, cfgHelp string) string {
 	return ""
 }
 
-func stateLabel(s convo.State) string {
-	switch s {
-	case convo.StateRetrieving:
-		return "retrieving"
-	case convo.StateWaiting:
-		return "thinking"
-	case convo.StateStreaming:
-		return "streaming"
-	case convo.StateTool:
-		return "running tool"
-	case convo.StateRetrying:
-		return "retrying"
-	}
-	return string(s)
-}
-
-// decide resumes the agent with the user's decision on the proposal the dialog
-// showed: the decision carries that proposal's id and digest, so if another one is
-// pending by now nothing is decided. The line in the transcript says "deciding"
-// until the outcome is known.
-func (m *Model) decide(d convo.Decision) tea.Cmd {
-	m.dlg = nil
-	if m.pending == nil || m.run != nil {
-		return nil
-	}
-	p := *m.pending
-	if d.ProposalID == "" {
-		d.ProposalID, d.Digest = p.ID, p.Digest
-	}
-	m.pending = nil
-	m.settleAsked(p)
-	verdict := "… approving " + describeAction(p)
-	if !d.Approved {
-		verdict = "… rejecting " + describeAction(p)
-		if d.Feedback != "" {
-			verdict += ": " + strip(d.Feedback)
-		}
-	}
-	m.decided, m.decidedAlways = p, d.AlwaysForThread
-	m.deciding = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: verdict})
-	m.tr.toBottom()
-	if m.opts.Runner == nil {
-		m.showError(m.opts.ConfigErr)
-		return nil
-	}
-	threadID := m.threadID
-	if threadID == "" {
-		threadID = p.ThreadID
-	}
-	return m.start(func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
-		return m.opts.Runner.Resume(ctx, threadID, d, e)
-	})
-}
-
 // switchThread opens another thread ("" starts a new one).
 func (m *Model) switchThread(id string) tea.Cmd {
 	if m.run != nil {
@@ -1025,7 +832,7 @@ func (m *Model) newThread() {
 	m.badges = map[string]*entry{}
 	m.st.usage, m.st.lastPrompt = convo.Usage{}, 0
 	if m.opts.Runner != nil {
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 	}
 	m.hdr.setTitle("")
 	m.welcome()
@@ -1055,9 +862,9 @@ func (m *Model) onThreadOpened(msg threadOpenedMsg) {
 	m.asked, m.deciding = nil, nil
 	if m.pending != nil {
 		m.asked = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "⚑ proposed: " + describeAction(*m.pending) + " — waiting for your decision (ctrl+p to review it)"})
-		m.st.state = "waiting for approval"
+		m.st.state = phaseWaitingApproval
 	} else if m.opts.Runner != nil {
-		m.st.state = "idle"
+		m.st.state = phaseIdle
 	}
 	if len(m.tr.entries) == 0 {
 		m.welcome()
@@ -1158,39 +965,6 @@ func (m *Model) View() tea.View {
 		}
 	}
 	return v
-}
-
-// sideBySide is the width from which the proposal dialog sits beside the
-// conversation rather than over its lower part.
-const sideBySide = 150
-
-// proposalLayout keeps the conversation readable while a change is decided (a
-// proposal, or the undo of an applied one): the dialog beside it on a wide terminal,
-// else over its lower part with the end of the conversation (the assistant's
-// explanation, the change being undone) above.
-func (m *Model) proposalLayout(d dialog, w, h int) string {
-	if w >= sideBySide {
-		dw := min(100, w/2)
-		tw := w - dw - 1
-		left := lipgloss.NewStyle().Width(tw).Render(strings.Join(m.tr.window(tw, h), "\n"))
-		right := lipgloss.Place(dw, h, lipgloss.Center, lipgloss.Bottom, d.Render(dw, h))
-		return clipHeight(lipgloss.JoinHorizontal(lipgloss.Top, left, " ", right), h)
-	}
-	// The dialog takes its natural height when the conversation keeps 3 lines or
-	// more above it; else it gets at least 12 lines (all of a small terminal).
-	keep := 0
-	if nat := strings.Count(d.Render(w, h), "\n") + 1; nat+3 <= h {
-		keep = h - nat
-	} else if h >= 14 {
-		keep = min(max(3, h/4), h-12)
-	}
-	box := d.Render(w, h-keep)
-	bh := strings.Count(box, "\n") + 1
-	box = lipgloss.PlaceHorizontal(w, lipgloss.Center, box)
-	if bh >= h {
-		return clipHeight(box, h)
-	}
-	return strings.Join(m.tr.window(w, h-bh), "\n") + "\n" + box
 }
 
 // hintMode says which key hints the status bar shows.

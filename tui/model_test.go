@@ -226,8 +226,8 @@ func TestStopKeepsPartial(t *testing.T) {
 	if !strings.Contains(v, "The first half") || !strings.Contains(v, "stopped") {
 		t.Errorf("partial answer not kept/marked:\n%s", v)
 	}
-	if m.run != nil || m.st.state != "idle" {
-		t.Errorf("state after stop = %q", m.st.state)
+	if m.run != nil || m.st.state != phaseIdle {
+		t.Errorf("state after stop = %v", m.st.state)
 	}
 }
 

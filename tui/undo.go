@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/nodius/nodius-ai/agent"
 )
@@ -78,6 +79,7 @@ type undoDialog struct {
 	shownAt  time.Time // when the preview arrived
 	shown    *undoPreviewMsg
 	running  bool
+	scroll   scroller
 }
 
 func (d *undoDialog) preview(force bool) tea.Cmd {
@@ -118,6 +120,9 @@ func (d *undoDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		case "esc", "n", "q":
 			return true, nil
 		}
+		if d.scroll.scrollKey(msg) {
+			return false, nil // reading is never guarded; confirming is
+		}
 		p := d.shown
 		if p == nil || now.Sub(d.shownAt) < undoGuard {
 			return false, nil
@@ -138,44 +143,74 @@ func (d *undoDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 	return false, nil
 }
 
+// Render shows what the undo will revert, scrolled when long, with its keys
+// always under it. Text from the change is revealed (direction controls shown).
 func (d *undoDialog) Render(width, height int) string {
 	th := d.lk.th
-	var b strings.Builder
+	w := max(20, width-6)
+	var body []string
+	add := func(st lipgloss.Style, text string) {
+		for _, l := range strings.Split(wrapPlain(text, w), "\n") {
+			body = append(body, st.Render(l))
+		}
+	}
+	item := func(text string) {
+		for i, l := range strings.Split(wrapPlain(text, w-4), "\n") {
+			lead := "  − "
+			if i > 0 {
+				lead = "    "
+			}
+			body = append(body, lead+l)
+		}
+	}
+	var foot string
 	p := d.shown
 	switch {
 	case p == nil:
-		b.WriteString(th.dim.Render("Looking at the thread's last applied change…"))
+		add(th.dim, "Looking at the thread's last applied change…")
 	case p.err != nil && p.res.ProposalID == "":
-		b.WriteString(th.errText.Render(wrapPlain(strip(p.err.Error()), max(20, width-6))))
-		b.WriteString("\n\n" + th.dim.Render("esc close"))
+		add(th.errText, reveal(p.err.Error()))
+		foot = th.dim.Render("esc close")
 	default:
-		b.WriteString(wrapPlain("Change: "+strip(p.res.Change), max(20, width-6)))
+		add(lipgloss.NewStyle(), "Change: "+reveal(p.res.Change))
 		if !p.res.AppliedAt.IsZero() {
-			b.WriteString("\n" + th.dim.Render("applied "+p.res.AppliedAt.Local().Format(time.DateTime)))
+			add(th.dim, "applied "+p.res.AppliedAt.Local().Format(time.DateTime))
 		}
 		list := func(title string, items []string) {
 			if len(items) == 0 {
 				return
 			}
-			b.WriteString("\n\n" + title)
+			body = append(body, "", title)
 			for _, it := range items {
-				b.WriteString("\n  − " + strip(it))
+				item(reveal(it))
 			}
 		}
 		list("Will revert:", p.res.Reversed)
 		list("Left as it is (the graph changed since):", p.res.Left)
-		if p.err != nil {
-			b.WriteString("\n\n" + th.errText.Render(wrapPlain(strip(p.err.Error()), max(20, width-6))))
+		switch {
+		case p.err != nil:
+			body = append(body, "")
+			add(th.errText, reveal(p.err.Error()))
 			if len(p.res.Drift) > 0 && !p.force {
-				b.WriteString("\n\n" + th.dim.Render("f reverse only what still matches · esc cancel"))
+				foot = th.dim.Render("f reverse only what still matches · esc cancel")
 			} else {
-				b.WriteString("\n\n" + th.dim.Render("esc close"))
+				foot = th.dim.Render("esc close")
 			}
-		} else if d.running {
-			b.WriteString("\n\n" + th.dim.Render("Undoing…"))
-		} else {
-			b.WriteString("\n\n" + th.dim.Render("y undo · esc cancel"))
+		case d.running:
+			foot = th.dim.Render("Undoing…")
+		default:
+			foot = th.dim.Render("y undo · esc cancel")
 		}
 	}
-	return boxed(th, "Undo the last applied change", b.String(), width, height)
+	var tail []string
+	if foot != "" {
+		tail = append([]string{""}, wrapStyled([]string{foot}, w)...)
+	}
+	room := height - 3 - len(tail)
+	if room < 6 && len(tail) > 0 {
+		tail = tail[1:]
+		room++
+	}
+	view := d.scroll.view(th, body, room)
+	return boxed(th, "Undo the last applied change", strings.Join(append(view, tail...), "\n"), width, height)
 }

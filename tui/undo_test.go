@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -21,11 +22,16 @@ type undoRunner struct {
 	mu     sync.Mutex
 	undone []agent.UndoRequest
 	refuse bool
+	many   int // this many more lines reverted: a long undo
 }
 
 func (u *undoRunner) Undo(_ context.Context, req agent.UndoRequest) (agent.UndoResult, error) {
 	res := agent.UndoResult{ThreadID: req.ThreadID, ProposalID: "c1", Change: "create node n1 (log-node)",
 		Reversed: []string{"remove node n1 (created by the change)"}, DryRun: req.DryRun}
+	for i := range u.many {
+		res.Reversed = append(res.Reversed, fmt.Sprintf("restore edge e%d of n1", i+1))
+	}
+	res.Change += " \u202e"
 	if u.refuse && !req.Force {
 		res.Drift = []string{"node n1 got new edges since (e9)"}
 		return res, errors.New("cannot undo create node n1: node n1 got new edges since (e9); nothing was changed")
@@ -126,6 +132,47 @@ func TestUndoDialogLayout(t *testing.T) {
 		}
 		if strings.Contains(screen, "scroll") {
 			t.Errorf("%dx%d: the status bar offers to scroll a dialog that does not:\n%s", w, h, screen)
+		}
+	}
+}
+
+// A long undo scrolls to its last line at 40×18 and 80×24, the keys always shown;
+// scrolling is not guarded, y is; a direction control is shown, not hidden.
+func TestUndoDialogScrollsToTheEnd(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{40, 18}, {80, 24}} {
+		u := &undoRunner{many: 60}
+		m, clock := undoModel(t, u)
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		runCmd(m, press(m, "ctrl+z"))
+		var seen strings.Builder
+		prev := ""
+		for range 500 {
+			s := view(m)
+			checkScreen(t, "undo", s, sz[0], sz[1])
+			if !strings.Contains(s, "y undo") {
+				t.Fatalf("%v: the keys are cut:\n%s", sz, s)
+			}
+			if s == prev {
+				break
+			}
+			prev = s
+			seen.WriteString(s)
+			press(m, "j")
+		}
+		all := seen.String()
+		for _, want := range []string{"restore edge e60 of n1", "remove node n1", "⟨U+202E⟩"} {
+			if !strings.Contains(all, want) {
+				t.Errorf("%v: %q never shown:\n%s", sz, want, view(m))
+			}
+		}
+		if len(u.undone) != 0 {
+			t.Fatal("scrolling undid the change")
+		}
+		clock.Advance(time.Second)
+		runCmd(m, press(m, "y"))
+		if len(u.undone) != 1 {
+			t.Fatalf("%v: y after scrolling: %+v", sz, u.undone)
 		}
 	}
 }

@@ -53,6 +53,11 @@ When standard input or output is not a terminal, chat behaves exactly like 'ask'
 
 // runChat wires the runtime into the TUI and runs it on the alternate screen.
 func runChat(ctx context.Context, f *Factory, o askOptions) error {
+	// A continued thread is shown, drawn and decided on the source it happened on,
+	// as ask, approve and reject do.
+	if err := f.adoptSourceFor(ctx, o); err != nil {
+		return err
+	}
 	rt, err := f.Runtime(ctx)
 	if err != nil {
 		return err

@@ -209,10 +209,10 @@ func (p *printer) Pending(pr *convo.Proposal, threadID string) {
 	if p.format == "markdown" {
 		w = p.ios.Out
 	}
-	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", pr.Tool, termtext.Strip(describeAction(pr)))
-	changetext.Write(w, pr.Action, "  ")
+	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", pr.Tool, termtext.Reveal(describeAction(pr)))
+	changetext.WriteForDecision(w, pr.Action, "  ")
 	if pr.Reason != "" {
-		fmt.Fprintf(w, "Reason: %s\n", termtext.Strip(pr.Reason))
+		fmt.Fprintf(w, "Reason: %s\n", termtext.Reveal(pr.Reason))
 	}
 	fmt.Fprintln(w, "Decide with: "+decideCommand(threadID, pr))
 }
@@ -238,7 +238,7 @@ func (p *printer) Deciding(pr *convo.Proposal, verb string) {
 		return
 	}
 	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s:\n", verb, termtext.Strip(pr.ID))
-	changetext.Write(p.ios.ErrOut, pr.Action, "  ")
+	changetext.WriteForDecision(p.ios.ErrOut, pr.Action, "  ")
 }
 
 // Close ends the output.

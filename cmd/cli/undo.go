@@ -79,7 +79,7 @@ Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applie
 
 // printUndo says what an undo reverses (or reversed, or would).
 func printUndo(w io.Writer, res agent.UndoResult, ok bool) {
-	s := termtext.Strip
+	s := termtext.Reveal // decided on: direction controls shown, not hidden
 	applied := ""
 	if !res.AppliedAt.IsZero() {
 		applied = " (applied " + res.AppliedAt.Local().Format(time.DateTime) + ")"

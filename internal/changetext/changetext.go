@@ -17,14 +17,34 @@ import (
 // Write prints the whole change an action makes, so a person decides on what
 // will happen and not on a summary: code as a line diff, fields as old → new, the
 // edges a deleted node takes with it. Every text from the model or the graph is
-// stripped of terminal control sequences.
-func Write(w io.Writer, a datasource.Action, indent string) {
+// stripped of terminal control sequences and direction controls.
+func Write(w io.Writer, a datasource.Action, indent string) { write(w, a, indent, termtext.Strip) }
+
+// WriteForDecision is Write for a change a person is about to decide on (approve,
+// reject, undo): direction controls are shown as ⟨U+202E⟩, not removed, so code
+// that would read differently from what is applied gives itself away.
+func WriteForDecision(w io.Writer, a datasource.Action, indent string) {
+	write(w, a, indent, termtext.Reveal)
+}
+
+// write is Write with clean as the sanitiser of every text from the model or graph.
+func write(w io.Writer, a datasource.Action, indent string, clean func(string) string) {
 	line := func(format string, args ...any) {
-		fmt.Fprintln(w, indent+termtext.Strip(fmt.Sprintf(format, args...)))
+		fmt.Fprintln(w, indent+clean(fmt.Sprintf(format, args...)))
 	}
 	code := func(sign, text string) {
 		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			fmt.Fprintln(w, indent+"    "+sign+" "+termtext.Strip(l))
+			fmt.Fprintln(w, indent+"    "+sign+" "+clean(l))
+		}
+	}
+	numbered := func(diff []DiffLine) {
+		wide := len(fmt.Sprint(lastNumber(diff)))
+		for _, d := range diff {
+			if d.Op == Gap {
+				fmt.Fprintln(w, indent+"    "+strings.Repeat(" ", wide)+" ⋮")
+				continue
+			}
+			fmt.Fprintf(w, "%s    %*d %c %s\n", indent, wide, d.Number(), d.Op, clean(d.Text))
 		}
 	}
 	if writeServer(w, a, indent) {
@@ -61,9 +81,7 @@ func Write(w io.Writer, a datasource.Action, indent string) {
 			newS, oldS := valueText(u.Changes[f]), valueText(old)
 			if strings.Contains(newS, "\n") || strings.Contains(oldS, "\n") {
 				line("  %s:", f)
-				for _, d := range lineDiff(oldS, newS) {
-					code(d.sign, d.text)
-				}
+				numbered(LineDiff(oldS, newS))
 				continue
 			}
 			if !hasOld {
@@ -100,7 +118,7 @@ func Write(w io.Writer, a datasource.Action, indent string) {
 		}
 		line("%d changes, applied together:", len(a.Batch.Actions))
 		for _, sub := range a.Batch.Actions {
-			Write(w, sub, indent+"  ")
+			write(w, sub, indent+"  ", clean)
 		}
 		return
 	}
@@ -123,56 +141,4 @@ func compactJSON(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-type diffLine struct{ sign, text string }
-
-// lineDiff is a line diff of old and new (longest common subsequence): "-" removed,
-// "+" added, " " kept.
-func lineDiff(old, new string) []diffLine {
-	a, b := splitLines(old), splitLines(new)
-	n, m := len(a), len(b)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []diffLine
-	i, j := 0, 0
-	for i < n && j < m {
-		switch {
-		case a[i] == b[j]:
-			out = append(out, diffLine{" ", a[i]})
-			i++
-			j++
-		case lcs[i+1][j] >= lcs[i][j+1]:
-			out = append(out, diffLine{"-", a[i]})
-			i++
-		default:
-			out = append(out, diffLine{"+", b[j]})
-			j++
-		}
-	}
-	for ; i < n; i++ {
-		out = append(out, diffLine{"-", a[i]})
-	}
-	for ; j < m; j++ {
-		out = append(out, diffLine{"+", b[j]})
-	}
-	return out
-}
-
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimRight(s, "\n"), "\n")
 }

@@ -18,9 +18,12 @@ func FuzzStrip(f *testing.F) {
 			t.Fatalf("Strip(%q) = %q: invalid UTF-8", s, out)
 		}
 		for _, r := range out {
-			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isDirection(r) {
 				t.Fatalf("Strip(%q) = %q keeps control %U", s, out, r)
 			}
+		}
+		if Strip(Reveal(s)) != Reveal(s) {
+			t.Fatalf("Reveal(%q) keeps something Strip removes", s)
 		}
 		if Strip(out) != out {
 			t.Fatalf("Strip is not idempotent on %q", s)

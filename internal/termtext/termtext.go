@@ -3,9 +3,15 @@
 // whatever it is given: a stored message could retitle the window, move the cursor
 // over earlier output, hide text or, with OSC 52, write the clipboard. Strip removes
 // every such sequence and control character while keeping the visible text.
+//
+// Unicode direction controls (U+202E and its friends) are a second kind of hidden
+// instruction: they reorder what is drawn, so code can read differently from what
+// runs. Strip removes them; Reveal, for text a person decides on (a proposed change,
+// an undo), shows each one as ⟨U+202E⟩ instead.
 package termtext
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,8 +38,23 @@ const (
 // except newline and tab. Carriage returns go too (they let text overwrite a line).
 // An unterminated sequence swallows the rest of the string, as the terminal would.
 // Invalid UTF-8 bytes become U+FFFD so that a stray 0x9B byte can never act as a CSI.
+// Unicode direction controls go too (see isDirection).
 // Text that needs nothing removed is returned as is, without allocating.
-func Strip(s string) string {
+func Strip(s string) string { return sanitize(s, false) }
+
+// Reveal is Strip for text shown so that a person decides on it: every direction
+// control is written visibly as ⟨U+202E⟩ rather than removed, so the reader sees
+// that the text was built to display differently from what it is.
+func Reveal(s string) string { return sanitize(s, true) }
+
+// isDirection reports the Unicode bidirectional formatting characters: the
+// embeddings and overrides U+202A–202E, the isolates U+2066–2069, and the marks
+// U+200E, U+200F and U+061C.
+func isDirection(r rune) bool {
+	return r == 0x061C || r == 0x200E || r == 0x200F || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
+}
+
+func sanitize(s string, reveal bool) string {
 	if clean(s) {
 		return s
 	}
@@ -61,6 +82,10 @@ func Strip(s string) string {
 			b.WriteRune(r)
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 			// other C0 and C1 controls, DEL: dropped
+		case isDirection(r):
+			if reveal {
+				fmt.Fprintf(&b, "⟨U+%04X⟩", r)
+			}
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -79,7 +104,8 @@ func OneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// clean reports whether s is valid UTF-8 with no control character but \n and \t.
+// clean reports whether s is valid UTF-8 with no control character but \n and \t,
+// and no direction control.
 func clean(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -93,6 +119,11 @@ func clean(s string) bool {
 		case c == 0xc2:
 			// U+0080..U+009F encode as C2 80..C2 9F.
 			if i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f {
+				return false
+			}
+		case c == 0xd8 || c == 0xe2:
+			// U+061C is D8 9C; U+200E/F, U+202A..E and U+2066..9 start with E2 80 or E2 81.
+			if r, _ := utf8.DecodeRuneInString(s[i:]); isDirection(r) {
 				return false
 			}
 		}
