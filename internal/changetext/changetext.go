@@ -47,7 +47,7 @@ func write(w io.Writer, a datasource.Action, indent string, clean func(string) s
 			fmt.Fprintf(w, "%s    %*d %c %s\n", indent, wide, d.Number(), d.Op, clean(d.Text))
 		}
 	}
-	if writeServer(w, a, indent) {
+	if writeServer(w, a, indent, clean, numbered) {
 		return
 	}
 	switch a.Type {

@@ -7,20 +7,21 @@ import (
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // writeServer prints the action types only the Nodius server's assistant proposes
 // (create_node_with_edges, configure_node_type, reorganize_layout, create_graph);
 // false when a is not one of them. Code the server diffed is shown as a line diff,
 // new code as added lines.
-func writeServer(w io.Writer, a datasource.Action, indent string) bool {
+// clean sanitises every text from the model or the server; numbered prints a line
+// diff with line numbers.
+func writeServer(w io.Writer, a datasource.Action, indent string, clean func(string) string, numbered func([]DiffLine)) bool {
 	line := func(format string, args ...any) {
-		fmt.Fprintln(w, indent+termtext.Strip(fmt.Sprintf(format, args...)))
+		fmt.Fprintln(w, indent+clean(fmt.Sprintf(format, args...)))
 	}
 	code := func(sign, text string) {
 		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			fmt.Fprintln(w, indent+"    "+sign+" "+termtext.Strip(l))
+			fmt.Fprintln(w, indent+"    "+sign+" "+clean(l))
 		}
 	}
 	switch a.Type {
@@ -60,13 +61,11 @@ func writeServer(w io.Writer, a datasource.Action, indent string) bool {
 		for _, d := range c.CodeDiffs {
 			diffed[d.Field] = true
 			line("  %s:", d.Field)
-			for _, l := range lineDiff(d.Original, d.Modified) {
-				code(l.sign, l.text)
-			}
+			numbered(LineDiff(d.Original, d.Modified))
 		}
 		if c.Process != "" && !diffed["process"] {
 			line("  process:")
-			code("+", c.Process)
+			numbered(Added(c.Process))
 		}
 		if len(c.ProcessPatches) > 0 && !diffed["process"] {
 			line("  process patches:")
