@@ -6,7 +6,9 @@ import (
 
 	"charm.land/glamour/v2"
 	"charm.land/glamour/v2/styles"
+
 	"github.com/charmbracelet/x/ansi"
+	"github.com/nodius/nodius-ai/internal/clientaction"
 )
 
 // markdown renders markdown at a width, keeping one glamour renderer per width
@@ -21,6 +23,9 @@ import (
 type markdown struct {
 	style     string
 	renderers map[int]*glamour.TermRenderer
+	// names resolves the keys of the assistant's tags ({{node:K}}, …), once the
+	// graph's nodes are loaded; until then a tag shows its key.
+	names clientaction.Names
 }
 
 func newMarkdown(dark, noColor bool) *markdown {
@@ -65,6 +70,9 @@ const maxProse = 120
 func (md *markdown) render(text string, width int, tail bool) string {
 	width = min(width, maxProse)
 	text = strip(text)
+	if tail {
+		text = clientaction.Complete(text) // a tag still arriving is not shown raw
+	}
 	if strings.TrimSpace(text) == "" {
 		return ""
 	}
@@ -74,13 +82,39 @@ func (md *markdown) render(text string, width int, tail bool) string {
 		if seg.fence {
 			s = md.renderCode(seg.text, width)
 		} else {
-			s = md.renderProse(narrowTables(seg.text, width, tail), width)
+			s = md.renderProse(narrowTables(md.tags(seg.text), width, tail), width)
 		}
 		if s = trimBlankLines(s); s != "" {
 			out = append(out, s)
 		}
 	}
 	return strings.Join(out, "\n\n")
+}
+
+// tags turns the assistant's tags into readable markdown: a node's key as code
+// (as the model writes node names) with its type, several keys likewise, a link
+// as its label and address. Never raw braces.
+func (md *markdown) tags(text string) string {
+	if !strings.Contains(text, "{{") {
+		return text
+	}
+	return clientaction.RenderString(text, clientaction.Options{Names: md.names, Style: func(k clientaction.Kind, t string) string {
+		switch k {
+		case clientaction.Node, clientaction.Graph, clientaction.NodeConfig, clientaction.HTML:
+			key, rest, _ := strings.Cut(t, " (")
+			if rest != "" {
+				rest = " (" + rest
+			}
+			return "`" + strings.ReplaceAll(key, "`", "'") + "`" + rest
+		case clientaction.Select, clientaction.Highlight:
+			keys := strings.Split(t, ", ")
+			for i, k := range keys {
+				keys[i] = "`" + strings.ReplaceAll(k, "`", "'") + "`"
+			}
+			return strings.Join(keys, ", ")
+		}
+		return t
+	}})
 }
 
 func (md *markdown) renderProse(text string, width int) string {

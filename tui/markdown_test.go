@@ -83,3 +83,17 @@ func TestMarkdownStreamingTableIsStable(t *testing.T) {
 		prev = out
 	}
 }
+
+// TestMarkdownRendersTags: the assistant's tags never show raw braces, finished or
+// while the tag is still arriving; the tagged key stays.
+func TestMarkdownRendersTags(t *testing.T) {
+	t.Parallel()
+	md := newMarkdown(true, true)
+	out := md.Render("{{node:fetch_api}} calls {{highlight:a,b}}; see {{link:https://x.io|docs}}", 80)
+	if strings.Contains(out, "{{") || !strings.Contains(out, "fetch_api") || !strings.Contains(out, "docs") {
+		t.Fatalf("rendered %q", out)
+	}
+	if tail := md.RenderTail("it is {{node:fet", 80); strings.Contains(tail, "{{") || strings.Contains(tail, "fet") {
+		t.Fatalf("the tail showed a tag still arriving: %q", tail)
+	}
+}

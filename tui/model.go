@@ -19,6 +19,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/clientaction"
 )
 
 // frameInterval is how often the streaming message and spinners refresh (~30 fps).
@@ -32,6 +33,7 @@ type frameMsg struct{}
 type nodesLoadedMsg struct {
 	nodes []NodeRef
 	c     *completion
+	types map[string]string // node key → type, for the assistant's {{node:K}} tags
 	err   error
 }
 
@@ -150,7 +152,11 @@ func (m *Model) Init() tea.Cmd {
 			if err != nil {
 				return nodesLoadedMsg{err: err}
 			}
-			return nodesLoadedMsg{c: newCompletion(n)}
+			types := make(map[string]string, len(n))
+			for _, r := range n {
+				types[r.Key] = r.Type
+			}
+			return nodesLoadedMsg{c: newCompletion(n), types: types}
 		})
 	}
 	switch {
@@ -240,6 +246,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.c = newCompletion(msg.nodes)
 		}
 		m.in.setNodes(msg.c)
+		if msg.types != nil {
+			types, sheets := msg.types, m.sheets
+			m.lk.md.names = clientaction.Names{
+				NodeType: func(k string) string { return types[k] },
+				Sheet:    func(k string) string { return sheets[k] },
+			}
+		}
 		m.in.refreshMenu() // a mention typed while the graph loaded gets its menu now
 		return m, nil
 	case LoadingMsg:

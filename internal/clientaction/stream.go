@@ -71,3 +71,14 @@ func couldBeTag(s string) bool {
 	}
 	return j+1+k == len(s)-1 // a single closing brace, the last byte
 }
+
+// Complete returns the part of a streaming text that cannot end in an unfinished
+// tag: a screen that redraws the whole text so far shows it without the tag still
+// arriving, instead of its raw beginning.
+func Complete(s string) string {
+	cut := holdFrom(s)
+	if len(s)-cut > maxHeld {
+		return s
+	}
+	return s[:cut]
+}
