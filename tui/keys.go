@@ -19,6 +19,9 @@ type keyMap struct {
 	ScrollUp, ScrollDown, Bottom, BadgeNext, BadgePrev     key.Binding
 	Reasoning, CopyAnswer, CopyCode, Select                key.Binding
 	Threads, Proposal, Undo, Help                          key.Binding
+	// LimitContinue and LimitSummary answer the tool-round limit (the web client's
+	// banner): keys no one types as text, so a word in the input never decides it.
+	LimitContinue, LimitSummary key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -50,6 +53,8 @@ func newKeyMap() keyMap {
 		Proposal:    b(ks("ctrl+p"), "ctrl+p", "review the pending proposal"),
 		Undo:        b(ks("ctrl+z"), "ctrl+z", "undo the last applied change (asks first)"),
 		Help:        b(ks("f1", "?"), "? f1", "this help (? on an empty input)"),
+		LimitContinue: b(ks("alt+c", "ctrl+g"), "alt+c ctrl+g", "tool-round limit: let the assistant continue"),
+		LimitSummary:  b(ks("alt+s", "ctrl+s"), "alt+s ctrl+s", "tool-round limit: ask for its answer now"),
 	}
 }
 
@@ -68,7 +73,7 @@ func helpSections(k keyMap) []helpSection {
 	return []helpSection{
 		{"Writing", helpOf(k.Send, k.Newline, k.HistoryUp, k.Mention, k.Editor, k.Stop, k.Retry, k.QuitEmpty, k.Quit)},
 		{"Reading", helpOf(k.ScrollUp, k.Bottom, k.BadgeNext, k.Reasoning, k.CopyAnswer, k.CopyCode, k.Select,
-			k.Threads, k.Proposal, k.Undo, k.Help)},
+			k.Threads, k.Proposal, k.Undo, k.Help, k.LimitContinue, k.LimitSummary)},
 		{"Proposal dialog", append(helpOf(proposalKeys.decisionBindings()...),
 			helpEntry{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"})},
 		{"Threads (ctrl+t)", []helpEntry{

@@ -74,6 +74,9 @@ type Model struct {
 	badges   map[string]*entry
 
 	pending  *convo.Proposal
+	// limit is the tool-round limit the last run stopped at, waiting for the
+	// person's choice: more rounds, or the answer now.
+	limit *convo.ToolLimit
 	asked    *entry // the "⚑ proposed … waiting for your decision" line of the pending proposal
 	deciding *entry // the decision line while its outcome is not known
 	decided  convo.Proposal
@@ -463,6 +466,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(k, km.HistoryDown) && m.in.recall(1):
 		return nil
+	case key.Matches(k, km.LimitContinue) && m.limit != nil:
+		return m.chooseLimit(true)
+	case key.Matches(k, km.LimitSummary) && m.limit != nil:
+		return m.chooseLimit(false)
 	case key.Matches(k, km.Proposal) && m.pending != nil:
 		// Reopening is a key no one types as text: a word typed in the input can
 		// never bring the dialog back and decide with its next letter.
@@ -506,6 +513,7 @@ func (m *Model) send() tea.Cmd {
 		m.st.note = "a proposal is waiting: ctrl+p to decide it first"
 		return nil
 	}
+	m.limit = nil // a new question answers the tool-round limit's choice too
 	req := agent.SendRequest{GraphKey: m.opts.GraphKey, ThreadID: m.threadID, Text: text, Mentions: m.in.mentions(text)}
 	m.in.remember(text)
 	m.in.reset()
@@ -765,6 +773,9 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 		if m.pending != nil {
 			m.st.state = phaseWaitingApproval
 		}
+		if res.ToolLimit != nil && m.pending == nil {
+			m.offerLimit(*res.ToolLimit)
+		}
 	}
 	if m.quitting {
 		return tea.Quit
@@ -1019,4 +1030,41 @@ func clipHeight(s string, h int) string {
 		lines = lines[:h]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// offerLimit shows the tool-round limit as a choice, as the web client's banner does:
+// let the assistant go on with more rounds, or have it answer with what it has.
+func (m *Model) offerLimit(tl convo.ToolLimit) {
+	m.limit = &tl
+	text := fmt.Sprintf("⏸ The assistant used its %d tool rounds. %s: let it continue", tl.RoundsUsed, m.km.LimitContinue.Help().Key)
+	if tl.MaxExtended > 0 {
+		text += fmt.Sprintf(" (up to %d rounds)", tl.MaxExtended)
+	}
+	text += fmt.Sprintf(" · %s: ask for its answer now", m.km.LimitSummary.Help().Key)
+	m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: text})
+	m.tr.toBottom()
+	m.st.state = phaseToolLimit
+}
+
+// chooseLimit resumes the run stopped at the tool-round limit: approved continues
+// with more rounds, otherwise the assistant answers without tools.
+func (m *Model) chooseLimit(more bool) tea.Cmd {
+	if m.limit == nil || m.run != nil {
+		return nil
+	}
+	m.limit = nil
+	text := "… continuing with more tool rounds"
+	if !more {
+		text = "… asking for the answer now"
+	}
+	m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: text})
+	m.tr.toBottom()
+	if m.opts.Runner == nil {
+		m.showError(m.opts.ConfigErr)
+		return nil
+	}
+	threadID := m.threadID
+	return m.start(func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
+		return m.opts.Runner.Resume(ctx, threadID, convo.Decision{Approved: more}, e)
+	})
 }

@@ -17,6 +17,7 @@ const (
 	phaseRetryWait // between two attempts
 	phaseStopping
 	phaseWaitingApproval
+	phaseToolLimit
 	phaseError
 )
 
@@ -41,6 +42,8 @@ func (p phase) String() string {
 		return "stopping"
 	case phaseWaitingApproval:
 		return "waiting for approval"
+	case phaseToolLimit:
+		return "tool limit: alt+c continue · alt+s answer now"
 	case phaseError:
 		return "error"
 	}
