@@ -30,29 +30,29 @@ func newKeyMap() keyMap {
 	}
 	ks := func(k ...string) []string { return k }
 	return keyMap{
-		Send:        b(ks("enter"), "enter", "send the question"),
-		Newline:     b(ks("alt+enter", "ctrl+j"), "alt+enter, ctrl+j", "new line"), // the input's own binding
-		HistoryUp:   b(ks("up"), "↑ ↓", "earlier questions (empty input)"),
-		HistoryDown: key.NewBinding(key.WithKeys("down")),
-		Mention:     b(ks("@"), "@", "mention a node (tab accepts)"), // the input's completion
-		Editor:      b(ks("ctrl+o"), "ctrl+o", "write the question in $EDITOR"),
-		Stop:        b(ks("esc"), "esc", "stop the answer; clear the input"),
-		Retry:       b(ks("ctrl+r"), "ctrl+r", "retry after an error"),
-		QuitEmpty:   b(ks("ctrl+d"), "ctrl+d", "quit (empty input)"),
-		Quit:        b(ks("ctrl+c"), "ctrl+c", "quit (asks while an answer streams)"),
-		ScrollUp:    b(ks("pgup"), "pgup pgdn, wheel", "scroll the conversation"),
-		ScrollDown:  key.NewBinding(key.WithKeys("pgdown")),
-		Bottom:      b(ks("ctrl+end", "end"), "end", "follow the end again"),
-		BadgeNext:   b(ks("tab"), "tab shift+tab", "focus a tool call; enter shows its whole result"),
-		BadgePrev:   key.NewBinding(key.WithKeys("shift+tab")),
-		Reasoning:   b(ks("ctrl+x"), "ctrl+x", "show or hide the reasoning"),
-		CopyAnswer:  b(ks("ctrl+y"), "ctrl+y", "copy the last answer"),
-		CopyCode:    b(ks("alt+y"), "alt+y", "copy the last code block"),
-		Select:      b(nil, "shift+drag", "select text with the mouse"), // the terminal's own
-		Threads:     b(ks("ctrl+t"), "ctrl+t", "threads of this graph"),
-		Proposal:    b(ks("ctrl+p"), "ctrl+p", "review the pending proposal"),
-		Undo:        b(ks("ctrl+z"), "ctrl+z", "undo the last applied change (asks first)"),
-		Help:        b(ks("f1", "?"), "? f1", "this help (? on an empty input)"),
+		Send:          b(ks("enter"), "enter", "send the question"),
+		Newline:       b(ks("alt+enter", "ctrl+j"), "alt+enter, ctrl+j", "new line"), // the input's own binding
+		HistoryUp:     b(ks("up"), "↑ ↓", "earlier questions (empty input)"),
+		HistoryDown:   key.NewBinding(key.WithKeys("down")),
+		Mention:       b(ks("@"), "@", "mention a node (tab accepts)"), // the input's completion
+		Editor:        b(ks("ctrl+o"), "ctrl+o", "write the question in $EDITOR"),
+		Stop:          b(ks("esc"), "esc", "stop the answer; clear the input"),
+		Retry:         b(ks("ctrl+r"), "ctrl+r", "retry after an error"),
+		QuitEmpty:     b(ks("ctrl+d"), "ctrl+d", "quit (empty input)"),
+		Quit:          b(ks("ctrl+c"), "ctrl+c", "quit (asks while an answer streams)"),
+		ScrollUp:      b(ks("pgup"), "pgup pgdn, wheel", "scroll the conversation"),
+		ScrollDown:    key.NewBinding(key.WithKeys("pgdown")),
+		Bottom:        b(ks("ctrl+end", "end"), "end", "follow the end again"),
+		BadgeNext:     b(ks("tab"), "tab shift+tab", "focus a tool call; enter shows its whole result"),
+		BadgePrev:     key.NewBinding(key.WithKeys("shift+tab")),
+		Reasoning:     b(ks("ctrl+x"), "ctrl+x", "show or hide the reasoning"),
+		CopyAnswer:    b(ks("ctrl+y"), "ctrl+y", "copy the last answer"),
+		CopyCode:      b(ks("alt+y"), "alt+y", "copy the last code block"),
+		Select:        b(nil, "shift+drag", "select text with the mouse"), // the terminal's own
+		Threads:       b(ks("ctrl+t"), "ctrl+t", "threads of this graph"),
+		Proposal:      b(ks("ctrl+p"), "ctrl+p", "review the pending proposal"),
+		Undo:          b(ks("ctrl+z"), "ctrl+z", "undo the last applied change (asks first)"),
+		Help:          b(ks("f1", "?"), "? f1", "this help (? on an empty input)"),
 		LimitContinue: b(ks("alt+c", "ctrl+g"), "alt+c ctrl+g", "tool-round limit: let the assistant continue"),
 		LimitSummary:  b(ks("alt+s", "ctrl+s"), "alt+s ctrl+s", "tool-round limit: ask for its answer now"),
 	}

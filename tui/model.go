@@ -73,10 +73,10 @@ type Model struct {
 	cur      *entry // the answer being streamed
 	badges   map[string]*entry
 
-	pending  *convo.Proposal
+	pending *convo.Proposal
 	// limit is the tool-round limit the last run stopped at, waiting for the
 	// person's choice: more rounds, or the answer now.
-	limit *convo.ToolLimit
+	limit    *convo.ToolLimit
 	asked    *entry // the "⚑ proposed … waiting for your decision" line of the pending proposal
 	deciding *entry // the decision line while its outcome is not known
 	decided  convo.Proposal
