@@ -38,6 +38,9 @@ type Options struct {
 
 	Role          string // viewer | editor | admin
 	MaxToolRounds int    // default 5
+	// MaxExtendedRounds is how many tool rounds a turn may use in all once the
+	// person chose to continue at the limit (default 10, as the Nodius server).
+	MaxExtendedRounds int
 	Policy        map[datasource.ActionType]config.Policy
 	Limits        config.Limits
 	Pricing       config.Pricing
@@ -101,6 +104,9 @@ type Agent struct {
 func New(opt Options) *Agent {
 	if opt.MaxToolRounds <= 0 {
 		opt.MaxToolRounds = 5
+	}
+	if opt.MaxExtendedRounds < opt.MaxToolRounds {
+		opt.MaxExtendedRounds = max(10, 2*opt.MaxToolRounds)
 	}
 	if opt.Role == "" {
 		opt.Role = "editor"
@@ -224,6 +230,13 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 	}
 	if p := r.landedFor(d); p != nil {
 		return r.resumeLanded(p, d)
+	}
+	if d.ProposalID == "" {
+		if rounds, ok, err := r.atToolLimit(); err != nil {
+			return r.fail(err)
+		} else if ok {
+			return r.resumeToolLimit(rounds, d.Approved)
+		}
 	}
 	p, err := r.checkDecision(d)
 	if err != nil {

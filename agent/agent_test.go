@@ -431,21 +431,52 @@ func TestPolicy(t *testing.T) {
 	})
 }
 
-func TestMaxToolRoundsThenLastCallWithoutTools(t *testing.T) {
+// TestToolLimitIsAChoice: after MaxToolRounds rounds the run stops with a tool
+// limit and no answer (the person chooses); resumed with "continue" it goes on with
+// tools up to MaxExtendedRounds, then answers without tools; resumed with "summary"
+// it answers at once, without tools.
+func TestToolLimitIsAChoice(t *testing.T) {
 	t.Parallel()
-	var turns []turn
-	for i := 0; i < 3; i++ {
-		turns = append(turns, turn{calls: []convo.ToolCall{call("c"+string(rune('a'+i)), "list_available_node_types", `{}`)}})
+	rounds := func(n int, from rune) []turn {
+		var ts []turn
+		for i := 0; i < n; i++ {
+			ts = append(ts, turn{calls: []convo.ToolCall{call("c"+string(from+rune(i)), "list_available_node_types", `{}`)}})
+		}
+		return ts
 	}
-	turns = append(turns, turn{text: "final"})
-	f := newFixture(t, agent.Options{MaxToolRounds: 3}, turns...)
-	res, err := f.agent.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "x"}, nil)
-	if err != nil || res.Text != "final" {
-		t.Fatalf("res=%+v err=%v", res, err)
+	ctx := context.Background()
+
+	// Summary: 3 rounds, the limit, then one call without tools.
+	f := newFixture(t, agent.Options{MaxToolRounds: 3, MaxExtendedRounds: 5}, append(rounds(3, 'a'), turn{text: "final"})...)
+	var evs []convo.Event
+	res, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "x"}, func(e convo.Event) { evs = append(evs, e) })
+	if err != nil || res.ToolLimit == nil || res.ToolLimit.RoundsUsed != 3 || res.ToolLimit.MaxExtended != 5 || res.Text != "" {
+		t.Fatalf("at the limit: res=%+v err=%v", res, err)
 	}
+	if last := evs[len(evs)-1]; last.Type != convo.EventToolLimit {
+		t.Fatalf("last event %s, want tool_limit", last.Type)
+	}
+	res, err = f.agent.Resume(ctx, res.ThreadID, convo.Decision{Approved: false}, nil)
 	reqs := f.llm.requests()
-	if len(reqs) != 4 || len(reqs[2].Tools) == 0 || len(reqs[3].Tools) != 0 {
-		t.Fatalf("%d calls; tools on the last = %d", len(reqs), len(reqs[len(reqs)-1].Tools))
+	if err != nil || res.Text != "final" || len(reqs) != 4 || len(reqs[3].Tools) != 0 {
+		t.Fatalf("summary: res=%+v err=%v, %d calls", res, err, len(reqs))
+	}
+	// Nothing waits any more.
+	if _, err := f.agent.Resume(ctx, res.ThreadID, convo.Decision{Approved: true}, nil); err == nil {
+		t.Fatal("a second choice was taken")
+	}
+
+	// Continue: 3 rounds, the limit, 2 more rounds with tools (5 in all), then the
+	// last call without tools.
+	f = newFixture(t, agent.Options{MaxToolRounds: 3, MaxExtendedRounds: 5}, append(rounds(5, 'a'), turn{text: "after more"})...)
+	res, err = f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "x"}, nil)
+	if err != nil || res.ToolLimit == nil {
+		t.Fatalf("at the limit: res=%+v err=%v", res, err)
+	}
+	res, err = f.agent.Resume(ctx, res.ThreadID, convo.Decision{Approved: true}, nil)
+	reqs = f.llm.requests()
+	if err != nil || res.Text != "after more" || res.ToolLimit != nil || len(reqs) != 6 || len(reqs[4].Tools) == 0 || len(reqs[5].Tools) != 0 {
+		t.Fatalf("continue: res=%+v err=%v, %d calls", res, err, len(reqs))
 	}
 }
 

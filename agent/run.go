@@ -37,6 +37,12 @@ type run struct {
 	// landed: proposals reconcile found applied by a process that died before
 	// recording them, recorded by this run.
 	landed []convo.Proposal
+	// roundsUsed counts the tool rounds of the turn so far; extended: the person
+	// chose to continue at the limit, so the turn may go on to MaxExtendedRounds and
+	// then must answer; summary: the person asked for the answer now.
+	roundsUsed int
+	extended   bool
+	summary    bool
 }
 
 // fail reports err as an error event and returns it.
@@ -94,13 +100,26 @@ func (r *run) append(m *convo.Message) error {
 }
 
 // loop is the tool loop: stream a call; no tool calls ends the run; read tools run at
-// once; a proposal stops it. After MaxToolRounds rounds with tools, one last call is
-// made without tools so the model has to answer.
+// once; a proposal stops it. After MaxToolRounds rounds with tools the person
+// chooses, as on the Nodius server: the run stops with Result.ToolLimit, and
+// Resume continues it (up to MaxExtendedRounds) or asks for the answer now. At the
+// extended limit, or when asked for the answer, one last call is made without tools
+// so the model has to answer.
 func (r *run) loop() (Result, error) {
 	r.result.ThreadID = r.th.ID
 	defs := r.a.defs
-	for round := 0; ; round++ {
-		withTools := round < r.a.opt.MaxToolRounds && len(defs) > 0
+	for {
+		limit := r.a.opt.MaxToolRounds
+		if r.extended {
+			limit = r.a.opt.MaxExtendedRounds
+		}
+		withTools := r.roundsUsed < limit && len(defs) > 0 && !r.summary
+		if !withTools && len(defs) > 0 && !r.extended && !r.summary {
+			tl := &convo.ToolLimit{RoundsUsed: r.roundsUsed, MaxExtended: r.a.opt.MaxExtendedRounds}
+			r.result.ToolLimit = tl
+			r.emit(convo.Event{Type: convo.EventToolLimit, ToolLimit: tl})
+			return r.result, nil
+		}
 		var offered []convo.ToolDef
 		if withTools {
 			offered = defs
@@ -114,11 +133,56 @@ func (r *run) loop() (Result, error) {
 			r.emit(convo.Event{Type: convo.EventComplete, ThreadID: r.th.ID, Text: msg.Content})
 			return r.result, nil
 		}
+		r.roundsUsed++
 		stop, err := r.runToolCalls(msg.ToolCalls)
 		if err != nil || stop {
 			return r.result, err
 		}
 	}
+}
+
+// atToolLimit reports whether the thread stopped at the tool-round limit and waits
+// for the person's choice: no proposal waits, the history ends on the results of
+// read tools, and the turn since the last question used at least MaxToolRounds
+// rounds. It returns the rounds used.
+func (r *run) atToolLimit() (int, bool, error) {
+	if p, err := r.a.opt.Store.PendingProposal(r.ctx, r.th.ID); err != nil || p != nil {
+		return 0, false, err
+	}
+	h, err := r.a.opt.Store.History(r.ctx, r.th.ID)
+	if err != nil {
+		return 0, false, err
+	}
+	if len(h) == 0 || h[len(h)-1].Role != convo.Tool {
+		return 0, false, nil
+	}
+	rounds := 0
+	for i := len(h) - 1; i >= 0 && h[i].Role != convo.User; i-- {
+		if h[i].Role != convo.Assistant || len(h[i].ToolCalls) == 0 {
+			continue
+		}
+		for _, c := range h[i].ToolCalls {
+			if strings.HasPrefix(c.Name, "propose_") {
+				return 0, false, nil // a decided proposal, not the limit
+			}
+		}
+		rounds++
+	}
+	return rounds, rounds >= r.a.opt.MaxToolRounds, nil
+}
+
+// resumeToolLimit gives the person's choice at the tool-round limit: more rounds
+// (up to MaxExtendedRounds in all), or the answer now, without tools.
+func (r *run) resumeToolLimit(rounds int, more bool) (Result, error) {
+	if r.a.opt.Provider == nil {
+		return r.fail(r.a.noProvider())
+	}
+	if err := r.loadHistory(false); err != nil {
+		return r.fail(err)
+	}
+	r.roundsUsed, r.extended, r.summary = rounds, more, !more
+	r.a.log.Info("tool limit decided", "thread", r.th.ID, "continue", more, "rounds", rounds)
+	return r.loop()
 }
 
 // usage is the run's tracker of the thread's tokens and cost, made on first use
