@@ -41,11 +41,11 @@ type Options struct {
 	// MaxExtendedRounds is how many tool rounds a turn may use in all once the
 	// person chose to continue at the limit (default 10, as the Nodius server).
 	MaxExtendedRounds int
-	Policy        map[datasource.ActionType]config.Policy
-	Limits        config.Limits
-	Pricing       config.Pricing
-	ContextWindow int // tokens; 0 means no trimming
-	MaxTokens     int // completion cap per call; 0 = provider default
+	Policy            map[datasource.ActionType]config.Policy
+	Limits            config.Limits
+	Pricing           config.Pricing
+	ContextWindow     int // tokens; 0 means no trimming
+	MaxTokens         int // completion cap per call; 0 = provider default
 
 	Workspace string
 	UserID    string
