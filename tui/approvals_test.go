@@ -165,7 +165,8 @@ func TestDecisionStatesAreTruthful(t *testing.T) {
 	}
 }
 
-// A reopened thread shows each decision and its feedback, with the same marks.
+// A reopened thread shows each decision and its feedback, with the same marks,
+// from the stored decisions (typed), not from the text the model was told.
 func TestReopenedThreadShowsDecisions(t *testing.T) {
 	t.Parallel()
 	ts := &fakeThreads{
@@ -175,7 +176,7 @@ func TestReopenedThreadShowsDecisions(t *testing.T) {
 			{Role: convo.Assistant, ToolCalls: []convo.ToolCall{{ID: "c1", Name: "propose_delete_node", Arguments: `{"nodeKey":"fetch-api"}`}}},
 			{Role: convo.Tool, ToolCallID: "c1", Name: "propose_delete_node", Content: `{"status":"rejected","feedback":"it is needed"}`},
 			{Role: convo.Assistant, ToolCalls: []convo.ToolCall{{ID: "c2", Name: "propose_move_node", Arguments: `{"nodeKey":"root"}`}}},
-			{Role: convo.Tool, ToolCallID: "c2", Name: "propose_move_node", Content: `{"status":"not_applied","message":"The user approved the action, but it was not applied: node root is gone"}`},
+			{Role: convo.Tool, ToolCallID: "c2", Name: "propose_move_node", Content: `The model was told something; the screen does not read it.`},
 			{Role: convo.Assistant, ToolCalls: []convo.ToolCall{{ID: "c3", Name: "propose_create_node", Arguments: `{"typeKey":"log-node"}`}}},
 			{Role: convo.Tool, ToolCallID: "c3", Name: "propose_create_node", Content: `{"status":"approved","created":{"nodes":["n1"]}}`},
 			// a proposal still pending: the store gives its call a synthetic result
@@ -184,7 +185,12 @@ func TestReopenedThreadShowsDecisions(t *testing.T) {
 		}},
 	}
 	m := newTestModel(t, Options{Runner: &fakeRunner{}, Threads: ts, GraphKey: "demo", NoColor: true})
-	m.Update(threadOpenedMsg{thread: ts.threads[0], msgs: ts.history["t1"]})
+	decided := map[string]convo.Proposal{
+		"c1": {ID: "c1", Action: datasource.Action{Type: datasource.DeleteNodeAction}, Decision: convo.Rejected, Feedback: "it is needed"},
+		"c2": {ID: "c2", Action: datasource.Action{Type: datasource.MoveNodeAction}, Decision: convo.Approved, Outcome: convo.NotApplied, ApplyError: "node root is gone"},
+		"c3": {ID: "c3", Action: datasource.Action{Type: datasource.CreateNodeAction}, Decision: convo.Approved, Outcome: convo.Applied},
+	}
+	m.Update(threadOpenedMsg{thread: ts.threads[0], msgs: ts.history["t1"], decided: decided})
 	v := view(m)
 	for _, w := range []string{"× rejected delete node: it is needed", "× propose_delete_node", "! approved but not applied: move node: node root is gone",
 		"× propose_move_node", "✓ approved and applied: create node", "✓ propose_create_node"} {

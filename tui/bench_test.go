@@ -30,7 +30,7 @@ func streamingModel(b *testing.B, n int) *Model {
 	b.Helper()
 	m := New(Options{Runner: &fakeRunner{}, GraphKey: "demo", Dark: true})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
-	m.loadHistory(history(n))
+	m.loadHistory(history(n), nil)
 	m.View()
 	typeText(m, "and then?")
 	m.Update(keyMsg("enter"))
@@ -101,7 +101,7 @@ func BenchmarkTranscriptMemory(b *testing.B) {
 		runtime.ReadMemStats(&before)
 		m := New(Options{Runner: &fakeRunner{}, GraphKey: "demo", Dark: true})
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
-		m.loadHistory(history(1000))
+		m.loadHistory(history(1000), nil)
 		for _, e := range m.tr.entries { // render everything, as a full scroll-through would
 			e.render(100)
 		}

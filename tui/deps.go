@@ -24,6 +24,10 @@ type Threads interface {
 	Rename(ctx context.Context, threadID, title string) error
 	Delete(ctx context.Context, threadID string) error
 	PendingProposal(ctx context.Context, threadID string) (*convo.Proposal, error)
+	// Proposal is a proposal of the thread by id (its tool call's id), with its
+	// decision and outcome: what a reopened thread shows, typed, never read back
+	// from the sentence the model was told.
+	Proposal(ctx context.Context, threadID, id string) (convo.Proposal, error)
 }
 
 // NodeRef is one node offered by @ completion.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -58,6 +59,7 @@ type fakeThreads struct {
 	threads []convo.Thread
 	history map[string][]convo.Message
 	pending map[string]*convo.Proposal
+	decided map[string]convo.Proposal // by proposal id
 	renamed map[string]string
 	deleted []string
 }
@@ -112,6 +114,15 @@ func (f *fakeThreads) PendingProposal(_ context.Context, id string) (*convo.Prop
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pending[id], nil
+}
+
+func (f *fakeThreads) Proposal(_ context.Context, _, id string) (convo.Proposal, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if p, ok := f.decided[id]; ok {
+		return p, nil
+	}
+	return convo.Proposal{}, errors.New("no such proposal")
 }
 
 type fakeNodes []NodeRef

@@ -48,8 +48,10 @@ type threadOpenedMsg struct {
 	thread   convo.Thread
 	msgs     []convo.Message
 	proposal *convo.Proposal
-	err      error
-	none     bool // --continue found no thread
+	// decided are the thread's decided proposals, by tool call id.
+	decided map[string]convo.Proposal
+	err     error
+	none    bool // --continue found no thread
 }
 
 // Model is the chat. Build it with New; run it with tea.NewProgram.
@@ -82,16 +84,19 @@ type Model struct {
 	decided  convo.Proposal
 	// decidedAlways: the decision said "yes for this thread" to the type shown.
 	decidedAlways bool
-	lastKey       time.Time // the last key pressed: a proposal dialog decides only after a quiet pause
-	typedAt       time.Time // when the last key typed into the input was: j/k right after it type, not scroll
-	lastReq       *agent.SendRequest
-	lastErr       *convo.Error
-	sawProp       bool
-	sawErr        bool
-	stopping      bool
-	ticking       bool
-	quitArmed     bool
-	quitting      bool
+	// decidedApproved: the decision sent was an approval.
+	decidedApproved bool
+	decidedFeedback string
+	lastKey         time.Time // the last key pressed: a proposal dialog decides only after a quiet pause
+	typedAt         time.Time // when the last key typed into the input was: j/k right after it type, not scroll
+	lastReq         *agent.SendRequest
+	lastErr         *convo.Error
+	sawProp         bool
+	sawErr          bool
+	stopping        bool
+	ticking         bool
+	quitArmed       bool
+	quitting        bool
 
 	sheets map[string]string
 
@@ -201,7 +206,18 @@ func (m *Model) openThread(id string, latest bool) tea.Cmd {
 		if err != nil {
 			return threadOpenedMsg{err: err}
 		}
-		return threadOpenedMsg{thread: t, msgs: msgs, proposal: p}
+		decided := map[string]convo.Proposal{}
+		for _, msg := range msgs {
+			for _, c := range msg.ToolCalls {
+				if !strings.HasPrefix(c.Name, "propose_") {
+					continue
+				}
+				if dp, err := ts.Proposal(ctx, t.ID, c.ID); err == nil && dp.Decision != convo.Pending {
+					decided[c.ID] = dp
+				}
+			}
+		}
+		return threadOpenedMsg{thread: t, msgs: msgs, proposal: p, decided: decided}
 	}
 }
 
@@ -760,9 +776,15 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 			if res.Decided != nil {
 				m.decisionOutcome(*res.Decided, "")
 			} else {
+				// No outcome reported: say the decision that was sent, nothing more.
 				n := m.deciding.it.(*noticeItem)
-				n.text = strings.TrimPrefix(n.text, "… ")
-				n.text = strings.Replace(strings.Replace(n.text, "approving", "approved", 1), "rejecting", "rejected", 1)
+				n.text = "rejected " + describeAction(m.decided)
+				if m.decidedFeedback != "" {
+					n.text += ": " + strip(m.decidedFeedback)
+				}
+				if m.decidedApproved {
+					n.text = "approved " + describeAction(m.decided)
+				}
 				m.tr.touch(m.deciding)
 				m.deciding = nil
 			}
@@ -881,7 +903,7 @@ func (m *Model) onThreadOpened(msg threadOpenedMsg) {
 	m.st.usage = msg.thread.Usage
 	m.st.lastPrompt = 0
 	m.lastErr, m.lastReq, m.cur = nil, nil, nil
-	m.loadHistory(msg.msgs)
+	m.loadHistory(msg.msgs, msg.decided)
 	m.pending = msg.proposal
 	m.asked, m.deciding = nil, nil
 	if m.pending != nil {
@@ -895,8 +917,9 @@ func (m *Model) onThreadOpened(msg threadOpenedMsg) {
 	}
 }
 
-// loadHistory rebuilds the transcript from stored messages.
-func (m *Model) loadHistory(msgs []convo.Message) {
+// loadHistory rebuilds the transcript from stored messages and the decided
+// proposals among them (by tool call id).
+func (m *Model) loadHistory(msgs []convo.Message, decided map[string]convo.Proposal) {
 	calls := map[string]*entry{}
 	for _, msg := range msgs {
 		switch msg.Role {
@@ -922,12 +945,16 @@ func (m *Model) loadHistory(msgs []convo.Message) {
 		case convo.Tool:
 			if e := calls[msg.ToolCallID]; e != nil {
 				b := e.it.(*badgeItem)
-				b.finish(msg.Content, "", 0)
+				if p, ok := decided[msg.ToolCallID]; ok {
+					b.finishDecided(msg.Content, p)
+				} else {
+					b.finish(msg.Content, "", 0)
+				}
 				// The store answers a call still waiting for a decision (or cut off by
 				// a dead process) with a synthetic "interrupted" result: that is no
 				// decision, and must not read as one.
-				if strings.HasPrefix(b.name, "propose_") && !interruptedResult(msg.Content) {
-					m.tr.add(storedDecision(m.lk, b.name, msg.Content))
+				if p, ok := decided[msg.ToolCallID]; ok {
+					m.tr.add(decidedNotice(m.lk, p))
 				}
 			}
 		}

@@ -86,40 +86,11 @@ func (m *Model) decisionOutcome(p convo.Proposal, result string) {
 	m.tr.add(&noticeItem{lk: m.lk, kind: kind, text: text})
 }
 
-// storedDecision is the line a reopened thread shows for a decided proposal, read
-// from the tool result that told the model.
-func storedDecision(lk *look, tool, content string) *noticeItem {
-	var r struct {
-		Status   string `json:"status"`
-		Message  string `json:"message"`
-		Feedback string `json:"feedback"`
-	}
-	_ = json.Unmarshal([]byte(content), &r)
-	what := strings.ReplaceAll(strings.TrimPrefix(tool, "propose_"), "_", " ")
-	d, o, why := convo.Approved, convo.Applied, ""
-	switch r.Status {
-	case "rejected":
-		d, o = convo.Rejected, convo.OutcomeNone
-	case "approved":
-	default:
-		o = convo.NotApplied
-		why = r.Message
-		if _, after, ok := strings.Cut(r.Message, "not applied: "); ok {
-			why = after
-		} else if _, after, ok := strings.Cut(r.Message, "failed: "); ok {
-			why = after
-		}
-	}
-	kind, text := outcomeText(d, o, what, r.Feedback, why, content)
+// decidedNotice is the line a reopened thread shows for a decided proposal, from
+// its stored decision and outcome.
+func decidedNotice(lk *look, p convo.Proposal) *noticeItem {
+	kind, text := outcomeText(p.Decision, p.Outcome, describeAction(p), p.Feedback, p.ApplyError, "")
 	return &noticeItem{lk: lk, kind: kind, text: text}
-}
-
-// interruptedResult tells the synthetic result of a call that never got one.
-func interruptedResult(content string) bool {
-	var r struct {
-		Status string `json:"status"`
-	}
-	return json.Unmarshal([]byte(content), &r) == nil && r.Status == "interrupted"
 }
 
 // outcomeText is the line a decided proposal gets: applied (✓), approved but not
@@ -174,7 +145,7 @@ func (m *Model) decide(d convo.Decision) tea.Cmd {
 			verdict += ": " + strip(d.Feedback)
 		}
 	}
-	m.decided, m.decidedAlways = p, d.AlwaysForThread
+	m.decided, m.decidedAlways, m.decidedApproved, m.decidedFeedback = p, d.AlwaysForThread, d.Approved, d.Feedback
 	m.deciding = m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: verdict})
 	m.tr.toBottom()
 	if m.opts.Runner == nil {

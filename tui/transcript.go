@@ -401,6 +401,18 @@ func (b *badgeItem) finish(result, errText string, d time.Duration) {
 	}
 }
 
+// finishDecided ends the badge of a proposal from its stored decision: × when it
+// was rejected or not applied, ✓ when applied.
+func (b *badgeItem) finishDecided(result string, p convo.Proposal) {
+	b.result, b.errText, b.state = strip(result), "", bOK
+	switch {
+	case p.Decision == convo.Rejected:
+		b.errText, b.state = "rejected", bErr
+	case p.Outcome == convo.NotApplied:
+		b.errText, b.state = "not applied", bErr
+	}
+}
+
 // expandLines is how many lines of arguments or result an expanded badge shows.
 const expandLines = 10
 
