@@ -145,6 +145,9 @@ func (a storeAdapter) Delete(ctx context.Context, id string) error { return a.s.
 func (a storeAdapter) PendingProposal(ctx context.Context, id string) (*convo.Proposal, error) {
 	return a.s.PendingProposal(ctx, id)
 }
+func (a storeAdapter) Proposal(ctx context.Context, threadID, id string) (convo.Proposal, error) {
+	return a.s.Proposal(ctx, threadID, id)
+}
 
 // nodeLister lists node keys and types for @ completion: from the retriever's
 // indexed graph when there is one (a large file graph is then loaded once, from
