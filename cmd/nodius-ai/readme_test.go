@@ -200,3 +200,83 @@ func TestReadmeScripting(t *testing.T) {
 		t.Error("the approved node is not in the graph file (or the dry run removed it)")
 	}
 }
+
+// TestReadmeNodiusServer runs the README's Nodius server section: the lines that need
+// a server are not run (as the ones that need a cloud key are not), but every flag they
+// use must be one their command has; the lines that need none run as written, in a
+// directory holding a Nodius export (team.ndex) and a file of the earlier format
+// (old-graph.json).
+func TestReadmeNodiusServer(t *testing.T) {
+	t.Parallel()
+	steps := readmeSteps(t, "Working with a Nodius server")
+	if len(steps) != 3 {
+		t.Fatalf("found %d code blocks, want the logins, the server runs and the graph files", len(steps))
+	}
+	e := newEnv(t)
+	e.vars = append(slicesWithout(e.vars, "NODIUS_AI_SOURCE"), "NODIUS_AI_KEYRING=off")
+	for _, line := range append(steps[0], steps[1]...) {
+		words := strings.Fields(line)
+		for i, w := range words {
+			if w == "<" || w == "|" || strings.HasPrefix(w, "#") {
+				words = words[:i]
+				break
+			}
+		}
+		if !strings.Contains(line, "://") {
+			if r := e.sh(line); r.code != 0 {
+				t.Errorf("%s: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
+			}
+			continue
+		}
+		var path []string
+		for _, w := range words[1:] {
+			if strings.HasPrefix(w, "-") || strings.ContainsAny(w, `"'`) {
+				break
+			}
+			path = append(path, w)
+		}
+		r := e.run("", append(path, "--help")...)
+		if r.code != 0 {
+			t.Errorf("%s: nodius-ai %s --help: exit %d\n%s", line, strings.Join(path, " "), r.code, r.stderr)
+			continue
+		}
+		for _, w := range words {
+			if name, _, _ := strings.Cut(w, "="); strings.HasPrefix(name, "--") && !strings.Contains(r.stdout, name+" ") {
+				t.Errorf("%s: nodius-ai %s has no flag %s", line, strings.Join(path, " "), name)
+			}
+		}
+	}
+
+	// The graph files, in a directory of their own.
+	dir := filepath.Join(e.dir, "graphs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"team.ndex", "old-graph.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "readme", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, line := range steps[2] {
+		r := e.sh("cd '" + dir + "' && " + line)
+		if r.code != 0 {
+			t.Errorf("%s: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(line, "inspect graph") && !strings.Contains(r.stdout, "fetch_api") {
+			t.Errorf("%s drew no fetch_api:\n%s", line, r.stdout)
+		}
+	}
+	for _, name := range []string{"team.json", "graph.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || !strings.Contains(string(b), `"sheetsList"`) {
+			t.Errorf("%s is not a graph file in Nodius's format (%v)", name, err)
+		}
+		if r := e.run("", "inspect", "graph", "--source", "file:"+filepath.Join(dir, name)); r.code != 0 {
+			t.Errorf("the converted %s does not open: exit %d\n%s", name, r.code, r.stderr)
+		}
+	}
+}
