@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
@@ -74,7 +75,10 @@ func DocumentOf(tr Transcript) Document {
 func serverDocument(tr Transcript) Document {
 	t := tr.Thread
 	doc := Document{
-		Key: t.ID, GraphKey: t.GraphKey, Workspace: t.Workspace, UserID: t.UserID, Title: t.Title,
+		Key: t.ID, GraphKey: t.GraphKey, Workspace: t.Workspace, UserID: t.UserID, ContextType: "graph",
+		Title:             docTitle(t.Title, tr.Messages),
+		TotalPromptTokens: t.Usage.PromptTokens, TotalCompletionTokens: t.Usage.CompletionTokens,
+		TotalTokens: t.Usage.Total(), TotalCost: t.Usage.CostUSD, Provider: t.Provider, Model: t.Model,
 		CreatedTime: ms(t.CreatedAt), LastUpdatedTime: ms(t.UpdatedAt),
 		ConversationHistory: []DocMessage{},
 	}
@@ -116,10 +120,16 @@ func serverDocument(tr Transcript) Document {
 			dm.Content = &c
 		}
 		doc.ConversationHistory = append(doc.ConversationHistory, dm)
+		if m.Role == convo.User || m.Role == convo.Assistant {
+			doc.MessageCount++ // as the server counts: questions and answers, tool calls included
+		}
+		doc.ToolCallCount += len(m.ToolCalls)
 	}
 	if pending != nil {
 		in := &DocInterrupt{
-			ToolCallID: pending.ToolCallID, ProposedAction: pending.Action, Reason: pending.Reason,
+			Kind: threaddoc.KindProposal, ToolCallID: pending.ToolCallID, ToolName: pending.Tool, Args: json.RawMessage("{}"),
+			Context: json.RawMessage("{}"), ToolCallLog: []json.RawMessage{},
+			ProposedAction: pending.Action, Reason: pending.Reason,
 			CreatedTime: ms(pending.CreatedAt), RemainingToolCalls: []DocToolCall{},
 		}
 		in.ToolCall = DocToolCall{ID: pending.ToolCallID, Type: "function", Function: DocFunction{Name: pending.Tool}}
@@ -128,6 +138,9 @@ func serverDocument(tr Transcript) Document {
 			switch {
 			case c.ID == pending.ToolCallID:
 				in.ToolCall = docCall(c)
+				if json.Valid([]byte(c.Arguments)) && len(strings.TrimSpace(c.Arguments)) > 0 {
+					in.Args = json.RawMessage(c.Arguments)
+				}
 				after = true
 			case after && open[c.ID]:
 				in.RemainingToolCalls = append(in.RemainingToolCalls, docCall(c))
@@ -198,7 +211,7 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 		Status: convo.Active, CreatedAt: created, UpdatedAt: updated,
 	}
 	var incoming []convo.Proposal
-	if in := doc.PendingInterrupt; in != nil {
+	if in := doc.PendingInterrupt; in != nil && !in.ToolLimit() {
 		incoming = append(incoming, convo.Proposal{ID: cmpOr(in.ToolCallID, in.ToolCall.ID), Action: in.ProposedAction, Decision: convo.Pending})
 	}
 	err := s.tx(ctx, "import a thread", func(tx *sql.Tx) error {
@@ -252,7 +265,7 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 				t.MessageCount++
 			}
 		}
-		if in := doc.PendingInterrupt; in != nil {
+		if in := doc.PendingInterrupt; in != nil && !in.ToolLimit() {
 			callID := in.ToolCallID
 			if callID == "" {
 				callID = in.ToolCall.ID
@@ -506,4 +519,26 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// docTitle is the thread's title, else what the server would make of it: the first
+// question, trimmed, on one line, at most 80 characters ("New conversation" before
+// any), so the web chat's thread list reads the same.
+func docTitle(title string, msgs []convo.Message) string {
+	if strings.TrimSpace(title) != "" {
+		return title
+	}
+	for _, m := range msgs {
+		if m.Role != convo.User {
+			continue
+		}
+		t := strings.Join(strings.Fields(m.Content), " ")
+		if r := []rune(t); len(r) > 80 {
+			t = string(r[:77]) + "..."
+		}
+		if t != "" {
+			return t
+		}
+	}
+	return "New conversation"
 }

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -45,16 +46,28 @@ type Document struct {
 	GraphKey            string        `json:"graphKey"`
 	Workspace           string        `json:"workspace"`
 	UserID              string        `json:"userId"`
-	Title               string        `json:"title,omitempty"`
+	ContextType         string        `json:"contextType"`
+	Title               string        `json:"title"`
 	ConversationHistory []DocMessage  `json:"conversationHistory"`
 	PendingInterrupt    *DocInterrupt `json:"pendingInterrupt"`
-	CreatedTime         int64         `json:"createdTime"`
-	LastUpdatedTime     int64         `json:"lastUpdatedTime"`
+	// The totals and counts the web chat's thread list shows. The server rewrites
+	// them after each of its turns; here they are the thread's own.
+	TotalPromptTokens     int     `json:"totalPromptTokens"`
+	TotalCompletionTokens int     `json:"totalCompletionTokens"`
+	TotalTokens           int     `json:"totalTokens"`
+	TotalCost             float64 `json:"totalCost"`
+	Provider              string  `json:"provider"`
+	Model                 string  `json:"model"`
+	MessageCount          int     `json:"messageCount"`
+	ToolCallCount         int     `json:"toolCallCount"`
+	CreatedTime           int64   `json:"createdTime"`
+	LastUpdatedTime       int64   `json:"lastUpdatedTime"`
 	// Local is what only nodius-ai keeps of the thread (the model, tokens and costs of
 	// each message, statuses, every proposal with its decision and outcome, the tool
 	// runs, provenance, the recorded source), so that an export imported again loses
-	// nothing. The server ignores it; an import uses it only when it agrees with
-	// conversationHistory (a thread continued elsewhere falls back to the history).
+	// nothing. The server drops it when it next writes the thread; an import uses it
+	// only when it agrees with conversationHistory (a thread continued elsewhere
+	// falls back to the history).
 	Local *LocalRecord `json:"nodiusAi,omitempty"`
 }
 
@@ -148,18 +161,70 @@ type DocFunction struct {
 	Arguments string `json:"arguments"`
 }
 
-// DocInterrupt is the pending proposal of a thread: the propose_* call that stopped
-// the tool loop (ToolCallID and ToolCall, whose arguments hold the model's
-// proposal), the validated ProposedAction awaiting a decision, the model's reason,
-// and the calls of the same batch still to run after the decision (the server's
-// "toolCallId, args, context, remaining tool calls").
+// DocInterrupt is what a thread waits on, in the server's shape: Kind "hitl" is a
+// proposal (the propose_* call ToolCallID, its ToolName and parsed Args), Kind
+// "tool_limit" the tool-round limit (no call). The server reads only those four
+// when it resumes; Context, ToolCallLog and RemainingToolCalls are written as it
+// writes them. ToolCall, ProposedAction, Reason and CreatedTime are nodius-ai's own
+// record of the proposal (the validated action awaiting a decision); a document the
+// server wrote has none, and the action is read from ToolName and Args.
 type DocInterrupt struct {
+	Kind               string            `json:"kind"`
 	ToolCallID         string            `json:"toolCallId"`
-	ToolCall           DocToolCall       `json:"toolCall"`
-	ProposedAction     datasource.Action `json:"proposedAction"`
-	Reason             string            `json:"reason,omitempty"`
+	ToolName           string            `json:"toolName"`
+	Args               json.RawMessage   `json:"args"`
+	Context            json.RawMessage   `json:"context"`
+	ToolCallLog        []json.RawMessage `json:"toolCallLog"`
 	RemainingToolCalls []DocToolCall     `json:"remainingToolCalls"`
-	CreatedTime        int64             `json:"createdTime,omitempty"`
+
+	ToolCall       DocToolCall       `json:"toolCall"`
+	ProposedAction datasource.Action `json:"proposedAction"`
+	Reason         string            `json:"reason,omitempty"`
+	CreatedTime    int64             `json:"createdTime,omitempty"`
+}
+
+// Interrupt kinds.
+const (
+	KindProposal  = "hitl"
+	KindToolLimit = "tool_limit"
+)
+
+// ToolLimit reports whether the thread waits at the tool-round limit, not on a
+// proposal.
+func (in *DocInterrupt) ToolLimit() bool { return in != nil && in.Kind == KindToolLimit }
+
+// fillAction reads the proposed action of an interrupt the server wrote (ToolName
+// and Args, no proposedAction): the action type is the tool's name without
+// "propose_", its payload the arguments, as the server's own actions are.
+func (in *DocInterrupt) fillAction() error {
+	if in.ToolLimit() || in.ProposedAction.Type != "" || in.ToolName == "" {
+		return nil
+	}
+	if in.ToolCall.Function.Name == "" {
+		in.ToolCall = DocToolCall{ID: in.ToolCallID, Type: "function", Function: DocFunction{Name: in.ToolName, Arguments: string(in.Args)}}
+	}
+	args := in.Args
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var reason struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(args, &reason)
+	if in.Reason == "" {
+		in.Reason = reason.Reason
+	}
+	raw, err := json.Marshal(map[string]json.RawMessage{
+		"type":    json.RawMessage(strconv.Quote(strings.TrimPrefix(in.ToolName, "propose_"))),
+		"payload": args,
+	})
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, &in.ProposedAction); err != nil {
+		return invalidBecause(err, "pendingInterrupt: the arguments of %s are not a proposal this nodius-ai reads", in.ToolName)
+	}
+	return nil
 }
 
 // UndoRecord is what a thread keeps to undo one applied change, and where that undo
@@ -211,7 +276,49 @@ func Parse(r io.Reader) (Document, error) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		return Document{}, invalidBecause(err, "the thread document is not valid JSON")
 	}
+	doc.uniqueCallIDs()
+	if in := doc.PendingInterrupt; in != nil {
+		if err := in.fillAction(); err != nil {
+			return Document{}, err
+		}
+	}
 	return doc, doc.Validate()
+}
+
+// uniqueCallIDs renames a tool call id used again by a later assistant message
+// (some providers number calls per response: "call_0" in every round) to
+// "ID~N", with the tool results that answer it, so that every call of the thread has
+// its own id; the pending interrupt follows its call.
+func (d *Document) uniqueCallIDs() {
+	seen := map[string]int{}
+	current := map[string]string{} // id as written -> id in force since the last assistant message
+	for i := range d.ConversationHistory {
+		m := &d.ConversationHistory[i]
+		switch m.Role {
+		case "assistant":
+			for j := range m.ToolCalls {
+				c := &m.ToolCalls[j]
+				id := c.ID
+				seen[id]++
+				if n := seen[id]; n > 1 {
+					c.ID = fmt.Sprintf("%s~%d", id, n)
+				}
+				current[id] = c.ID
+			}
+		case "tool":
+			if id, ok := current[m.ToolCallID]; ok {
+				m.ToolCallID = id
+			}
+		}
+	}
+	if in := d.PendingInterrupt; in != nil && in.ToolCallID != "" {
+		if id, ok := current[in.ToolCallID]; ok {
+			in.ToolCallID = id
+			if in.ToolCall.ID != "" {
+				in.ToolCall.ID = id
+			}
+		}
+	}
 }
 
 // Validate checks that the document can become a thread whose history every
@@ -246,7 +353,7 @@ func (d Document) Validate() error {
 			return invalid("%s has role %q (not system, user, assistant or tool)", where, m.Role)
 		}
 	}
-	if in := d.PendingInterrupt; in != nil {
+	if in := d.PendingInterrupt; in != nil && !in.ToolLimit() {
 		id := in.ToolCallID
 		if id == "" {
 			id = in.ToolCall.ID
