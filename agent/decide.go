@@ -332,7 +332,7 @@ func (r *run) approve(p *convo.Proposal, feedback string, reason string) error {
 	planned := datasource.AssignKeys(p.Action, opID)
 	if err := r.a.opt.Store.ClaimProposal(r.ctx, r.th.ID, p.ID, opID, r.a.claimer, feedback, planned); err != nil {
 		if isDecided(err) {
-			return decisionError("%s; nothing was changed", strings.TrimSuffix(err.Error(), ": already decided"))
+			return decisionError("%s; nothing was changed", decidedWhat(err))
 		}
 		return err
 	}
@@ -445,7 +445,7 @@ func (r *run) finish(p *convo.Proposal, out map[string]any, errText string, star
 	}
 	if err != nil {
 		if isDecided(err) {
-			return decisionError("%s; nothing was changed", strings.TrimSuffix(err.Error(), ": already decided"))
+			return decisionError("%s; nothing was changed", decidedWhat(err))
 		}
 		return err
 	}
@@ -483,4 +483,12 @@ func (r *run) autoApprove(a datasource.Action) error {
 		types[i] = string(t)
 	}
 	return r.a.opt.Store.SetAutoApprove(r.ctx, r.th.ID, types)
+}
+
+// decidedWhat says what became of a proposal someone else decided first.
+func decidedWhat(err error) string {
+	if de, ok := errors.AsType[*convo.DecidedError](err); ok {
+		return de.What
+	}
+	return "it was already decided"
 }

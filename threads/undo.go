@@ -120,7 +120,7 @@ func (s *Store) ClaimUndo(ctx context.Context, threadID, proposalID, opID, undoO
 		if state == string(convo.UndoClaimed) {
 			what = "being undone by another process"
 		}
-		return fmt.Errorf("proposal %s was %s: %w", proposalID, what, ErrDecided)
+		return &convo.DecidedError{What: fmt.Sprintf("proposal %s was %s", proposalID, what)}
 	})
 }
 
@@ -164,7 +164,7 @@ func (s *Store) FinishUndo(ctx context.Context, threadID, proposalID, undoOp str
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("the undo %s of proposal %s is no longer claimed: %w", undoOp, proposalID, ErrDecided)
+			return &convo.DecidedError{What: fmt.Sprintf("the undo %s of proposal %s is no longer claimed", undoOp, proposalID)}
 		}
 		id, seq, err = insertMessage(ctx, tx, m, convo.Complete, "", created)
 		if err != nil {

@@ -545,7 +545,7 @@ func (s *Store) DecideProposal(ctx context.Context, p convo.Proposal, toolResult
 			return decidedError(callID, state, outcome)
 		}
 		if state == string(convo.Pending) && p.OpID != "" {
-			return fmt.Errorf("proposal %q: the claim of operation %s was released: %w", callID, p.OpID, ErrDecided)
+			return &convo.DecidedError{What: fmt.Sprintf("proposal %q: the claim of operation %s was released", callID, p.OpID)}
 		}
 		out := outcomeOf(p)
 		_, err = tx.ExecContext(ctx, `UPDATE proposals SET decision = ?, feedback = ?, result = ?, decided_ms = ?,
@@ -614,7 +614,7 @@ func decidedError(callID, state, outcome string) error {
 	if outcome == string(convo.Claimed) {
 		what = "approved and is being applied"
 	}
-	return fmt.Errorf("proposal %s was already %s: %w", callID, what, ErrDecided)
+	return &convo.DecidedError{What: fmt.Sprintf("proposal %s was already %s", callID, what)}
 }
 
 // ClaimProposal takes the decision to approve a pending proposal before anything is

@@ -213,6 +213,14 @@ type Error = fault.Error
 // pending (another person or process decided it first).
 var ErrDecided = errors.New("already decided")
 
+// DecidedError is a decision (or an undo) another person or process took first.
+// What says what became of it, in words a person reads ("proposal call_1 was
+// already approved"); errors.Is(err, ErrDecided) holds.
+type DecidedError struct{ What string }
+
+func (e *DecidedError) Error() string        { return e.What + ": already decided" }
+func (e *DecidedError) Is(target error) bool { return target == ErrDecided }
+
 // AsError finds a *Error in err's chain.
 func AsError(err error) (*Error, bool) { return fault.As(err) }
 
