@@ -166,6 +166,10 @@ type Config struct {
 	Policy        map[datasource.ActionType]Policy
 	Limits        Limits
 	Debug         bool
+	// ArangoIgnoreServer writes to an arango:// source even while a Nodius server
+	// runs on the database (arango_ignore_server, NODIUS_AI_ARANGO_IGNORE_SERVER):
+	// only for a graph nobody edits in the web editor.
+	ArangoIgnoreServer bool
 	// RetrievalExpand is how questions are expanded before text search: ExpandOff,
 	// or ExpandLLM (one small call to the chat model per new question).
 	RetrievalExpand string

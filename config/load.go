@@ -50,29 +50,30 @@ type fileProvider struct {
 
 // fileConfig is the TOML file. Pointers tell "not set" from a zero value.
 type fileConfig struct {
-	Provider         string                  `toml:"provider"`
-	Model            string                  `toml:"model"`
-	BaseURL          string                  `toml:"base_url"`
-	APIKey           string                  `toml:"api_key"`
-	EmbeddingModel   string                  `toml:"embedding_model"`
-	EmbeddingBaseURL string                  `toml:"embedding_base_url"`
-	Agent            string                  `toml:"agent"`
-	Source           string                  `toml:"source"`
-	Fallback         string                  `toml:"fallback"`
-	Token            string                  `toml:"token"`
-	WSURL            string                  `toml:"ws_url"`
-	Workspace        string                  `toml:"workspace"`
-	DB               string                  `toml:"db"`
-	Sync             string                  `toml:"sync"`
-	Role             string                  `toml:"role"`
-	Debug            *bool                   `toml:"debug"`
-	MaxToolRounds    *int                    `toml:"max_tool_rounds"`
-	CacheTTL         any                     `toml:"cache_ttl"`       // "2m" or seconds
-	GraphLockWait    any                     `toml:"graph_lock_wait"` // "10s" or seconds
-	Policy           map[string]string       `toml:"policy"`
-	Limits           Limits                  `toml:"limits"`
-	Retrieval        fileRetrieval           `toml:"retrieval"`
-	Providers        map[string]fileProvider `toml:"providers"`
+	Provider           string                  `toml:"provider"`
+	Model              string                  `toml:"model"`
+	BaseURL            string                  `toml:"base_url"`
+	APIKey             string                  `toml:"api_key"`
+	EmbeddingModel     string                  `toml:"embedding_model"`
+	EmbeddingBaseURL   string                  `toml:"embedding_base_url"`
+	Agent              string                  `toml:"agent"`
+	Source             string                  `toml:"source"`
+	Fallback           string                  `toml:"fallback"`
+	Token              string                  `toml:"token"`
+	WSURL              string                  `toml:"ws_url"`
+	Workspace          string                  `toml:"workspace"`
+	DB                 string                  `toml:"db"`
+	Sync               string                  `toml:"sync"`
+	Role               string                  `toml:"role"`
+	Debug              *bool                   `toml:"debug"`
+	ArangoIgnoreServer *bool                   `toml:"arango_ignore_server"`
+	MaxToolRounds      *int                    `toml:"max_tool_rounds"`
+	CacheTTL           any                     `toml:"cache_ttl"`       // "2m" or seconds
+	GraphLockWait      any                     `toml:"graph_lock_wait"` // "10s" or seconds
+	Policy             map[string]string       `toml:"policy"`
+	Limits             Limits                  `toml:"limits"`
+	Retrieval          fileRetrieval           `toml:"retrieval"`
+	Providers          map[string]fileProvider `toml:"providers"`
 }
 
 // fileRetrieval is the [retrieval] table.
@@ -209,6 +210,10 @@ func Load(opts LoadOptions) (*Config, error) {
 		debug = truthy(v)
 	}
 	cfg.Debug = debug
+	cfg.ArangoIgnoreServer = fc.ArangoIgnoreServer != nil && *fc.ArangoIgnoreServer
+	if v := getenv("NODIUS_AI_ARANGO_IGNORE_SERVER"); v != "" {
+		cfg.ArangoIgnoreServer = truthy(v)
+	}
 	switch {
 	case flags["debug"] != "":
 		cfg.Origins["debug"] = "--debug"

@@ -26,6 +26,7 @@ func openArango(ctx context.Context, cfg *config.Config, url string) (datasource
 	}
 	ac.MaxResultBytes = cfg.Limits.MaxArangoResultBytes
 	ac.LockWait = cfg.GraphLockWait
+	ac.IgnoreLiveServer = cfg.ArangoIgnoreServer
 	src, err := arango.Open(ctx, ac)
 	if err != nil {
 		return nil, err // not a typed nil in the interface: the factory closes what it gets

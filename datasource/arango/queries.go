@@ -202,6 +202,12 @@ func Queries() []string {
 		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
 		qVectorExact, qVectorApprox, qSetEmbeddings, qTextSearch,
 		qThreadsSince, qThread, qThreadUpsert, qDataPaths,
-		qEdge, qNodeEdges,
+		qEdge, qNodeEdges, qLiveServers,
 	}
 }
+
+// qLiveServers lists the Nodius servers running on this database: each server
+// registers itself in nodius_cluster and refreshes lastRefresh every minute, and
+// the servers themselves count one older than two minutes as gone.
+const qLiveServers = `FOR c IN nodius_cluster FILTER c.status == "online" AND c.lastRefresh > @since ` +
+	`RETURN {host: c.host, port: c.port, lastRefresh: c.lastRefresh}`

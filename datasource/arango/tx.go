@@ -44,6 +44,9 @@ const DefaultLockWait = 10 * time.Second
 // changed, and trying again later may work.
 func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
 	o := datasource.ApplyOptionsOf(opts)
+	if err := s.checkNoLiveServer(ctx, graphKey); err != nil {
+		return datasource.ApplyResult{}, err
+	}
 	var res datasource.ApplyResult
 	err := s.inTransaction(ctx, graphKey, func(w *txCopy) error {
 		res = datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: []string{}, Edges: []string{}}}
@@ -67,6 +70,9 @@ var _ datasource.WorkingCopyChanger = (*Source)(nil)
 // change is all or nothing here too: a reversal that fails at its second step
 // leaves its first one unreversed as well, not half the change undone.
 func (s *Source) Change(ctx context.Context, graphKey string, fn func(datasource.WorkingCopy) error) error {
+	if err := s.checkNoLiveServer(ctx, graphKey); err != nil {
+		return err
+	}
 	return s.inTransaction(ctx, graphKey, func(w *txCopy) error { return fn(w) })
 }
 

@@ -45,6 +45,8 @@ const (
 	Edges   = "nodius_edges"
 	Configs = "nodius_node_config"
 	Threads = "nodius_ai_threads"
+	// Cluster is where each running Nodius server registers itself.
+	Cluster = "nodius_cluster"
 )
 
 // Sent is one query as the client sent it, for assertions.
@@ -525,6 +527,16 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 		return anys(s.sorted(Edges, func(d map[string]any) bool {
 			return d["graphKey"] == str("gk") && (d["_from"] == str("id") || d["_to"] == str("id"))
 		})), 0, 0, ""
+	case kLiveServers:
+		since, _ := b["since"].(float64)
+		var out []any
+		for _, d := range s.sorted(Cluster, func(d map[string]any) bool {
+			t, _ := d["lastRefresh"].(float64)
+			return d["status"] == "online" && t > since
+		}) {
+			out = append(out, map[string]any{"host": d["host"], "port": d["port"], "lastRefresh": d["lastRefresh"]})
+		}
+		return out, 0, 0, ""
 	case kConfigs:
 		return anys(s.sorted(Configs, func(d map[string]any) bool { return d["workspace"] == str("ws") })), 0, 0, ""
 	case kTraverseAny, kTraverseIn, kTraverseOut:

@@ -35,6 +35,7 @@ const (
 	kDataPaths
 	kEdge
 	kNodeEdges
+	kLiveServers
 )
 
 // signatures tells the queries of package arango apart by fragments of their fixed
@@ -81,8 +82,9 @@ func signatures() map[kind][]string {
 			"FOR h IN APPEND(nodeHits, edgeHits) COLLECT hid = h.id AGGREGATE total = SUM(h.score)",
 			`FILTER node != null AND IS_SAME_COLLECTION("nodius_nodes", node) AND node.graphKey == @gk SORT total DESC, node._key LIMIT @limit`,
 		},
-		kEdge:      {"FOR e IN nodius_edges FILTER e._key == @key AND e.graphKey == @gk"},
-		kNodeEdges: {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id)"},
+		kEdge:        {"FOR e IN nodius_edges FILTER e._key == @key AND e.graphKey == @gk"},
+		kLiveServers: {"FOR c IN nodius_cluster", "c.lastRefresh > @since"},
+		kNodeEdges:   {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id)"},
 		kDataPaths: {"FOR n IN nodius_nodes FILTER n.graphKey == @gk AND IS_OBJECT(n.data)", "FOR k IN ATTRIBUTES(n.data)",
 			"FOR o IN objs FOR k2 IN ATTRIBUTES(o)", "RETURN [k, k2]", "COLLECT path = p WITH COUNT INTO c SORT c DESC, path LIMIT @max RETURN path"},
 	}

@@ -44,6 +44,9 @@ type Config struct {
 	// LockWait bounds how long applying an action waits for another writer holding
 	// the graph collections (0: DefaultLockWait; config key graph_lock_wait).
 	LockWait time.Duration
+	// IgnoreLiveServer writes even while a Nodius server runs on the database
+	// (config key arango_ignore_server): only for a graph nobody edits.
+	IgnoreLiveServer bool
 }
 
 // DefaultMaxResultBytes bounds one ArangoDB answer when the config sets nothing.
