@@ -243,3 +243,24 @@ func cloneExtra(m map[string]json.RawMessage) map[string]json.RawMessage {
 	}
 	return out
 }
+
+// CodeFromTypes gives each node the code of its type (NodeConfig.Process) where the
+// type has code, in place: a source that holds the real model (node types with
+// node.process, nodes without code) gives its readers each node's code this way.
+// A node of a type without code keeps what it carries itself.
+func CodeFromTypes(nodes []Node, configs []NodeConfig) {
+	code := make(map[string]string, len(configs))
+	for _, c := range configs {
+		if c.Process != "" {
+			code[c.Key] = c.Process
+		}
+	}
+	if len(code) == 0 {
+		return
+	}
+	for i := range nodes {
+		if c, ok := code[nodes[i].Type]; ok {
+			nodes[i].Process = c
+		}
+	}
+}

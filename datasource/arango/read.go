@@ -204,6 +204,8 @@ func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snap
 	if err != nil {
 		return datasource.Snapshot{}, err
 	}
+	// On the real schema the code is the node type's (node.process), not the node's.
+	datasource.CodeFromTypes(nodes, configs)
 	return datasource.Snapshot{Graph: g, Nodes: nodes, Edges: edges, Configs: configs}, nil
 }
 

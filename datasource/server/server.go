@@ -550,17 +550,7 @@ func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, 
 	// A node's code is its type's (node.process of the node type): resolved here so
 	// that retrieval, the read tools and the pictures find it. A node of a type
 	// without code keeps what it carries itself (a built-in type's node).
-	code := make(map[string]string, len(configs))
-	for _, c := range configs {
-		if c.Process != "" {
-			code[c.Key] = c.Process
-		}
-	}
-	for i := range snap.Nodes {
-		if c, ok := code[snap.Nodes[i].Type]; ok {
-			snap.Nodes[i].Process = c
-		}
-	}
+	datasource.CodeFromTypes(snap.Nodes, configs)
 	return snap, nil
 }
 
