@@ -160,11 +160,13 @@ type CodeDiff struct {
 	Patches  []CodePatch `json:"patches,omitempty"`
 }
 
-// ReorganizeLayoutPayload asks the server to lay nodes out again; it computes the
-// positions when the proposal is approved.
+// ReorganizeLayoutPayload lays nodes out again. The server computes the positions
+// when the proposal is approved; the local agent computes them when it proposes, in
+// Moves, so the person approving sees each move and every source applies them.
 type ReorganizeLayoutPayload struct {
-	NodeKeys []string `json:"nodeKeys"`
-	Strategy string   `json:"strategy,omitempty"`
+	NodeKeys []string          `json:"nodeKeys"`
+	Strategy string            `json:"strategy,omitempty"`
+	Moves    []MoveNodePayload `json:"moves,omitempty"`
 }
 
 // CreateGraphPayload is a new graph (Type "graph") or HTML class ("htmlClass"),

@@ -1,4 +1,4 @@
-// Package tools holds the assistant's tools: the seven read tools the agent runs at once
+// Package tools holds the assistant's tools: the eight read tools the agent runs at once
 // against a datasource.Source, and the propose_* write tools that never run here —
 // ParseProposal validates their arguments strictly against the graph and turns them
 // into a datasource.Action a person approves. Names and schemas are the Nodius
