@@ -17,9 +17,9 @@ const (
 	DeleteEdgeAction ActionType = "delete_edge"
 	BatchAction      ActionType = "batch"
 
-	// The Nodius server's assistant proposes these too (packages/server/src/ai/types.ts).
-	// They are not in ActionTypes: the local agent never proposes them, and a source
-	// cannot apply them; the server converts them when they are approved.
+	// The Nodius server's assistant proposes these too (packages/server/src/ai/types.ts),
+	// and so does the local agent, with the server's tools; create_graph is the
+	// server's home mode only, so it is not in ActionTypes.
 	CreateNodeWithEdgesAction ActionType = "create_node_with_edges"
 	ConfigureNodeTypeAction   ActionType = "configure_node_type"
 	ReorganizeLayoutAction    ActionType = "reorganize_layout"
@@ -27,7 +27,8 @@ const (
 )
 
 // ActionTypes lists every action type, in the order they are documented.
-var ActionTypes = []ActionType{CreateNodeAction, UpdateNodeAction, MoveNodeAction, DeleteNodeAction, CreateEdgeAction, DeleteEdgeAction, BatchAction}
+var ActionTypes = []ActionType{CreateNodeAction, UpdateNodeAction, MoveNodeAction, DeleteNodeAction, CreateEdgeAction, DeleteEdgeAction, BatchAction,
+	CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction}
 
 // Action is a ProposedAction: a change to a graph that the model proposes and a person
 // approves. Its JSON form is {"type": ..., "payload": {...}}, as the server stores it;

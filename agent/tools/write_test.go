@@ -180,7 +180,7 @@ func TestParseProposal(t *testing.T) {
 		{name: "batch step unknown key", tool: ProposeBatch, args: `{"actions":[{"type":"move_node","nodeKey":"root","posX":0,"posY":0,"z":1}],` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `unknown argument "actions[0].z"`},
 		{name: "batch step unknown type", tool: ProposeBatch, args: `{"actions":[{"type":"rename_node"}],` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `"actions[0].type" must be one of create_node`},
+			errCode: CodeInvalidArgument, errHas: `"actions[0].type" must be one of move_node`},
 		{name: "batch step not object", tool: ProposeBatch, args: `{"actions":["create_node"],` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `"actions"[0] must be an object`},
 		{name: "batch actions object", tool: ProposeBatch, args: `{"actions":{},` + why + `}`,
