@@ -145,6 +145,10 @@ type ConfigureNodeTypePayload struct {
 	Size           map[string]any            `json:"size,omitempty"`
 	Content        any                       `json:"content,omitempty"`
 	CodeDiffs      []CodeDiff                `json:"codeDiffs,omitempty"`
+	// Nodes are the nodes of the type whose code changes with it, listed by the
+	// local agent when it proposes: a source that keeps code on nodes (memgraph,
+	// files) applies the type's new process to each of them (see Lower).
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // CodePatch is one search/replace of a code field.

@@ -87,25 +87,50 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 			return datasource.Action{}, st.typeErr(tool, p.TypeKey)
 		}
 	case "create":
-		if a.has("processPatches") {
-			return datasource.Action{}, argErr(tool, "processPatches change existing code: with mode \"create\" give the whole process")
+		// nodius-ai's sources keep nodes and edges; node types are written by the
+		// Nodius server's own assistant only.
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+			Msg: "a new node type cannot be created from here (only the Nodius server's own assistant writes node types); use an existing type (list_available_node_types), or change an existing type's code with mode \"update\""}
+	}
+	// Only the code can change here; other fields must be absent or as they are.
+	for _, f := range []string{"border", "handles", "size", "content"} {
+		if a.has(f) {
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+				Msg: fmt.Sprintf("%q cannot be changed from here: only a type's code (process or processPatches) can; leave %q out", f, f)}
 		}
-		if p.TypeKey != "" {
-			if !keyPattern.MatchString(p.TypeKey) {
-				return datasource.Action{}, argErr(tool, "typeKey %q is not a valid key: use letters, digits, '-', '_' and '.'", p.TypeKey)
-			}
-			if cur != nil || datasource.IsBuiltinType(p.TypeKey) {
-				return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-					Msg: fmt.Sprintf("type %q already exists: use mode \"update\"", p.TypeKey)}
-			}
+	}
+	for _, f := range []struct{ name, now string }{{"displayName", cur.DisplayName}, {"description", cur.Description}, {"category", cur.Category}, {"icon", cur.Icon}} {
+		if a.has(f.name) && a.str(f.name) != f.now && !(f.name == "displayName" && f.now == "") {
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+				Msg: fmt.Sprintf("%s cannot be changed from here (only a type's code can); give it as it is: %q", f.name, f.now)}
 		}
+	}
+	if !a.has("process") && !a.has("processPatches") {
+		return datasource.Action{}, argErr(tool, "give the new code: processPatches (preferred) or process")
+	}
+	for _, n := range sortedKeys(st.nodes) {
+		if st.nodes[n].Type == p.TypeKey {
+			p.Nodes = append(p.Nodes, n)
+		}
+	}
+	if len(p.Nodes) == 0 {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+			Msg: fmt.Sprintf("no node of type %q is in this graph: its code is kept with the nodes here, so it cannot be changed from this graph", p.TypeKey)}
 	}
 	if a.has("process") && a.has("processPatches") {
 		return datasource.Action{}, argErr(tool, "give either process (the whole code) or processPatches, not both")
 	}
-	old := ""
-	if cur != nil {
-		old = cur.Process
+	// The type's code as its nodes run it: the config's, or in a file of the
+	// earlier format (code on the nodes) the nodes' own, which must agree.
+	old := cur.Process
+	if old == "" {
+		old = st.nodes[p.Nodes[0]].Process
+		for _, k := range p.Nodes[1:] {
+			if st.nodes[k].Process != old {
+				return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+					Msg: fmt.Sprintf("nodes %q and %q of type %q run different code: change them one at a time is not possible here, as a type has one code", p.Nodes[0], k, p.TypeKey)}
+			}
+		}
 	}
 	switch {
 	case a.has("processPatches"):
@@ -121,11 +146,9 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 		p.CodeDiffs = []datasource.CodeDiff{{Field: "process", Original: old, Modified: code, Patches: patches}}
 	case a.has("process"):
 		p.Process = a.str("process")
-		if cur != nil {
-			p.CodeDiffs = []datasource.CodeDiff{{Field: "process", Original: old, Modified: p.Process}}
-		}
+		p.CodeDiffs = []datasource.CodeDiff{{Field: "process", Original: old, Modified: p.Process}}
 	}
-	if cur != nil && p.Process == old && a.has("processPatches") {
+	if p.Process == old {
 		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: "the patches leave the code as it is: the proposal changes nothing"}
 	}
 	if a.has("handles") {

@@ -54,6 +54,12 @@ func (c *converter) action(a datasource.Action, depth int) error {
 			return missing()
 		}
 		key := a.UpdateNode.NodeKey
+		if _, ok := a.UpdateNode.Changes["process"]; ok {
+			// On the server a node's code is its type's (NodeTypeConfig node.process),
+			// which the editing socket does not write: the server's own assistant
+			// changes it (propose_configure_node_type, applied by the server).
+			return fmt.Errorf("node %s: a node's code is its type's on the Nodius server, and nodius-ai cannot change a node type there; ask the server's own assistant (--agent server:URL) to change the type's code", key)
+		}
 		sheet, err := c.nodeSheet(key)
 		if err != nil {
 			return err
