@@ -31,6 +31,14 @@ func TestServerProposalTypesApplyAndUndo(t *testing.T) {
 				if err != nil || n.Type != "log-node" || n.PosX != 900 || n.Sheet != "0" {
 					t.Errorf("node %+v %v", n, err)
 				}
+				// It runs its type's code: left empty, a Nodius-format file would
+				// read that as the type's code changed to nothing.
+				cfgs, _ := src.Configs(ctx, "demo")
+				for _, c := range cfgs {
+					if c.Key == "log-node" && (c.Process == "" || n.Process != c.Process) {
+						t.Errorf("new node's code %q, its type's %q", n.Process, c.Process)
+					}
+				}
 				edges, _ := src.Edges(ctx, "demo", "")
 				found := false
 				for _, e := range edges {

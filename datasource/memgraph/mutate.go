@@ -310,6 +310,16 @@ func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 	if n.Data == nil {
 		n.Data = map[string]any{}
 	}
+	// A node's code is its type's: a new node without code runs its type's. Left
+	// empty, a file in Nodius's format would read it as the type's code changed to
+	// nothing (file.CodeToTypes) and wipe the code of every node of the type.
+	if n.Process == "" {
+		for _, c := range tx.configs {
+			if c.Key == n.Type {
+				n.Process = c.Process
+			}
+		}
+	}
 	if n.Size.Width <= 0 || n.Size.Height <= 0 || !finite(n.Size.Width) || !finite(n.Size.Height) {
 		n.Size = datasource.Size{Width: 200, Height: 100}
 	}
