@@ -48,6 +48,14 @@ func TestServerProposalTypesApplyAndUndo(t *testing.T) {
 					t.Errorf("no edge display-html → %s", n.Key)
 				}
 			}},
+		{name: "update name, description and size", tool: ProposeUpdateNode,
+			args: `{"nodeKey":"fetch-api","updates":{"name":"Fetch stats","description":"Season averages","size":{"width":260,"height":90}},"reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.Action, _ datasource.ApplyResult) {
+				n, _ := src.Node(ctx, "demo", "fetch-api")
+				if string(n.Extra["name"]) != `"Fetch stats"` || string(n.Extra["description"]) != `"Season averages"` || n.Size.Width != 260 {
+					t.Errorf("node %+v", n)
+				}
+			}},
 		{name: "reorganize layout", tool: ProposeReorganizeLayout, args: `{"nodeKeys":["root","fetch-api","filter-active"],"reason":"tidy"}`,
 			check: func(t *testing.T, src datasource.Source, a datasource.Action, _ datasource.ApplyResult) {
 				root, _ := src.Node(ctx, "demo", "root")

@@ -725,8 +725,10 @@ func (st *state) updateNode(tool string, a args, inBatch bool) (datasource.Actio
 			if err := json.Unmarshal(raw, &s); err != nil {
 				return datasource.Action{}, argErr(tool, "updates.%s must be a string, got %s", f, describeJSON(raw))
 			}
-			var old string
-			_ = json.Unmarshal(n.Extra[f], &old)
+			var old any // absent: nil, as the store reads the node
+			if raw, ok := n.Extra[f]; ok {
+				_ = json.Unmarshal(raw, &old)
+			}
 			changes[f], before[f] = s, old
 		case "html":
 			if n.Type != "html" {
