@@ -51,7 +51,7 @@ var reasonParam = param{name: "reason", kind: kString, required: true, maxLen: M
 
 // pointParams and groupParams are the shape of a node's handles: sides (L, R, T, D, 0)
 // holding groups, groups holding points. The schema of the handles argument is built
-// from them, and parseHandles checks what the model sends against them.
+// from them, and parsing checks what the model sends against them.
 func pointParams() []param {
 	return []param{
 		{name: "id", kind: kString, required: true, desc: "Point id, unique per direction on the node (\"0\", \"1\", ...). Edges name handles by this id."},
@@ -571,64 +571,6 @@ func (st *state) position(a args, sheet string) (float64, float64) {
 		first = false
 	}
 	return a.num("posX", x), a.num("posY", y)
-}
-
-// parseHandles reads a handles object strictly — sides L, R, T, D, 0; groups and points
-// with no field the schema does not name; points with an id and a direction — then
-// checks it with datasource.CheckHandles, the rules the store applies it with.
-func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasource.HandleGroup, error) {
-	m, err := decodeObject(raw)
-	if err != nil || firstByte(raw) != '{' {
-		return nil, argErr(tool, "%q must be an object of sides (%s), got %s", where, datasource.SideNames, describeJSON(raw))
-	}
-	out := map[string]datasource.HandleGroup{}
-	for _, side := range sortedKeys(m) {
-		if !contains(datasource.Sides, side) {
-			hint := ""
-			if side == "B" {
-				hint = " (the bottom is D in Nodius)"
-			}
-			return nil, argErr(tool, "%q has an unknown side %q%s: the sides are %s", where, side, hint, datasource.SideNames)
-		}
-		gw := where + "." + side + "."
-		gm, err := decodeObject(m[side])
-		if err != nil || firstByte(m[side]) != '{' {
-			return nil, argErr(tool, "%q must be an object {\"position\": ..., \"point\": [...]}, got %s", where+"."+side, describeJSON(m[side]))
-		}
-		if err := checkFields(tool, gw, gm, groupParams(), true); err != nil {
-			return nil, err
-		}
-		g := datasource.HandleGroup{Position: "separate"}
-		if raw, ok := gm["position"]; ok {
-			_ = json.Unmarshal(raw, &g.Position)
-		}
-		var points []json.RawMessage
-		if err := json.Unmarshal(gm["point"], &points); err != nil {
-			return nil, argErr(tool, "%q must be an array of points", gw+"point")
-		}
-		for i, pr := range points {
-			pw := fmt.Sprintf("%spoint[%d].", gw, i)
-			pm, err := decodeObject(pr)
-			if err != nil || firstByte(pr) != '{' {
-				return nil, argErr(tool, "%q must be an object {\"id\", \"type\"}, got %s", strings.TrimSuffix(pw, "."), describeJSON(pr))
-			}
-			if err := checkFields(tool, pw, pm, pointParams(), true); err != nil {
-				return nil, err
-			}
-			a := args{m: pm}
-			pt := datasource.HandlePoint{ID: a.str("id"), Type: a.str("type"), Accept: "any"}
-			if a.has("accept") && a.str("accept") != "" {
-				pt.Accept = a.str("accept")
-			}
-			g.Point = append(g.Point, pt)
-		}
-		out[side] = g
-	}
-	out, err = datasource.CheckHandles(out)
-	if err != nil {
-		return nil, argErr(tool, "%q: %v", where, err)
-	}
-	return out, nil
 }
 
 // findHandle resolves the handle named at one end of an edge on node n (dir "out"

@@ -149,30 +149,7 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 		p.CodeDiffs = []datasource.CodeDiff{{Field: "process", Original: old, Modified: p.Process}}
 	}
 	if p.Process == old {
-		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: "the patches leave the code as it is: the proposal changes nothing"}
-	}
-	if a.has("handles") {
-		h, err := parseHandles(tool, "handles", a.raw("handles"))
-		if err != nil {
-			return datasource.Action{}, err
-		}
-		p.Handles = map[string]map[string]any{}
-		for side, g := range h {
-			m, _ := plain(g).(map[string]any)
-			p.Handles[side] = m
-		}
-	}
-	for _, f := range []struct {
-		name string
-		dst  *map[string]any
-	}{{"border", &p.Border}, {"size", &p.Size}} {
-		if a.has(f.name) {
-			v, _ := decodeAny(a.raw(f.name))
-			*f.dst, _ = v.(map[string]any)
-		}
-	}
-	if a.has("content") {
-		p.Content, _ = decodeAny(a.raw("content"))
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: "the new code is the current code: the proposal changes nothing"}
 	}
 	return datasource.Action{Type: datasource.ConfigureNodeTypeAction, ConfigureNodeType: p}, nil
 }
