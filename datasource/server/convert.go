@@ -188,6 +188,11 @@ func (c *converter) action(a datasource.Action, depth int) error {
 		}
 		return nil
 	}
+	// The server's own types arrive lowered (datasource.AssignKeys); one that did not
+	// goes through the same single changes here.
+	if l, ok := datasource.Lower(a, newKey); ok {
+		return c.action(l, depth+1)
+	}
 	return fmt.Errorf("the Nodius server source cannot apply a %q action", a.Type)
 }
 
