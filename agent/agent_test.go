@@ -286,7 +286,7 @@ func TestProposalStopsThenApproveAppliesAndContinues(t *testing.T) {
 	f := newFixture(t, agent.Options{},
 		turn{text: "I propose a node.", calls: []convo.ToolCall{
 			call("p1", "propose_create_node", `{"nodeKey":"log-result","typeKey":"log-node","sheet":"0","posX":600,"posY":300,"reason":"log what was displayed"}`),
-			call("r1", "read_graph_overview", `{}`),
+			call("r1", "read_graph_overview", `{"graphKey":"demo"}`),
 		}},
 		turn{text: "Done: log-result was created."})
 	ctx := context.Background()

@@ -375,7 +375,7 @@ func TestReusedToolCallIDIsAnsweredWithAnError(t *testing.T) {
 		turn{calls: []convo.ToolCall{call("dup", "propose_create_node", `{"nodeKey":"n1","typeKey":"log-node","sheet":"0","posX":1,"posY":2,"reason":"a"}`)}},
 		turn{calls: []convo.ToolCall{
 			call("dup", "propose_create_node", `{"nodeKey":"n2","typeKey":"log-node","sheet":"0","posX":1,"posY":2,"reason":"b"}`),
-			call("x", "read_graph_overview", `{}`),
+			call("x", "read_graph_overview", `{"graphKey":"demo"}`),
 			call("x", "propose_create_node", `{"nodeKey":"n3","typeKey":"log-node","sheet":"0","posX":1,"posY":2,"reason":"c"}`),
 		}},
 		turn{text: "ok"})

@@ -17,9 +17,9 @@ const (
 	DeleteEdgeAction ActionType = "delete_edge"
 	BatchAction      ActionType = "batch"
 
-	// The Nodius server's assistant proposes these too (packages/server/src/ai/types.ts).
-	// They are not in ActionTypes: the local agent never proposes them, and a source
-	// cannot apply them; the server converts them when they are approved.
+	// The Nodius server's assistant proposes these too (packages/server/src/ai/types.ts),
+	// and so does the local agent, with the server's tools; create_graph is the
+	// server's home mode only, so it is not in ActionTypes.
 	CreateNodeWithEdgesAction ActionType = "create_node_with_edges"
 	ConfigureNodeTypeAction   ActionType = "configure_node_type"
 	ReorganizeLayoutAction    ActionType = "reorganize_layout"
@@ -27,7 +27,8 @@ const (
 )
 
 // ActionTypes lists every action type, in the order they are documented.
-var ActionTypes = []ActionType{CreateNodeAction, UpdateNodeAction, MoveNodeAction, DeleteNodeAction, CreateEdgeAction, DeleteEdgeAction, BatchAction}
+var ActionTypes = []ActionType{CreateNodeAction, UpdateNodeAction, MoveNodeAction, DeleteNodeAction, CreateEdgeAction, DeleteEdgeAction, BatchAction,
+	CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction}
 
 // Action is a ProposedAction: a change to a graph that the model proposes and a person
 // approves. Its JSON form is {"type": ..., "payload": {...}}, as the server stores it;
@@ -144,6 +145,10 @@ type ConfigureNodeTypePayload struct {
 	Size           map[string]any            `json:"size,omitempty"`
 	Content        any                       `json:"content,omitempty"`
 	CodeDiffs      []CodeDiff                `json:"codeDiffs,omitempty"`
+	// Nodes are the nodes of the type whose code changes with it, listed by the
+	// local agent when it proposes: a source that keeps code on nodes (memgraph,
+	// files) applies the type's new process to each of them (see Lower).
+	Nodes []string `json:"nodes,omitempty"`
 }
 
 // CodePatch is one search/replace of a code field.
@@ -160,11 +165,13 @@ type CodeDiff struct {
 	Patches  []CodePatch `json:"patches,omitempty"`
 }
 
-// ReorganizeLayoutPayload asks the server to lay nodes out again; it computes the
-// positions when the proposal is approved.
+// ReorganizeLayoutPayload lays nodes out again. The server computes the positions
+// when the proposal is approved; the local agent computes them when it proposes, in
+// Moves, so the person approving sees each move and every source applies them.
 type ReorganizeLayoutPayload struct {
-	NodeKeys []string `json:"nodeKeys"`
-	Strategy string   `json:"strategy,omitempty"`
+	NodeKeys []string          `json:"nodeKeys"`
+	Strategy string            `json:"strategy,omitempty"`
+	Moves    []MoveNodePayload `json:"moves,omitempty"`
 }
 
 // CreateGraphPayload is a new graph (Type "graph") or HTML class ("htmlClass"),

@@ -110,7 +110,35 @@ func applyChanges(c Changes, a Action, res *ApplyResult, depth int) error {
 			}
 		}
 	default:
-		return fmt.Errorf("unknown action type %q", a.Type)
+		// A key left empty is the source's to choose: the node is created first and
+		// its edges get the key it was given.
+		var made string
+		l, ok := Lower(a, func() string { return "" })
+		if ok && a.Type == CreateNodeWithEdgesAction {
+			steps := l.Batch.Actions
+			n, err := c.CreateNode(NodeFromPayload(*steps[0].CreateNode))
+			if err != nil {
+				return err
+			}
+			res.Created.Nodes = append(res.Created.Nodes, n.Key)
+			made = n.Key
+			for _, s := range steps[1:] {
+				e := *s.CreateEdge
+				if e.SourceKey == "" {
+					e.SourceKey = made
+				} else {
+					e.TargetKey = made
+				}
+				if err := applyChanges(c, Action{Type: CreateEdgeAction, CreateEdge: &e}, res, depth+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if !ok {
+			return notLocal(a)
+		}
+		return applyChanges(c, l, res, depth+1)
 	}
 	return nil
 }

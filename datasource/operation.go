@@ -55,6 +55,11 @@ func AssignKeys(a Action, opID string) Action {
 				steps[i] = walk(s)
 			}
 			a.Batch = &BatchPayload{Actions: steps}
+		default:
+			// The server's own types are applied as the changes they come down to.
+			if l, ok := Lower(a, func() string { n++; return "ai_" + opID + "_" + strconv.Itoa(n) }); ok {
+				return walk(l)
+			}
 		}
 		return a
 	}

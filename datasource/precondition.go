@@ -67,6 +67,10 @@ func (w *preWalk) walk(a Action, depth int) {
 		for _, s := range a.Batch.Actions {
 			w.walk(s, depth+1)
 		}
+	case a.Type == CreateNodeWithEdgesAction, a.Type == ReorganizeLayoutAction, a.Type == ConfigureNodeTypeAction:
+		if l, ok := Lower(a, func() string { return "" }); ok {
+			w.walk(l, depth+1)
+		}
 	case a.Type == CreateNodeAction && a.CreateNode != nil:
 		if a.CreateNode.NodeKey != "" {
 			w.created[a.CreateNode.NodeKey] = true

@@ -106,12 +106,14 @@ func SystemPrompt(g rag.GraphInfo, configs []datasource.NodeConfig, role string)
 	rules := []string{
 		"Work only on this graph. You cannot see or change other graphs or workspaces; say so if asked.",
 		"Never write database queries (AQL or any other) and never ask the user to run one: you reach the graph only through your tools.",
-		"Never invent node keys, edge keys, types, handle ids or sheet ids. Use those from the retrieval context or tool results; when unsure, check with search_nodes, read_node_detail or list_node_edges.",
+		"Never invent node keys, edge keys, types, handle ids or sheet ids. Use those from the retrieval context or tool results; when unsure, check with search_nodes, read_node_detail or list_node_edges. To read several nodes, prefer one read_subgraph call.",
 		"Each question comes with a retrieval context: the part of the graph most relevant to it. When it lacks what the answer needs (a node, the full code, the edges), call a tool before answering instead of guessing. If something is not in the graph, say so plainly.",
 	}
 	if canPropose {
 		rules = append(rules,
-			"Change the graph only by calling a propose_* tool, never by describing a change as if it were made. Check first (read_node_detail, list_available_node_types, list_node_edges) so the proposal is valid; for several related changes (add a node and connect it) use one propose_batch.",
+			"Change the graph only by calling a propose_* tool, never by describing a change as if it were made. Check first (read_node_detail, list_available_node_types, list_node_edges) so the proposal is valid. Group related changes: propose_create_node_with_edges for a node and its edges, propose_batch for several steps, propose_reorganize_layout (strategy \"horizontal\" by default) rather than many propose_move_node.",
+			"A node's code is its type's: to change what a node does, change its type's code with propose_configure_node_type (mode \"update\"), and say that every node of that type changes with it. Prefer processPatches (exact search/replace of the current code, read with read_node_config) to rewriting the whole process; give a whole process only when most of the code changes.",
+			"An html node's content is its data (a Nodius HtmlObject). The Nodius server turns raw HTML given in updates.html into one; here give the HtmlObject itself in propose_update_node's updates.data.",
 			"Never say a change is done before the tool result says it was approved and applied. If the user rejects a proposal, do not propose it again unchanged: take their feedback into account or ask what they want.",
 		)
 	} else {
@@ -129,11 +131,11 @@ func SystemPrompt(g rag.GraphInfo, configs []datasource.NodeConfig, role string)
 	b.WriteString(`
 ## Nodius conventions
 - Keys are local to the graph (` + "`fetch-api`" + `): use them as they are in every tool call.
-- Handles are a node's connection points, on its sides L (left), R (right), T (top) and B (bottom). Each point has an id ("0", "1", ...) and a direction: in (edges arrive) or out (edges leave). "R:1:out" is point "1" on the right side, an output; "(array)" after it is the data type it accepts, when not any.
+- Handles are a node's connection points, on its sides L (left), R (right), T (top), D (bottom) and 0 (middle). Each point has an id ("0", "1", ...) and a direction: in (edges arrive) or out (edges leave). "R:1:out" is point "1" on the right side, an output; "(array)" after it is the data type it accepts, when not any.
 - An edge goes from an out point of its source to an in point of its target, both nodes on the same sheet. It is written "source:point" → "target:point" ("fetch-api:1" is point "1" of fetch-api) and may have a label (success, error, ...). Tools take handles as point ids ("1").
-- process is the node's JavaScript code. It reads its inputs from ` + "`incoming`" + ` (an array; ` + "`incoming[0].data`" + ` is the data arriving on the first input), its settings from ` + "`node.data`" + `, and sends a value out through an output point with ` + "`next(pointId, value)`" + `.
+- process is the JavaScript code of a node type, run by every node of that type (read it with read_node_config). It runs in a sandbox with the variables node, nodeMap, edgeMap, incoming (an array; ` + "`incoming[0].data`" + ` is the data arriving on the first input) and global, and the functions next(data?), branch(handleId, data?) and log(msg); html nodes also have initHtml(htmlObj, renderId, querySelector), getHtmlRenderWithId(nodeId, renderId), HtmlRender, getNode(id), updateNode(node) and triggerEventOnNode(key, event). Its settings are node.data.
 - data is the node's settings, free JSON, seen by its code as node.data.
-- Tool results and the retrieval context are in TOON: "key: value" lines, and tables written "name[N]{col1,col2}:" followed by one row per item, values separated by commas (quoted when needed). Code in the retrieval context is truncated; read_node_detail gives it in full.
+- Tool results and the retrieval context are in TOON: "key: value" lines, and tables written "name[N]{col1,col2}:" followed by one row per item, values separated by commas (quoted when needed). Code in the retrieval context is truncated; read_node_config gives the type's code in full.
 `)
 	return b.String()
 }

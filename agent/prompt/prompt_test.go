@@ -35,7 +35,9 @@ func TestSystemPromptContents(t *testing.T) {
 		"- api-call (API Call) [network] — Calls an HTTP API. Handles: L:0:in, R:0:out, R:1:out.",
 		"- log-node (Log Node) [utility]",
 		"AQL", "Never invent node keys", "call a tool before answering", "Never say a change is done before",
-		"only on this graph", "`incoming`", "`node.data`", "next(pointId, value)", "L (left), R (right), T (top) and B (bottom)",
+		"only on this graph", "`incoming[0].data`", "node.data", "next(data?), branch(handleId, data?) and log(msg)", "initHtml(htmlObj, renderId, querySelector)",
+		"T (top), D (bottom) and 0 (middle)", "A node's code is its type's", "every node of that type changes", "Prefer processPatches",
+		"updates.data", "read_subgraph", "propose_create_node_with_edges", "propose_reorganize_layout",
 		"Answer in the language of the user's message.",
 	} {
 		if !strings.Contains(p, want) {

@@ -24,10 +24,10 @@ func TestParsedProposalsApply(t *testing.T) {
 		check            func(t *testing.T, src datasource.Source, res datasource.ApplyResult)
 	}{
 		{name: "batch insert node", tool: ProposeBatch, args: `{"actions":[
-				{"type":"create_node","payload":{"nodeKey":"sorter","typeKey":"transform","sheet":"main","posX":900,"posY":0,"data":{"by":"pts","n":1.50}}},
-				{"type":"delete_edge","payload":{"edgeKey":"e5"}},
-				{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"}},
-				{"type":"create_edge","payload":{"sourceKey":"sorter","sourceHandle":"R:0","targetKey":"display-html","targetHandle":"0"}}],"reason":"sort"}`,
+				{"type":"create_node","nodeKey":"sorter","typeKey":"transform","sheet":"main","posX":900,"posY":0,"data":{"by":"pts","n":1.50}},
+				{"type":"delete_edge","edgeKey":"e5"},
+				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"},
+				{"type":"create_edge","sheet":"0","sourceKey":"sorter","sourceHandle":"R:0","targetKey":"display-html","targetHandle":"0"}],"reason":"sort"}`,
 			check: func(t *testing.T, src datasource.Source, res datasource.ApplyResult) {
 				n, err := src.Node(ctx, "demo", "sorter")
 				if err != nil {
@@ -41,21 +41,14 @@ func TestParsedProposalsApply(t *testing.T) {
 				}
 			}},
 		{name: "update handles and data path", tool: ProposeUpdateNode,
-			args: `{"nodeKey":"fetch-api","changes":{"data.season":2025,"handles":{"L":{"point":[{"id":"0","type":"in"}]},"R":{"point":[{"id":"0","type":"out"},{"id":"1","type":"out"},{"id":"2","type":"out","accept":"json"}]}}},"reason":"r"}`,
+			args: `{"nodeKey":"fetch-api","updates":{"data":{"season":2025},"size":{"width":300,"height":90}},"reason":"r"}`,
 			check: func(t *testing.T, src datasource.Source, _ datasource.ApplyResult) {
 				n, _ := src.Node(ctx, "demo", "fetch-api")
-				if got := HandlesSummary(n.Handles); got != "L:0:in, R:0:out, R:1:out, R:2:out(json)" {
-					t.Errorf("handles = %q", got)
+				if n.Size.Width != 300 || n.Size.Height != 90 {
+					t.Errorf("size = %+v", n.Size)
 				}
 				if d, _ := n.Data.(map[string]any); d == nil || strings.TrimSpace(toString(d["season"])) != "2025" {
 					t.Errorf("data = %v", n.Data)
-				}
-			}},
-		{name: "update process and type", tool: ProposeUpdateNode,
-			args: `{"nodeKey":"sort-stats","changes":{"process":"return x","type":"filter","data":{"k":1}},"reason":"r"}`,
-			check: func(t *testing.T, src datasource.Source, _ datasource.ApplyResult) {
-				if n, _ := src.Node(ctx, "demo", "sort-stats"); n.Process != "return x" || n.Type != "filter" {
-					t.Errorf("node = %+v", n)
 				}
 			}},
 		{name: "delete edge", tool: ProposeDeleteEdge, args: `{"edgeKey":"e4","reason":"r"}`,
@@ -66,15 +59,15 @@ func TestParsedProposalsApply(t *testing.T) {
 				}
 			}},
 		{name: "batch: edge into a node then its deletion, two updates of one field", tool: ProposeBatch, args: `{"actions":[
-				{"type":"create_edge","payload":{"sourceKey":"display-html","sourceHandle":"0","targetKey":"fetch-api","targetHandle":"0"}},
-				{"type":"update_node","payload":{"nodeKey":"root","changes":{"process":"a()","type":"filter"}}},
-				{"type":"update_node","payload":{"nodeKey":"root","changes":{"process":"b()","type":"transform"}}},
-				{"type":"delete_node","payload":{"nodeKey":"fetch-api"}}],"reason":"r"}`,
+				{"type":"create_edge","sheet":"0","sourceKey":"display-html","sourceHandle":"0","targetKey":"fetch-api","targetHandle":"0"},
+				{"type":"update_node","nodeKey":"root","updates":{"data":{"a":1}}},
+				{"type":"update_node","nodeKey":"root","updates":{"data":{"b":2}}},
+				{"type":"delete_node","nodeKey":"fetch-api"}],"reason":"r"}`,
 			check: func(t *testing.T, src datasource.Source, _ datasource.ApplyResult) {
 				if _, err := src.Node(ctx, "demo", "fetch-api"); err == nil {
 					t.Error("fetch-api is still there")
 				}
-				if n, _ := src.Node(ctx, "demo", "root"); n.Process != "b()" || n.Type != "transform" {
+				if n, _ := src.Node(ctx, "demo", "root"); dataText(n.Data, 100) != `{"b":2}` {
 					t.Errorf("root = %+v", n)
 				}
 			}},
@@ -123,7 +116,7 @@ func TestPlainSource(t *testing.T) {
 	t.Parallel()
 	src := loadFakeDemo(t)
 	x := NewExecutor(src, "demo")
-	for _, c := range [][2]string{{ReadGraphOverview, `{}`}, {SearchNodes, `{"query":"fetch"}`}, {ExploreNeighborhood, `{"nodeKey":"root","maxDepth":2}`}} {
+	for _, c := range [][2]string{{ReadGraphOverview, `{"graphKey":"g"}`}, {SearchNodes, `{"query":"fetch"}`}, {ExploreNeighborhood, `{"nodeKey":"root","maxDepth":2}`}} {
 		if _, err := x.Run(context.Background(), c[0], c[1]); err != nil {
 			t.Errorf("%s: %v", c[0], err)
 		}
@@ -182,29 +175,19 @@ func TestAcceptedProposalsApply(t *testing.T) {
 		parseErr         string
 		only             string // a graph variant: the case runs on it alone
 	}{
-		{name: "edge starter to return", tool: ProposeCreateEdge, args: `{"sourceKey":"root","sourceHandle":"0","targetKey":"return","targetHandle":"0","reason":"r"}`},
+		{name: "edge starter to return", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"root","sourceHandle":"0","targetKey":"return","targetHandle":"0","reason":"r"}`},
 		{name: "edge into the starter's input", tool: ProposeBatch, args: `{"actions":[
-				{"type":"delete_edge","payload":{"edgeKey":"e1"}},
-				{"type":"create_edge","payload":{"sourceKey":"entry-form","sourceHandle":"R:0","targetKey":"root","targetHandle":"L:0"}}],"reason":"r"}`},
-		{name: "edge custom to builtin", tool: ProposeCreateEdge, args: `{"sourceKey":"fetch-api","sourceHandle":"1","targetKey":"display-html","targetHandle":"0","reason":"r"}`},
+				{"type":"delete_edge","edgeKey":"e1"},
+				{"type":"create_edge","sheet":"0","sourceKey":"entry-form","sourceHandle":"R:0","targetKey":"root","targetHandle":"L:0"}],"reason":"r"}`},
+		{name: "edge custom to builtin", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"fetch-api","sourceHandle":"1","targetKey":"display-html","targetHandle":"0","reason":"r"}`},
 		{name: "create starter, default handles", tool: ProposeCreateNode, args: `{"nodeKey":"s2","typeKey":"starter","sheet":"0","posX":0,"posY":0,"reason":"r"}`},
-		{name: "create node with handles", tool: ProposeCreateNode, args: `{"typeKey":"log-node","sheet":"1","posX":0,"posY":0,"handles":{"T":{"point":[{"id":"a","type":"in","accept":"json"}]}},"reason":"r"}`},
 		{name: "batch new starter and return joined", tool: ProposeBatch, args: `{"actions":[
-				{"type":"create_node","payload":{"nodeKey":"s2","typeKey":"starter","sheet":"1","posX":0,"posY":0,"handles":{}}},
-				{"type":"create_node","payload":{"nodeKey":"r2","typeKey":"return","sheet":"1","posX":300,"posY":0,"handles":{}}},
-				{"type":"create_node","payload":{"nodeKey":"f2","typeKey":"entryType","sheet":"1","posX":-300,"posY":0}},
-				{"type":"create_edge","payload":{"sourceKey":"f2","sourceHandle":"0","targetKey":"s2","targetHandle":"0"}},
-				{"type":"create_edge","payload":{"sourceKey":"s2","sourceHandle":"0","targetKey":"r2","targetHandle":"0"}}],"reason":"r"}`},
-		{name: "update handles keeping edges", tool: ProposeUpdateNode, args: `{"nodeKey":"display-html","changes":{"handles":{"L":{"point":[{"id":"0","type":"in"}]},"R":{"point":[{"id":"0","type":"out"},{"id":"1","type":"out"}]}}},"reason":"r"}`},
-		{name: "update handles to the defaults", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"handles":{}},"reason":"r"}`},
-		{name: "update handles dropping an edge's point", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"handles":{"R":{"point":[{"id":"0","type":"out"}]}}},"reason":"r"}`,
-			parseErr: `drop input "0" used by edge "e1"`},
-		{name: "update type keeping edges", tool: ProposeUpdateNode, args: `{"nodeKey":"sort-stats","changes":{"type":"html","process":"x"},"reason":"r"}`},
-		{name: "update type dropping an edge's point", tool: ProposeUpdateNode, args: `{"nodeKey":"display-html","changes":{"type":"return"},"reason":"r"}`,
-			parseErr: `drop output "0" used by edge "e6"`, only: "no handles"},
-		{name: "update type of a node with handles", tool: ProposeUpdateNode, args: `{"nodeKey":"display-html","changes":{"type":"return"},"reason":"r"}`,
-			only: "stored handles"},
-		{name: "update data", tool: ProposeUpdateNode, args: `{"nodeKey":"return","changes":{"data.a.b":1},"reason":"r"}`},
+				{"type":"create_node","nodeKey":"s2","typeKey":"starter","sheet":"1","posX":0,"posY":0},
+				{"type":"create_node","nodeKey":"r2","typeKey":"return","sheet":"1","posX":300,"posY":0},
+				{"type":"create_node","nodeKey":"f2","typeKey":"entryType","sheet":"1","posX":-300,"posY":0},
+				{"type":"create_edge","sheet":"1","sourceKey":"f2","sourceHandle":"0","targetKey":"s2","targetHandle":"0"},
+				{"type":"create_edge","sheet":"1","sourceKey":"s2","sourceHandle":"0","targetKey":"r2","targetHandle":"0"}],"reason":"r"}`},
+		{name: "update data", tool: ProposeUpdateNode, args: `{"nodeKey":"return","updates":{"data":{"a":{"b":1}}},"reason":"r"}`},
 		{name: "move", tool: ProposeMoveNode, args: `{"nodeKey":"root","posX":5,"posY":6,"reason":"r"}`},
 		{name: "delete node", tool: ProposeDeleteNode, args: `{"nodeKey":"root","reason":"r"}`},
 		{name: "delete edge", tool: ProposeDeleteEdge, args: `{"edgeKey":"e6","reason":"r"}`},
@@ -243,7 +226,7 @@ func TestAcceptedEdgesAndTypesApply(t *testing.T) {
 			accepted := 0
 			for _, src := range snap.Nodes {
 				for _, typ := range types {
-					args := fmt.Sprintf(`{"nodeKey":%q,"changes":{"type":%q},"reason":"r"}`, src.Key, typ)
+					args := fmt.Sprintf(`{"nodeKey":%q,"updates":{"data":{"t":%q}},"reason":"r"}`, src.Key, typ)
 					if parseThenApply(t, snap, ProposeUpdateNode, args) == nil {
 						accepted++
 					}
@@ -251,7 +234,7 @@ func TestAcceptedEdgesAndTypesApply(t *testing.T) {
 				for _, dst := range snap.Nodes {
 					for _, sh := range []string{"0", "1", "R:0"} {
 						for _, th := range []string{"0", "L:0"} {
-							args := fmt.Sprintf(`{"sourceKey":%q,"sourceHandle":%q,"targetKey":%q,"targetHandle":%q,"reason":"r"}`, src.Key, sh, dst.Key, th)
+							args := fmt.Sprintf(`{"sheet":"0","sourceKey":%q,"sourceHandle":%q,"targetKey":%q,"targetHandle":%q,"reason":"r"}`, src.Key, sh, dst.Key, th)
 							if parseThenApply(t, snap, ProposeCreateEdge, args) == nil {
 								accepted++
 							}

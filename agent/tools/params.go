@@ -22,6 +22,7 @@ const (
 	kNumber
 	kObject
 	kArray
+	kBoolean
 )
 
 func (k kind) String() string {
@@ -34,6 +35,8 @@ func (k kind) String() string {
 		return "a number"
 	case kArray:
 		return "an array"
+	case kBoolean:
+		return "a boolean"
 	default:
 		return "an object"
 	}
@@ -51,11 +54,18 @@ type param struct {
 	hasRange bool
 	min, max float64
 	maxLen   int
+	// emptyOK lets a required string be empty (a patch's replace text).
+	emptyOK bool
+	// items is the JSON kind of each element of an array of scalars (nodeKeys).
+	items kind
 	// fields are the arguments of an object, or of each object in an array: the
 	// schema lists them and parsing rejects any other (handles, batch steps), so the
-	// nested shapes come from one table too. Checking a parent argument only checks
-	// its JSON type: the code that reads the nested value calls checkFields with them.
+	// nested shapes come from one table too. Checking a parent argument checks its
+	// fields too (each item's for an array), unless freeKeys.
 	fields []param
+	// freeKeys: an object whose fields are checked by the code that reads it
+	// (handles: sides are keys), not by check.
+	freeKeys bool
 	// schema, when set, replaces the generated schema (update_node's free-form changes).
 	schema map[string]any
 }
@@ -100,7 +110,7 @@ func (p param) jsonSchema() map[string]any {
 		if len(p.enum) > 0 {
 			s["enum"] = p.enum
 		}
-		if p.required && len(p.enum) == 0 {
+		if p.required && len(p.enum) == 0 && !p.emptyOK {
 			s["minLength"] = 1
 		}
 		if p.maxLen > 0 {
@@ -115,10 +125,14 @@ func (p param) jsonSchema() map[string]any {
 			s["minimum"] = p.min
 			s["maximum"] = p.max
 		}
+	case p.kind == kBoolean:
+		s = map[string]any{"type": "boolean"}
 	case p.kind == kArray:
 		s = map[string]any{"type": "array"}
 		if p.fields != nil {
 			s["items"] = objectSchema(p.fields, true)
+		} else if p.items == kString {
+			s["items"] = map[string]any{"type": "string"}
 		}
 		if p.hasRange {
 			s["minItems"] = p.min
@@ -235,7 +249,7 @@ func (p param) check(tool, where string, raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return argErr(tool, "argument %q must be a string, got %s", name, describeJSON(raw))
 		}
-		if p.required && strings.TrimSpace(s) == "" {
+		if p.required && !p.emptyOK && strings.TrimSpace(s) == "" {
 			return argErr(tool, "argument %q must not be empty", name)
 		}
 		if p.maxLen > 0 && len([]rune(s)) > p.maxLen {
@@ -255,16 +269,69 @@ func (p param) check(tool, where string, raw json.RawMessage) error {
 		if p.hasRange && (f < p.min || f > p.max) {
 			return argErr(tool, "argument %q must be between %s and %s, got %s", name, fmtNum(p.min), fmtNum(p.max), string(raw))
 		}
+	case kBoolean:
+		if b := firstByte(raw); b != 't' && b != 'f' {
+			return argErr(tool, "argument %q must be a boolean, got %s", name, describeJSON(raw))
+		}
 	case kArray:
 		if firstByte(raw) != '[' {
 			return argErr(tool, "argument %q must be an array, got %s", name, describeJSON(raw))
+		}
+		var items []json.RawMessage
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return argErr(tool, "argument %q is not a valid array: %v", name, err)
+		}
+		if p.hasRange && (float64(len(items)) < p.min || float64(len(items)) > p.max) {
+			return argErr(tool, "argument %q must have between %s and %s items, got %d", name, fmtNum(p.min), fmtNum(p.max), len(items))
+		}
+		if p.fields == nil && p.items == kString {
+			for i, it := range items {
+				var s string
+				if json.Unmarshal(it, &s) != nil {
+					return argErr(tool, "argument %q[%d] must be a string, got %s", name, i, describeJSON(it))
+				}
+			}
+		}
+		if p.fields != nil {
+			for i, it := range items {
+				m, err := decodeObject(it)
+				if err != nil || firstByte(it) != '{' {
+					return argErr(tool, "argument %q[%d] must be an object, got %s", name, i, describeJSON(it))
+				}
+				if err := checkFields(tool, fmt.Sprintf("%s[%d].", name, i), m, p.fields, true); err != nil {
+					return err
+				}
+			}
 		}
 	default:
 		if firstByte(raw) != '{' {
 			return argErr(tool, "argument %q must be an object, got %s", name, describeJSON(raw))
 		}
+		if p.fields != nil && p.schema == nil && !p.freeKeys {
+			m, err := decodeObject(raw)
+			if err != nil {
+				return argErr(tool, "argument %q %v", name, err)
+			}
+			if err := checkFields(tool, name+".", m, p.fields, true); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+func (a args) boolean(name string, def bool) bool {
+	raw, ok := a.m[name]
+	if !ok {
+		return def
+	}
+	return firstByte(raw) == 't'
+}
+
+func (a args) strings(name string) []string {
+	var out []string
+	_ = json.Unmarshal(a.m[name], &out) // validated by parseArgs
+	return out
 }
 
 func (a args) has(name string) bool { _, ok := a.m[name]; return ok }

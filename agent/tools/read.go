@@ -22,6 +22,7 @@ const (
 	ReadNodeConfig         = "read_node_config"
 	ListAvailableNodeTypes = "list_available_node_types"
 	ListNodeEdges          = "list_node_edges"
+	ReadSubgraph           = "read_subgraph"
 )
 
 var directionParam = param{name: "direction", kind: kString, enum: []string{"any", "inbound", "outbound"},
@@ -33,7 +34,7 @@ func readSpecs() []spec {
 	return []spec{
 		{name: ReadGraphOverview,
 			desc:   "Get the graph's name, description, sheets with their node and edge counts, and how many nodes of each type it has. Use it first for broad questions (\"what does this workflow do?\", \"how big is it?\") or when the retrieval context does not show the part of the graph you need.",
-			params: []param{{name: "graphKey", kind: kString, desc: "Key of the graph. Optional: only the current graph can be read."}}},
+			params: []param{{name: "graphKey", kind: kString, required: true, desc: "Key of the graph (the current graph's key, given in the context)."}}},
 		{name: SearchNodes,
 			desc: "Find nodes by words in their key, type, type name, code (process) or data. Use it to locate nodes the question mentions that are not in the retrieval context, and to get exact node keys before reading or proposing anything. Returns the best matches with a one-line preview of their code.",
 			params: []param{
@@ -45,14 +46,14 @@ func readSpecs() []spec {
 			desc: "List the nodes and edges around a node, up to maxDepth hops away. Use it to understand a node's place in the flow: what feeds it, what runs after it, where errors go.",
 			params: []param{
 				{name: "nodeKey", kind: kString, required: true, desc: "Key of the node to start from."},
-				{name: "maxDepth", kind: kInteger, hasRange: true, min: 1, max: 3, desc: "How many hops (1–3, default 1)."},
+				{name: "maxDepth", kind: kInteger, hasRange: true, min: 1, max: 3, desc: "How many hops (1–3, default 2)."},
 				directionParam,
 			}},
 		{name: ReadNodeDetail,
-			desc:   "Read one node in full: type, sheet, position, handles (with point ids), its JavaScript code (process), its data, and its edges. Use it before explaining precisely what a node does or proposing a change to it.",
+			desc:   "Read one node: type, sheet, position, size, handles (with point ids), its data, and its edges. A node's code is its type's: read it with read_node_config. Use it before proposing a change to the node.",
 			params: []param{{name: "nodeKey", kind: kString, required: true, desc: "Key of the node."}}},
 		{name: ReadNodeConfig,
-			desc:   "Read the definition of a node type: display name, description, category and default handles. Works for built-in types (starter, return, html, entryType) and the workspace's custom types. Use it to learn what a type is for or which handles a new node of that type gets.",
+			desc:   "Read the definition of a node type: its JavaScript code (process, run by every node of the type), display name, description, category, handles and default size. Works for built-in types (starter, return, html, entryType) and the workspace's custom types. Use it before explaining what a node's code does or proposing to change it.",
 			params: []param{{name: "typeKey", kind: kString, required: true, desc: "The type, e.g. \"api-call\" or \"starter\"."}}},
 		{name: ListAvailableNodeTypes,
 			desc:   "List every node type that can be used in this graph: the 4 built-in types and the workspace's custom types. Use it before proposing a new node, to pick an existing type.",
@@ -63,10 +64,18 @@ func readSpecs() []spec {
 				{name: "nodeKey", kind: kString, required: true, desc: "Key of the node."},
 				directionParam,
 			}},
+		{name: ReadSubgraph,
+			desc: "Read several nodes at once, with the edges touching them and their types. Default fields per node: _key, type, sheet, posX, posY; extras: handles, data, size.",
+			params: []param{
+				{name: "nodeKeys", kind: kArray, items: kString, required: true, hasRange: true, min: 1, max: MaxListNodes, desc: "Keys of the nodes to read."},
+				{name: "fields", kind: kArray, items: kString, desc: "Fields per node (default: _key, type, sheet, posX, posY; also handles, data, size)."},
+				{name: "includeConfigs", kind: kBoolean, desc: "Include the nodes' types (default: true)."},
+				{name: "includeEdges", kind: kBoolean, desc: "Include the edges touching these nodes (default: true)."},
+			}},
 	}
 }
 
-// ReadToolDefs is the seven read tools, as sent to the model.
+// ReadToolDefs is the eight read tools, as sent to the model.
 func ReadToolDefs() []convo.ToolDef {
 	specs := readSpecs()
 	out := make([]convo.ToolDef, len(specs))
@@ -133,6 +142,8 @@ func (x *Executor) Run(ctx context.Context, name, argsJSON string) (string, erro
 		v, err = x.types(ctx)
 	case ListNodeEdges:
 		v, err = x.edges(ctx, a)
+	case ReadSubgraph:
+		v, err = x.subgraph(ctx, a)
 	}
 	if err != nil {
 		return "", err
@@ -217,9 +228,8 @@ func (x *Executor) node(ctx context.Context, tool, key string) (datasource.Node,
 }
 
 func (x *Executor) overview(ctx context.Context, a args) (any, error) {
-	if gk := a.str("graphKey"); gk != "" && gk != x.graphKey {
-		return nil, argErr(ReadGraphOverview, "only the current graph %q can be read, not %q", x.graphKey, gk)
-	}
+	// graphKey is required, as on the server, but like the server's the tool reads
+	// the current graph whatever key the model gives.
 	g, err := x.src.Graph(ctx, x.graphKey)
 	if err != nil {
 		return nil, x.srcErr(ReadGraphOverview, "reading", err)
@@ -376,7 +386,7 @@ func edgeRow(e datasource.Edge) toon.Object {
 
 func (x *Executor) explore(ctx context.Context, a args) (any, error) {
 	key := a.str("nodeKey")
-	depth := int(a.num("maxDepth", 1))
+	depth := int(a.num("maxDepth", 2))
 	dir, _ := datasource.ParseDirection(a.str("direction")) // enum checked
 	if _, err := x.node(ctx, ExploreNeighborhood, key); err != nil {
 		return nil, err
@@ -449,7 +459,6 @@ func (x *Executor) detail(ctx context.Context, a args) (any, error) {
 		{Key: "posX", Value: n.PosX}, {Key: "posY", Value: n.PosY},
 		{Key: "size", Value: fmt.Sprintf("%gx%g", n.Size.Width, n.Size.Height)},
 		{Key: "handles", Value: HandlesSummary(handles)},
-		{Key: "process", Value: truncate(n.Process, DetailProcessMax)},
 		{Key: "data", Value: dataValue(n.Data)},
 		{Key: "inbound", Value: in}, {Key: "outbound", Value: out},
 	}, nil
@@ -459,7 +468,8 @@ func (x *Executor) config(ctx context.Context, a args) (any, error) {
 	t := a.str("typeKey")
 	if b, ok := builtin(t); ok {
 		return toon.Object{{Key: "type", Value: b.Type}, {Key: "builtin", Value: true},
-			{Key: "description", Value: b.Description}, {Key: "handles", Value: HandlesSummary(b.Handles)}}, nil
+			{Key: "description", Value: b.Description}, {Key: "handles", Value: HandlesSummary(b.Handles)},
+			{Key: "process", Value: "(built-in, no custom process code)"}}, nil
 	}
 	_, cfgs, err := x.typeNames(ctx, ReadNodeConfig)
 	if err != nil {
@@ -471,7 +481,8 @@ func (x *Executor) config(ctx context.Context, a args) (any, error) {
 			return toon.Object{{Key: "type", Value: c.Key}, {Key: "builtin", Value: false},
 				{Key: "displayName", Value: c.DisplayName}, {Key: "description", Value: truncate(c.Description, DetailDataMax)},
 				{Key: "category", Value: c.Category}, {Key: "icon", Value: c.Icon},
-				{Key: "handles", Value: HandlesSummary(datasource.DefaultHandles(c.Key, cfgs))}}, nil
+				{Key: "handles", Value: HandlesSummary(datasource.DefaultHandles(c.Key, cfgs))},
+				{Key: "process", Value: truncate(c.Process, DetailProcessMax)}}, nil
 		}
 		keys = append(keys, c.Key)
 	}
@@ -559,4 +570,103 @@ func dataValue(v any) any {
 		return v
 	}
 	return dataText(v, DetailDataMax)
+}
+
+// subgraphFields are the fields read_subgraph shows per node, default first.
+var subgraphFields = []string{"_key", "type", "sheet", "posX", "posY", "handles", "data", "size"}
+
+func (x *Executor) subgraph(ctx context.Context, a args) (any, error) {
+	keys := a.strings("nodeKeys")
+	fields := map[string]bool{"_key": true, "type": true, "sheet": true, "posX": true, "posY": true}
+	if a.has("fields") {
+		fields = map[string]bool{}
+		for _, f := range a.strings("fields") {
+			if !contains(subgraphFields, f) {
+				return nil, argErr(ReadSubgraph, "unknown field %q; the fields are: %s", f, joinComma(subgraphFields))
+			}
+			fields[f] = true
+		}
+	}
+	g, err := x.src.Graph(ctx, x.graphKey)
+	if err != nil {
+		return nil, x.srcErr(ReadSubgraph, "reading", err)
+	}
+	names, cfgs, err := x.typeNames(ctx, ReadSubgraph)
+	if err != nil {
+		return nil, err
+	}
+	nodes := []toon.Object{}
+	types := map[string]bool{}
+	var missing []string
+	for _, k := range keys {
+		n, err := x.src.Node(ctx, x.graphKey, k)
+		if errors.Is(err, datasource.ErrNotFound) {
+			missing = append(missing, k)
+			continue
+		}
+		if err != nil {
+			return nil, x.srcErr(ReadSubgraph, "reading node "+k, err)
+		}
+		types[n.Type] = true
+		row := toon.Object{}
+		for _, f := range subgraphFields {
+			if !fields[f] {
+				continue
+			}
+			var v any
+			switch f {
+			case "_key":
+				v = n.Key
+			case "type":
+				v = typeLabel(n.Type, names)
+			case "sheet":
+				v = g.SheetName(n.Sheet)
+			case "posX":
+				v = n.PosX
+			case "posY":
+				v = n.PosY
+			case "handles":
+				v = HandlesSummary(datasource.EffectiveHandles(n, cfgs))
+			case "data":
+				v = preview(dataText(n.Data, 501), 500)
+			case "size":
+				v = fmt.Sprintf("%gx%g", n.Size.Width, n.Size.Height)
+			}
+			row = append(row, toon.Field{Key: f, Value: v})
+		}
+		nodes = append(nodes, row)
+	}
+	out := toon.Object{{Key: "nodes", Value: nodes}}
+	if len(missing) > 0 {
+		out = append(out, toon.Field{Key: "notFound", Value: joinComma(missing)})
+	}
+	if a.boolean("includeConfigs", true) {
+		rows := []toon.Object{}
+		for _, c := range cfgs {
+			if types[c.Key] {
+				rows = append(rows, toon.Object{{Key: "type", Value: c.Key}, {Key: "displayName", Value: c.DisplayName},
+					{Key: "description", Value: preview(c.Description, ConfigDescMax)},
+					{Key: "handles", Value: HandlesSummary(datasource.DefaultHandles(c.Key, cfgs))}})
+			}
+		}
+		out = append(out, toon.Field{Key: "configs", Value: rows})
+	}
+	if a.boolean("includeEdges", true) {
+		edges, err := x.src.Edges(ctx, x.graphKey, "")
+		if err != nil {
+			return nil, x.srcErr(ReadSubgraph, "listing edges", err)
+		}
+		want := map[string]bool{}
+		for _, k := range keys {
+			want[k] = true
+		}
+		rows := []toon.Object{}
+		for _, e := range edges {
+			if (want[e.Source] || want[e.Target]) && len(rows) < MaxListEdges {
+				rows = append(rows, edgeRow(e))
+			}
+		}
+		out = append(out, toon.Field{Key: "edges", Value: rows})
+	}
+	return out, nil
 }

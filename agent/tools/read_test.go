@@ -16,7 +16,7 @@ import (
 func TestReadToolDefs(t *testing.T) {
 	t.Parallel()
 	defs := ReadToolDefs()
-	want := []string{ReadGraphOverview, SearchNodes, ExploreNeighborhood, ReadNodeDetail, ReadNodeConfig, ListAvailableNodeTypes, ListNodeEdges}
+	want := []string{ReadGraphOverview, SearchNodes, ExploreNeighborhood, ReadNodeDetail, ReadNodeConfig, ListAvailableNodeTypes, ListNodeEdges, ReadSubgraph}
 	if len(defs) != len(want) {
 		t.Fatalf("got %d read tools, want %d", len(defs), len(want))
 	}
@@ -68,12 +68,19 @@ func TestRunReadTools(t *testing.T) {
 		errCode          string // *Error code expected, "" for success
 		errHas           string
 	}{
-		{name: "overview", tool: ReadGraphOverview, args: `{}`,
+		{name: "overview", tool: ReadGraphOverview, args: `{"graphKey":"demo"}`,
 			want: []string{"NBA Stats Workflow", "sheets[2]{id,name,nodes,edges}", `"0",main,7,6`, "data-processing,2,0", "api-call,API Call,false,1", "html,html,true,2"}},
 		{name: "overview same graph key", tool: ReadGraphOverview, args: `{"graphKey":"demo"}`, want: []string{"nodes: 9", "edges: 6"}},
-		{name: "overview empty args string", tool: ReadGraphOverview, args: ``, want: []string{"nodes: 9"}},
-		{name: "overview other graph", tool: ReadGraphOverview, args: `{"graphKey":"other"}`, errCode: CodeInvalidArgument, errHas: `only the current graph "demo"`},
-		{name: "overview lenient unknown key", tool: ReadGraphOverview, args: `{"verbose":true}`, want: []string{"nodes: 9"}},
+		{name: "overview without graphKey", tool: ReadGraphOverview, args: ``, errCode: CodeInvalidArgument, errHas: `missing required argument "graphKey"`},
+		{name: "overview other graph reads the current one", tool: ReadGraphOverview, args: `{"graphKey":"other"}`, want: []string{"nodes: 9"}},
+		{name: "overview lenient unknown key", tool: ReadGraphOverview, args: `{"graphKey":"demo","verbose":true}`, want: []string{"nodes: 9"}},
+		{name: "subgraph", tool: ReadSubgraph, args: `{"nodeKeys":["fetch-api","root","nope"]}`,
+			want: []string{"nodes[2]{_key,type,sheet,posX,posY}", "notFound: nope", "configs[1]", `e2,"root:0","fetch-api:0"`}},
+		{name: "subgraph fields", tool: ReadSubgraph, args: `{"nodeKeys":["fetch-api"],"fields":["_key","data"],"includeEdges":false,"includeConfigs":false}`,
+			want: []string{"nodes[1]{_key,data}", "fetch-api,", "balldontlie"}},
+		{name: "subgraph bad field", tool: ReadSubgraph, args: `{"nodeKeys":["root"],"fields":["color"]}`, errCode: CodeInvalidArgument, errHas: `unknown field "color"`},
+		{name: "subgraph keys not strings", tool: ReadSubgraph, args: `{"nodeKeys":[1]}`, errCode: CodeInvalidArgument, errHas: `must be a string`},
+		{name: "config has the type's code", tool: ReadNodeConfig, args: `{"typeKey":"api-call"}`, want: []string{"process:", "fetchWithRetry"}},
 		{name: "search", tool: SearchNodes, args: `{"query":"fetch api","maxResults":3}`,
 			want: []string{"query: fetch api", "results[", "{key,type,sheet,score,preview}", "fetch-api,api-call (API Call),main"}},
 		{name: "search sheet filter", tool: SearchNodes, args: `{"query":"sort stats incoming","sheetId":"1"}`,
@@ -90,14 +97,14 @@ func TestRunReadTools(t *testing.T) {
 		{name: "search maxResults string", tool: SearchNodes, args: `{"query":"a","maxResults":"5"}`, errCode: CodeInvalidArgument, errHas: `must be an integer, got a string "5"`},
 		{name: "search integral float ok", tool: SearchNodes, args: `{"query":"fetch","maxResults":2.0}`, want: []string{"fetch-api"}},
 		{name: "explore", tool: ExploreNeighborhood, args: `{"nodeKey":"fetch-api"}`,
-			want: []string{"start: fetch-api", "direction: any", "nodes[4]", "edges[3]{key,from,to,label}", `e4,"fetch-api:1","error-handler:0",error`}},
+			want: []string{"start: fetch-api", "direction: any", "depth: 2", "nodes[6]", "edges[5]{key,from,to,label}", `e4,"fetch-api:1","error-handler:0",error`}},
 		{name: "explore outbound depth 3", tool: ExploreNeighborhood, args: `{"nodeKey":"root","maxDepth":3,"direction":"outbound"}`,
 			want: []string{"display-html", "error-handler"}, notWant: []string{"entry-form,"}},
 		{name: "explore depth out of range", tool: ExploreNeighborhood, args: `{"nodeKey":"root","maxDepth":4}`, errCode: CodeInvalidArgument, errHas: "between 1 and 3"},
 		{name: "explore bad direction", tool: ExploreNeighborhood, args: `{"nodeKey":"root","direction":"up"}`, errCode: CodeInvalidArgument, errHas: "any, inbound, outbound"},
 		{name: "explore unknown node", tool: ExploreNeighborhood, args: `{"nodeKey":"fetchapi"}`, errCode: CodeNotFound, errHas: `did you mean "fetch-api"`},
 		{name: "detail", tool: ReadNodeDetail, args: `{"nodeKey":"fetch-api"}`,
-			want: []string{"key: fetch-api", "type: api-call (API Call)", "sheetName: main", `handles: "L:0:in, R:0:out, R:1:out"`, "process:", "fetchWithRetry", "url: \"https://api.balldontlie.io", "outbound[2]"}},
+			want: []string{"key: fetch-api", "type: api-call (API Call)", "sheetName: main", `handles: "L:0:in, R:0:out, R:1:out"`, "url: \"https://api.balldontlie.io", "outbound[2]"}},
 		{name: "detail unknown node no hint", tool: ReadNodeDetail, args: `{"nodeKey":"completely-different-thing"}`, errCode: CodeNotFound, errHas: "use search_nodes"},
 		{name: "detail case hint", tool: ReadNodeDetail, args: `{"nodeKey":"Fetch-API"}`, errCode: CodeNotFound, errHas: `"fetch-api"`},
 		{name: "detail not json", tool: ReadNodeDetail, args: `{"nodeKey":`, errCode: CodeInvalidJSON, errHas: "not valid JSON"},
@@ -158,7 +165,7 @@ func TestRunUnknownTool(t *testing.T) {
 func TestRunSourceErrorIsNotToolError(t *testing.T) {
 	t.Parallel()
 	x := NewExecutor(loadDemo(t), "missing-graph")
-	_, err := x.Run(context.Background(), ReadGraphOverview, `{}`)
+	_, err := x.Run(context.Background(), ReadGraphOverview, `{"graphKey":"demo"}`)
 	var te *Error
 	if err == nil || errors.As(err, &te) || !errors.Is(err, datasource.ErrNotFound) {
 		t.Fatalf("want a wrapped source error, got %v", err)
@@ -285,7 +292,7 @@ func TestRunReadsThroughOneView(t *testing.T) {
 	t.Parallel()
 	failing := &fakeSource{snap: datasource.Snapshot{Graph: datasource.Graph{Key: "other"}}} // every read of "demo": not found
 	for _, tc := range []struct{ tool, args string }{
-		{ReadGraphOverview, `{}`}, {SearchNodes, `{"query":"fetch"}`}, {ExploreNeighborhood, `{"nodeKey":"fetch-api"}`},
+		{ReadGraphOverview, `{"graphKey":"demo"}`}, {SearchNodes, `{"query":"fetch"}`}, {ExploreNeighborhood, `{"nodeKey":"fetch-api"}`},
 		{ReadNodeDetail, `{"nodeKey":"fetch-api"}`}, {ListNodeEdges, `{"nodeKey":"fetch-api"}`},
 	} {
 		src := &viewSource{Source: failing, view: loadFakeDemo(t)}

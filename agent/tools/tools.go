@@ -1,4 +1,4 @@
-// Package tools holds the assistant's tools: the seven read tools the agent runs at once
+// Package tools holds the assistant's tools: the eight read tools the agent runs at once
 // against a datasource.Source, and the propose_* write tools that never run here —
 // ParseProposal validates their arguments strictly against the graph and turns them
 // into a datasource.Action a person approves. Names and schemas are the Nodius
@@ -94,10 +94,10 @@ func ToolDefs(role string, allowed func(datasource.ActionType) bool) []convo.Too
 // ActionTypes lists the distinct action types an action contains, batch steps
 // included, in datasource.ActionTypes order — what an approval policy must check.
 func ActionTypes(a datasource.Action) []datasource.ActionType {
-	seen := map[datasource.ActionType]bool{}
+	seen := map[string]bool{}
 	var walk func(a datasource.Action)
 	walk = func(a datasource.Action) {
-		seen[a.Type] = true
+		seen[string(a.Type)] = true
 		if a.Type == datasource.BatchAction && a.Batch != nil {
 			for _, s := range a.Batch.Actions {
 				walk(s)
@@ -107,9 +107,15 @@ func ActionTypes(a datasource.Action) []datasource.ActionType {
 	walk(a)
 	var out []datasource.ActionType
 	for _, t := range datasource.ActionTypes {
-		if seen[t] {
+		if seen[string(t)] {
 			out = append(out, t)
+			delete(seen, string(t))
 		}
+	}
+	// A type outside ActionTypes (a stored server action) is listed too, so a
+	// policy never reads an empty list as "nothing to check".
+	for _, t := range sortedKeys(seen) {
+		out = append(out, datasource.ActionType(t))
 	}
 	return out
 }

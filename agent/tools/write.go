@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -14,25 +15,31 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 )
 
-// Write tool names.
+// Write tool names: the Nodius server's.
 const (
-	ProposeCreateNode = "propose_create_node"
-	ProposeUpdateNode = "propose_update_node"
-	ProposeMoveNode   = "propose_move_node"
-	ProposeDeleteNode = "propose_delete_node"
-	ProposeCreateEdge = "propose_create_edge"
-	ProposeDeleteEdge = "propose_delete_edge"
-	ProposeBatch      = "propose_batch"
+	ProposeCreateNode          = "propose_create_node"
+	ProposeUpdateNode          = "propose_update_node"
+	ProposeMoveNode            = "propose_move_node"
+	ProposeDeleteNode          = "propose_delete_node"
+	ProposeCreateEdge          = "propose_create_edge"
+	ProposeDeleteEdge          = "propose_delete_edge"
+	ProposeBatch               = "propose_batch"
+	ProposeCreateNodeWithEdges = "propose_create_node_with_edges"
+	ProposeConfigureNodeType   = "propose_configure_node_type"
+	ProposeReorganizeLayout    = "propose_reorganize_layout"
 )
 
 // Limits on what a proposal may carry. They bound what a person is asked to review and
 // what a misbehaving model can make the client hold.
 const (
-	MaxBatchSteps = 50
-	MaxReasonLen  = 2000
-	MaxProcessLen = 100_000
-	MaxKeyLen     = 64
-	MaxCoordinate = 1_000_000
+	MaxBatchSteps  = 50
+	MaxReasonLen   = 2000
+	MaxProcessLen  = 100_000
+	MaxKeyLen      = 64
+	MaxCoordinate  = 1_000_000
+	MaxNewEdges    = 20
+	MaxLayoutNodes = 200
+	MaxPatches     = 50
 )
 
 // keyPattern is what a node key given by the model must look like: Nodius local keys
@@ -44,18 +51,19 @@ var reasonParam = param{name: "reason", kind: kString, required: true, maxLen: M
 
 // pointParams and groupParams are the shape of a node's handles: sides (L, R, T, D, 0)
 // holding groups, groups holding points. The schema of the handles argument is built
-// from them, and parseHandles checks what the model sends against them.
+// from them, and parsing checks what the model sends against them.
 func pointParams() []param {
 	return []param{
 		{name: "id", kind: kString, required: true, desc: "Point id, unique per direction on the node (\"0\", \"1\", ...). Edges name handles by this id."},
 		{name: "type", kind: kString, required: true, enum: []string{"in", "out"}, desc: "in: edges arrive here; out: edges leave from here."},
-		{name: "accept", kind: kString, desc: "Accepted data type, \"any\" by default."},
+		{name: "accept", kind: kString, required: true, desc: "Accepted data type: \"any\", \"string\", \"number\", \"event[]\", \"entryType\"..."},
+		{name: "display", kind: kString, desc: "Text shown on the handle. Optional."},
 	}
 }
 
 func groupParams() []param {
 	return []param{
-		{name: "position", kind: kString, desc: "Layout of the points on the side, \"separate\" by default."},
+		{name: "position", kind: kString, required: true, enum: []string{"separate", "fix"}, desc: "Layout of the points on the side."},
 		{name: "point", kind: kArray, required: true, fields: pointParams()},
 	}
 }
@@ -65,53 +73,44 @@ func handlesParam(name, desc string) param {
 	for i, side := range datasource.Sides {
 		fields[i] = param{name: side, kind: kObject, fields: groupParams()}
 	}
-	return param{name: name, kind: kObject, fields: fields, desc: desc}
+	return param{name: name, kind: kObject, fields: fields, freeKeys: true, desc: desc}
 }
 
-// stepParams is the shape of one batch step; types lists the step types offered.
-func stepParams(types []string) []param {
-	return []param{
-		{name: "type", kind: kString, required: true, enum: types, desc: "The kind of step."},
-		{name: "payload", kind: kObject, required: true, desc: "The arguments of the matching propose_<type> tool, without reason."},
-	}
+func sizeParam(desc string) param {
+	return param{name: "size", kind: kObject, desc: desc, fields: []param{
+		{name: "width", kind: kNumber, required: true, hasRange: true, min: 1, max: MaxCoordinate},
+		{name: "height", kind: kNumber, required: true, hasRange: true, min: 1, max: MaxCoordinate},
+		{name: "dynamic", kind: kBoolean},
+	}}
 }
 
-// writeSpecs is the table of write tools, keyed by the action type each proposes.
-// Every write tool is strict: an argument the schema does not name is rejected, so a
-// hallucinated field never slips into a change a person approves.
+// batchStepTypes are the step types propose_batch takes, as the server's.
+var batchStepTypes = []datasource.ActionType{datasource.MoveNodeAction, datasource.UpdateNodeAction,
+	datasource.DeleteNodeAction, datasource.DeleteEdgeAction, datasource.CreateNodeAction, datasource.CreateEdgeAction}
+
+// writeSpecs is the table of write tools, keyed by the action type each proposes:
+// the server's names, parameters and required sets. Every write tool is strict: an
+// argument the schema does not name is rejected, so a hallucinated field never slips
+// into a change a person approves.
 func writeSpecs() []writeSpec {
 	nodeKey := func(desc string) param { return param{name: "nodeKey", kind: kString, required: true, desc: desc} }
-	pos := func(name, desc string) param {
-		return param{name: name, kind: kNumber, required: true, hasRange: true, min: -MaxCoordinate, max: MaxCoordinate, desc: desc}
+	pos := func(name string, required bool, desc string) param {
+		return param{name: name, kind: kNumber, required: required, hasRange: true, min: -MaxCoordinate, max: MaxCoordinate, desc: desc}
 	}
+	sheet := param{name: "sheet", kind: kString, desc: "Sheet id the node goes on (default \"0\")."}
+	data := param{name: "data", kind: kObject, desc: "The node's data, specific to its type (free JSON object). Optional."}
+	typeKey := param{name: "typeKey", kind: kString, required: true, desc: "Node type: a built-in (starter, return, html, entryType) or a custom type of the workspace."}
 	return []writeSpec{
 		{action: datasource.CreateNodeAction, spec: spec{name: ProposeCreateNode, strict: true,
-			desc: "Propose to add a node to the graph. Nothing changes until the user approves. Use an existing type (list_available_node_types). When the same proposal must also connect the node, use propose_batch and give the node a nodeKey.",
+			desc: "Propose to add a node to the graph. Nothing changes until the user approves. Use an existing type (list_available_node_types). Its code is its type's. To connect it too, prefer propose_create_node_with_edges.",
 			params: []param{
-				{name: "nodeKey", kind: kString, maxLen: MaxKeyLen, desc: "Key for the new node (letters, digits, - _ .), unique in the graph. Optional: one is generated when omitted; give one to refer to the node in later steps of a batch."},
-				{name: "typeKey", kind: kString, required: true, desc: "Node type: a built-in (starter, return, html, entryType) or a custom type of the workspace."},
-				{name: "sheet", kind: kString, required: true, desc: "Sheet id (e.g. \"0\") the node goes on."},
-				pos("posX", "Horizontal position on the canvas."),
-				pos("posY", "Vertical position on the canvas."),
-				{name: "process", kind: kString, maxLen: MaxProcessLen, desc: "JavaScript code run by the node; it reads its inputs from `incoming`. Optional."},
-				handlesParam("handles", "Connection points by side (L, R, T, B). Optional: the type's default handles are used when omitted."),
-				{name: "data", kind: kObject, desc: "The node's data (free JSON object). Optional."},
+				typeKey, sheet,
+				pos("posX", false, "Horizontal position (default: right of the sheet's nodes)."),
+				pos("posY", false, "Vertical position."),
+				data,
+				{name: "nodeKey", kind: kString, maxLen: MaxKeyLen, desc: "Key for the new node (letters, digits, - _ .), unique in the graph. Optional: one is generated; give one to refer to the node in later steps of a batch."},
 				reasonParam,
 			}}},
-		{action: datasource.UpdateNodeAction, spec: spec{name: ProposeUpdateNode, strict: true,
-			desc: "Propose to change fields of an existing node: its code, type, data, one data entry, or its handles. Nothing changes until the user approves. Read the node first (read_node_detail). To move a node use propose_move_node.",
-			params: []param{
-				nodeKey("Key of the node to change."),
-				{name: "changes", kind: kObject, schema: map[string]any{"type": "object", "minProperties": 1, "additionalProperties": true},
-					desc: "New values by field path: \"process\" (string, the full new code), \"type\" (string), \"data\" (the whole data object), \"data.<key>\" or \"data.<key>.<key>\" (any JSON value, one entry of data), \"handles\" (same shape as in propose_create_node)."},
-				reasonParam,
-			}}},
-		{action: datasource.MoveNodeAction, spec: spec{name: ProposeMoveNode, strict: true,
-			desc:   "Propose to move a node on the canvas. Nothing changes until the user approves.",
-			params: []param{nodeKey("Key of the node to move."), pos("posX", "New horizontal position."), pos("posY", "New vertical position."), reasonParam}}},
-		{action: datasource.DeleteNodeAction, spec: spec{name: ProposeDeleteNode, strict: true,
-			desc:   "Propose to delete a node; its edges are deleted with it (the user sees which). Nothing changes until the user approves.",
-			params: []param{nodeKey("Key of the node to delete."), reasonParam}}},
 		{action: datasource.CreateEdgeAction, spec: spec{name: ProposeCreateEdge, strict: true,
 			desc: "Propose to connect two nodes of the same sheet: from an output point of the source to an input point of the target. Handles are point ids (see read_node_detail: \"R:0:out\" is point \"0\", an output). Nothing changes until the user approves.",
 			params: []param{
@@ -119,13 +118,78 @@ func writeSpecs() []writeSpec {
 				{name: "sourceHandle", kind: kString, required: true, desc: "Id of an output (out) point of the source node, e.g. \"0\"."},
 				{name: "targetKey", kind: kString, required: true, desc: "Key of the node the edge goes to."},
 				{name: "targetHandle", kind: kString, required: true, desc: "Id of an input (in) point of the target node, e.g. \"0\"."},
-				{name: "sheet", kind: kString, desc: "Sheet id of the two nodes. Optional: the nodes' sheet by default."},
+				{name: "sheet", kind: kString, required: true, desc: "Sheet id of the two nodes."},
 				{name: "label", kind: kString, maxLen: 200, desc: "Label shown on the edge, e.g. \"success\" or \"error\". Optional."},
 				reasonParam,
 			}}},
+		{action: datasource.DeleteNodeAction, spec: spec{name: ProposeDeleteNode, strict: true,
+			desc:   "Propose to delete a node; its edges are deleted with it (the user sees which). Nothing changes until the user approves.",
+			params: []param{nodeKey("Key of the node to delete."), reasonParam}}},
+		{action: datasource.UpdateNodeAction, spec: spec{name: ProposeUpdateNode, strict: true,
+			desc: "Propose to change a node: its name, data, description or size. An HTML node is changed through updates.html (raw HTML). A node's code is its type's: change it with propose_configure_node_type. Nothing changes until the user approves. Read the node first (read_node_detail).",
+			params: []param{
+				nodeKey("Key of the node to change."),
+				{name: "updates", kind: kObject, required: true, desc: "The new values; give only what changes.", fields: []param{
+					{name: "name", kind: kString, maxLen: 500},
+					{name: "data", kind: kObject, desc: "The node's whole new data (not for html nodes)."},
+					{name: "html", kind: kString, maxLen: MaxProcessLen, desc: "Raw HTML (html nodes only)."},
+					{name: "description", kind: kString, maxLen: MaxReasonLen},
+					sizeParam("New size."),
+				}},
+				reasonParam,
+			}}},
+		{action: datasource.MoveNodeAction, spec: spec{name: ProposeMoveNode, strict: true,
+			desc:   "Propose to move a node on the canvas. Nothing changes until the user approves.",
+			params: []param{nodeKey("Key of the node to move."), pos("posX", true, "New horizontal position."), pos("posY", true, "New vertical position."), reasonParam}}},
 		{action: datasource.DeleteEdgeAction, spec: spec{name: ProposeDeleteEdge, strict: true,
 			desc:   "Propose to delete one edge, by its key (list_node_edges gives edge keys). Nothing changes until the user approves.",
 			params: []param{{name: "edgeKey", kind: kString, required: true, desc: "Key of the edge to delete."}, reasonParam}}},
+		{action: datasource.CreateNodeWithEdgesAction, spec: spec{name: ProposeCreateNodeWithEdges, strict: true,
+			desc: "Propose to create a node and its edges to existing nodes in one change. Prefer it to propose_create_node followed by propose_create_edge.",
+			params: []param{
+				typeKey, sheet,
+				pos("posX", false, "Horizontal position (default: right of the sheet's nodes)."),
+				pos("posY", false, "Vertical position."),
+				data,
+				{name: "edges", kind: kArray, required: true, hasRange: true, min: 0, max: MaxNewEdges, desc: "The edges to create with the node.", fields: []param{
+					{name: "direction", kind: kString, required: true, enum: []string{"in", "out"}, desc: "out: the new node is the source; in: the new node is the target."},
+					{name: "handleId", kind: kString, required: true, desc: "Point id on the new node, e.g. \"0\"."},
+					{name: "targetNodeKey", kind: kString, required: true, desc: "Key of the existing node to connect to."},
+					{name: "targetHandleId", kind: kString, required: true, desc: "Point id on the existing node."},
+					{name: "label", kind: kString, maxLen: 200, desc: "Edge label. Optional."},
+				}},
+				reasonParam,
+			}}},
+		{action: datasource.ConfigureNodeTypeAction, spec: spec{name: ProposeConfigureNodeType, strict: true,
+			desc: "Propose to create or change a node type (NodeTypeConfig): its code (process), handles, border, size. Every node of the type runs its code, so a change reaches all of them. For mode=update prefer processPatches (exact search/replace) to a whole new process. Nothing changes until the user approves.",
+			params: []param{
+				{name: "mode", kind: kString, required: true, enum: []string{"create", "update"}, desc: "create: a new type; update: change an existing one."},
+				{name: "typeKey", kind: kString, maxLen: MaxKeyLen, desc: "_key of the type (required for update)."},
+				{name: "displayName", kind: kString, required: true, maxLen: 200, desc: "The type's display name."},
+				{name: "description", kind: kString, maxLen: MaxReasonLen},
+				{name: "category", kind: kString, maxLen: 100},
+				{name: "icon", kind: kString, maxLen: 100, desc: "A lucide icon name, e.g. \"zap\"."},
+				{name: "process", kind: kString, maxLen: MaxProcessLen, desc: "The whole JavaScript code (mode=create, or a full rewrite)."},
+				{name: "processPatches", kind: kArray, hasRange: true, min: 1, max: MaxPatches, desc: "Surgical edits of the current code, each an exact search string and its replacement (preferred for mode=update).", fields: []param{
+					{name: "search", kind: kString, required: true, maxLen: MaxProcessLen},
+					{name: "replace", kind: kString, required: true, emptyOK: true, maxLen: MaxProcessLen},
+				}},
+				{name: "border", kind: kObject, fields: []param{
+					{name: "radius", kind: kNumber}, {name: "width", kind: kNumber}, {name: "type", kind: kString},
+					{name: "normalColor", kind: kString}, {name: "hoverColor", kind: kString},
+				}},
+				handlesParam("handles", "Handles by side: T, D, R, L, 0. E.g. {\"L\":{\"position\":\"separate\",\"point\":[{\"id\":\"0\",\"type\":\"in\",\"accept\":\"any\"}]}}"),
+				sizeParam("Default size of the type's nodes."),
+				{name: "content", kind: kObject, desc: "HtmlObject for the node's look."},
+				reasonParam,
+			}}},
+		{action: datasource.ReorganizeLayoutAction, spec: spec{name: ProposeReorganizeLayout, strict: true,
+			desc: "Propose to lay nodes out again automatically, in layers along the flow. Nothing changes until the user approves; the user sees every move.",
+			params: []param{
+				{name: "nodeKeys", kind: kArray, items: kString, required: true, hasRange: true, min: 1, max: MaxLayoutNodes, desc: "Keys of the nodes to lay out."},
+				{name: "strategy", kind: kString, enum: []string{"horizontal", "vertical", "tree"}, desc: "horizontal (default: left to right), vertical or tree (top to bottom)."},
+				reasonParam,
+			}}},
 	}
 }
 
@@ -135,11 +199,24 @@ type writeSpec struct {
 	spec   spec
 }
 
+// batchStepParams is the flat shape of one batch step, as the server's: a type and
+// the arguments of the matching propose_ tool, without reason.
+func batchStepParams(types []string) []param {
+	return []param{
+		{name: "type", kind: kString, required: true, enum: types, desc: "The kind of step."},
+		{name: "nodeKey", kind: kString}, {name: "edgeKey", kind: kString}, {name: "typeKey", kind: kString},
+		{name: "sheet", kind: kString}, {name: "posX", kind: kNumber}, {name: "posY", kind: kNumber},
+		{name: "data", kind: kObject}, {name: "updates", kind: kObject},
+		{name: "sourceKey", kind: kString}, {name: "sourceHandle", kind: kString},
+		{name: "targetKey", kind: kString}, {name: "targetHandle", kind: kString}, {name: "label", kind: kString},
+	}
+}
+
 func batchSpec(types []string) spec {
 	return spec{name: ProposeBatch, strict: true,
-		desc: "Propose several changes applied in order as one change the user approves or rejects at once, e.g. add a node and connect it. Each step is {\"type\": \"create_node\", \"payload\": {...}} where payload holds the arguments of propose_create_node (without reason); likewise update_node, move_node, delete_node, create_edge, delete_edge. A node created in an earlier step can be used by later steps through the nodeKey it was given.",
+		desc: "Propose several changes (move, update, delete, create) applied in order as one change the user approves or rejects at once. Each step is flat: {\"type\": \"move_node\", \"nodeKey\": ..., \"posX\": ..., \"posY\": ...}, with the arguments of the matching propose_ tool (without reason). A create_node step may give a nodeKey so later steps can use the new node.",
 		params: []param{
-			{name: "actions", kind: kArray, fields: stepParams(types), hasRange: true, min: 1, max: MaxBatchSteps,
+			{name: "actions", kind: kArray, required: true, fields: batchStepParams(types), hasRange: true, min: 1, max: MaxBatchSteps,
 				desc: fmt.Sprintf("The steps, in order (1 to %d).", MaxBatchSteps)},
 			reasonParam,
 		}}
@@ -155,10 +232,20 @@ func WriteToolDefs(allowed func(datasource.ActionType) bool) []convo.ToolDef {
 			continue
 		}
 		out = append(out, ws.spec.def().convo())
-		types = append(types, string(ws.action))
+		if slices.Contains(batchStepTypes, ws.action) {
+			types = append(types, string(ws.action))
+		}
 	}
 	if len(types) > 0 && (allowed == nil || allowed(datasource.BatchAction)) {
 		out = append(out, batchSpec(types).def().convo())
+	}
+	return out
+}
+
+func allStepTypes() []string {
+	out := make([]string, len(batchStepTypes))
+	for i, t := range batchStepTypes {
+		out[i] = string(t)
 	}
 	return out
 }
@@ -208,7 +295,7 @@ func ParseProposal(ctx context.Context, src datasource.Source, graphKey, name, a
 	}
 	sp := ws.spec
 	if isBatch {
-		sp = batchSpec(nil)
+		sp = batchSpec(allStepTypes())
 	}
 	a, err := parseArgs(name, argsJSON, sp.params, true)
 	if err != nil {
@@ -267,35 +354,15 @@ func (st *state) batch(tool string, raw json.RawMessage) (datasource.Action, err
 	if err := json.Unmarshal(raw, &steps); err != nil {
 		return datasource.Action{}, argErr(tool, "argument \"actions\" must be an array of steps: %v", err)
 	}
-	if len(steps) == 0 {
-		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: "the batch has no step; give at least one in \"actions\""}
-	}
-	if len(steps) > MaxBatchSteps {
-		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-			Msg: fmt.Sprintf("the batch has %d steps, at most %d are allowed; split the change", len(steps), MaxBatchSteps)}
-	}
-	var types []string
-	for _, ws := range writeSpecs() {
-		types = append(types, string(ws.action))
-	}
-	stepFields := stepParams(types)
 	out := make([]datasource.Action, 0, len(steps))
 	for i, s := range steps {
-		where := fmt.Sprintf("actions[%d].", i)
 		m, err := decodeObject(s)
-		if err != nil || firstByte(s) != '{' {
-			return datasource.Action{}, argErr(tool, "step %d must be an object {\"type\": ..., \"payload\": {...}}, got %s", i+1, describeJSON(s))
-		}
-		if t := stepType(m); t == string(datasource.BatchAction) {
-			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-				Msg: fmt.Sprintf("step %d is a batch: batches cannot be nested, list its steps directly in \"actions\"", i+1)}
-		}
-		if err := checkFields(tool, where, m, stepFields, true); err != nil {
-			return datasource.Action{}, err
+		if err != nil {
+			return datasource.Action{}, argErr(tool, "step %d must be an object, got %s", i+1, describeJSON(s))
 		}
 		t := datasource.ActionType(stepType(m))
-		pm, _ := decodeObject(m["payload"])
-		act, err := st.step(tool, t, pm, true)
+		delete(m, "type")
+		act, err := st.step(tool, t, m, true)
 		if err != nil {
 			var te *Error
 			if errors.As(err, &te) {
@@ -327,11 +394,7 @@ func (st *state) step(tool string, t datasource.ActionType, m map[string]json.Ra
 			return datasource.Action{}, argErr(tool, "a batch step takes no \"reason\": give one reason for the whole batch")
 		}
 	}
-	where := ""
-	if inBatch {
-		where = "payload."
-	}
-	if err := checkFields(tool, where, m, params, true); err != nil {
+	if err := checkFields(tool, "", m, params, true); err != nil {
 		return datasource.Action{}, err
 	}
 	a := args{tool: tool, m: m}
@@ -367,6 +430,12 @@ func (st *state) step(tool string, t datasource.ActionType, m map[string]json.Ra
 		return datasource.Action{Type: t, DeleteNode: &datasource.DeleteNodePayload{NodeKey: n.Key, RemovedEdges: removed}}, nil
 	case datasource.CreateEdgeAction:
 		return st.createEdge(tool, a, inBatch)
+	case datasource.CreateNodeWithEdgesAction:
+		return st.createNodeWithEdges(tool, a)
+	case datasource.ConfigureNodeTypeAction:
+		return st.configureNodeType(tool, a)
+	case datasource.ReorganizeLayoutAction:
+		return st.reorganizeLayout(tool, a)
 	case datasource.DeleteEdgeAction:
 		key := a.str("edgeKey")
 		for i, e := range st.edges {
@@ -441,14 +510,11 @@ func (st *state) sheet(tool, s string) (string, error) {
 }
 
 func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Action, error) {
-	p := &datasource.CreateNodePayload{TypeKey: a.str("typeKey"), PosX: a.num("posX", 0), PosY: a.num("posY", 0), Process: a.str("process")}
+	p := &datasource.CreateNodePayload{TypeKey: a.str("typeKey")}
 	if a.has("nodeKey") {
 		k := a.str("nodeKey")
 		if !keyPattern.MatchString(k) {
 			return datasource.Action{}, argErr(tool, "nodeKey %q is not a valid key: use letters, digits, '-', '_' and '.', starting with a letter or digit", k)
-		}
-		if len(k) > MaxKeyLen {
-			return datasource.Action{}, argErr(tool, "nodeKey %q is too long (at most %d characters)", k, MaxKeyLen)
 		}
 		if _, exists := st.nodes[k]; exists {
 			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
@@ -459,20 +525,13 @@ func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Actio
 	if !st.knownType(p.TypeKey) {
 		return datasource.Action{}, st.typeErr(tool, p.TypeKey)
 	}
-	sheet, err := st.sheet(tool, a.str("sheet"))
+	sheet, err := st.sheetOrDefault(tool, a)
 	if err != nil {
 		return datasource.Action{}, err
 	}
 	p.Sheet = sheet
-	if a.has("handles") {
-		h, err := parseHandles(tool, "handles", a.raw("handles"))
-		if err != nil {
-			return datasource.Action{}, err
-		}
-		p.Handles = h
-	} else {
-		p.Handles = datasource.DefaultHandles(p.TypeKey, st.cfgs)
-	}
+	p.PosX, p.PosY = st.position(a, sheet)
+	p.Handles = datasource.DefaultHandles(p.TypeKey, st.cfgs)
 	if a.has("data") {
 		d, err := decodeAny(a.raw("data"))
 		if err != nil {
@@ -488,62 +547,30 @@ func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Actio
 	return datasource.Action{Type: datasource.CreateNodeAction, CreateNode: p}, nil
 }
 
-// parseHandles reads a handles object strictly — sides L, R, T, D, 0; groups and points
-// with no field the schema does not name; points with an id and a direction — then
-// checks it with datasource.CheckHandles, the rules the store applies it with.
-func parseHandles(tool, where string, raw json.RawMessage) (map[string]datasource.HandleGroup, error) {
-	m, err := decodeObject(raw)
-	if err != nil || firstByte(raw) != '{' {
-		return nil, argErr(tool, "%q must be an object of sides (%s), got %s", where, datasource.SideNames, describeJSON(raw))
+// sheetOrDefault is the "sheet" argument resolved, "0" (the server's default) when
+// absent.
+func (st *state) sheetOrDefault(tool string, a args) (string, error) {
+	if !a.has("sheet") || a.str("sheet") == "" {
+		return st.sheet(tool, "0")
 	}
-	out := map[string]datasource.HandleGroup{}
-	for _, side := range sortedKeys(m) {
-		if !contains(datasource.Sides, side) {
-			hint := ""
-			if side == "B" {
-				hint = " (the bottom is D in Nodius)"
-			}
-			return nil, argErr(tool, "%q has an unknown side %q%s: the sides are %s", where, side, hint, datasource.SideNames)
+	return st.sheet(tool, a.str("sheet"))
+}
+
+// position is posX/posY as given; a missing one is placed right of the sheet's
+// nodes (the server takes it from the type's config, which has none locally).
+func (st *state) position(a args, sheet string) (float64, float64) {
+	x, y := 0.0, 0.0
+	first := true
+	for _, n := range st.nodes {
+		if n.Sheet != sheet {
+			continue
 		}
-		gw := where + "." + side + "."
-		gm, err := decodeObject(m[side])
-		if err != nil || firstByte(m[side]) != '{' {
-			return nil, argErr(tool, "%q must be an object {\"position\": ..., \"point\": [...]}, got %s", where+"."+side, describeJSON(m[side]))
+		if right := n.PosX + n.Size.Width + 100; first || right > x {
+			x, y = right, n.PosY
 		}
-		if err := checkFields(tool, gw, gm, groupParams(), true); err != nil {
-			return nil, err
-		}
-		g := datasource.HandleGroup{Position: "separate"}
-		if raw, ok := gm["position"]; ok {
-			_ = json.Unmarshal(raw, &g.Position)
-		}
-		var points []json.RawMessage
-		if err := json.Unmarshal(gm["point"], &points); err != nil {
-			return nil, argErr(tool, "%q must be an array of points", gw+"point")
-		}
-		for i, pr := range points {
-			pw := fmt.Sprintf("%spoint[%d].", gw, i)
-			pm, err := decodeObject(pr)
-			if err != nil || firstByte(pr) != '{' {
-				return nil, argErr(tool, "%q must be an object {\"id\", \"type\"}, got %s", strings.TrimSuffix(pw, "."), describeJSON(pr))
-			}
-			if err := checkFields(tool, pw, pm, pointParams(), true); err != nil {
-				return nil, err
-			}
-			a := args{m: pm}
-			pt := datasource.HandlePoint{ID: a.str("id"), Type: a.str("type"), Accept: "any"}
-			if a.has("accept") && a.str("accept") != "" {
-				pt.Accept = a.str("accept")
-			}
-			g.Point = append(g.Point, pt)
-		}
-		out[side] = g
+		first = false
 	}
-	out, err = datasource.CheckHandles(out)
-	if err != nil {
-		return nil, argErr(tool, "%q: %v", where, err)
-	}
-	return out, nil
+	return a.num("posX", x), a.num("posY", y)
 }
 
 // findHandle resolves the handle named at one end of an edge on node n (dir "out"
@@ -606,94 +633,65 @@ func (st *state) createEdge(tool string, a args, inBatch bool) (datasource.Actio
 	return datasource.Action{Type: datasource.CreateEdgeAction, CreateEdge: p}, nil
 }
 
-// updatable names the fields propose_update_node may change, for error messages.
-const updatable = "process, type, data, data.<key>[.<key>...], handles"
-
 func (st *state) updateNode(tool string, a args, inBatch bool) (datasource.Action, error) {
 	n, err := st.node(tool, a.str("nodeKey"), inBatch)
 	if err != nil {
 		return datasource.Action{}, err
 	}
-	cm, err := decodeObject(a.raw("changes"))
+	um, err := decodeObject(a.raw("updates"))
 	if err != nil {
-		return datasource.Action{}, argErr(tool, "argument \"changes\" %v", err)
+		return datasource.Action{}, argErr(tool, "argument \"updates\" %v", err)
 	}
-	if len(cm) == 0 {
-		return datasource.Action{}, argErr(tool, "argument \"changes\" is empty: give at least one field to change (%s)", updatable)
+	if len(um) == 0 {
+		return datasource.Action{}, argErr(tool, "argument \"updates\" is empty: give at least one of name, data, html, description, size")
 	}
 	changes := map[string]any{}
 	before := map[string]any{}
-	paths := sortedKeys(cm)
-	unchanged := 0
-	for _, path := range paths {
-		raw := cm[path]
-		var v any
-		switch {
-		case path == "process":
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return datasource.Action{}, argErr(tool, "changes.process must be a string (the full new code), got %s", describeJSON(raw))
-			}
-			if len([]rune(s)) > MaxProcessLen {
-				return datasource.Action{}, argErr(tool, "changes.process is too long (at most %d characters)", MaxProcessLen)
-			}
-			v, before[path] = s, n.Process
-		case path == "type":
-			var s string
-			if err := json.Unmarshal(raw, &s); err != nil {
-				return datasource.Action{}, argErr(tool, "changes.type must be a string, got %s", describeJSON(raw))
-			}
-			if !st.knownType(s) {
-				return datasource.Action{}, st.typeErr(tool, s)
-			}
-			v, before[path] = s, n.Type
-			n.Type = s
-		case path == "data":
-			if v, err = decodeAny(raw); err != nil {
-				return datasource.Action{}, argErr(tool, "changes.data is not valid JSON: %v", err)
-			}
-			before[path] = n.Data
-		case strings.HasPrefix(path, "data."):
-			segs := strings.Split(strings.TrimPrefix(path, "data."), ".")
-			for _, s := range segs {
-				if strings.TrimSpace(s) == "" {
-					return datasource.Action{}, argErr(tool, "change path %q has an empty part; write data.<key> or data.<key>.<key>", path)
-				}
-			}
-			if _, whole := cm["data"]; whole {
-				return datasource.Action{}, argErr(tool, "changes give both \"data\" and %q: change the whole data or single entries, not both", path)
-			}
-			if v, err = decodeAny(raw); err != nil {
-				return datasource.Action{}, argErr(tool, "changes[%q] is not valid JSON: %v", path, err)
-			}
-			before[path] = lookup(n.Data, segs)
-		case path == "handles":
-			h, err := parseHandles(tool, "changes.handles", raw)
+	for _, f := range sortedKeys(um) {
+		raw := um[f]
+		switch f {
+		case "data":
+			v, err := decodeAny(raw)
 			if err != nil {
-				return datasource.Action{}, err
+				return datasource.Action{}, argErr(tool, "updates.data is not valid JSON: %v", err)
 			}
-			v, before[path] = plain(h), plain(n.Handles)
-			n.Handles = h
-		case path == "posX" || path == "posY":
-			return datasource.Action{}, argErr(tool, "%q cannot be changed here: use propose_move_node to move a node", path)
+			changes["data"], before["data"] = v, n.Data
+		case "size":
+			v, err := decodeAny(raw)
+			if err != nil {
+				return datasource.Action{}, argErr(tool, "updates.size is not valid JSON: %v", err)
+			}
+			changes["size"], before["size"] = plain(v), plain(n.Size)
+		case "name", "description":
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return datasource.Action{}, argErr(tool, "updates.%s must be a string, got %s", f, describeJSON(raw))
+			}
+			var old any // absent: nil, as the store reads the node
+			if raw, ok := n.Extra[f]; ok {
+				_ = json.Unmarshal(raw, &old)
+			}
+			changes[f], before[f] = s, old
+		case "html":
+			if n.Type != "html" {
+				return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+					Msg: fmt.Sprintf("updates.html is for html nodes only; node %q is of type %q", n.Key, n.Type)}
+			}
+			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+				Msg: "updates.html cannot be applied here: turning HTML into a Nodius HtmlObject is done by the Nodius server; give the HtmlObject in updates.data instead"}
 		default:
-			return datasource.Action{}, argErr(tool, "field %q cannot be changed; the fields that can be changed are: %s", path, updatable)
+			return datasource.Action{}, argErr(tool, "updates.%s cannot be changed; give name, data, html, description or size", f)
 		}
-		if sameJSON(v, before[path]) {
+	}
+	unchanged := 0
+	for f := range changes {
+		if sameJSON(changes[f], before[f]) {
 			unchanged++
 		}
-		changes[path] = v
 	}
-	if _, ok := cm["handles"]; ok || n.Type != st.nodes[n.Key].Type {
-		// A node without handles has its type's, so a new type may drop points too.
-		if err := datasource.CheckEdgesKeepHandles(n, datasource.EffectiveHandles(n, st.cfgs), st.edges); err != nil {
-			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: err.Error()}
-		}
-	}
-	if unchanged == len(paths) {
+	if unchanged == len(changes) {
 		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("node %q already has these values: the proposal changes nothing", n.Key)}
 	}
-	st.nodes[n.Key] = n
 	return datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{NodeKey: n.Key, Changes: changes, Before: before}}, nil
 }
 

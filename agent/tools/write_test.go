@@ -33,29 +33,13 @@ func TestParseProposal(t *testing.T) {
 					t.Errorf("default handles = %q", HandlesSummary(p.Handles))
 				}
 			}},
-		{name: "create node full", tool: ProposeCreateNode,
-			args: `{"nodeKey":"log-2","typeKey":"log-node","sheet":"main","posX":0,"posY":0,"process":"console.log(incoming[0].data)","data":{"level":"info","n":1.10},` +
-				`"handles":{"L":{"point":[{"id":"0","type":"in"}]}},` + why + `}`,
-			check: func(t *testing.T, a datasource.Action) {
-				p := a.CreateNode
-				if p.NodeKey != "log-2" || p.Sheet != "0" || p.Process == "" {
-					t.Errorf("payload = %+v", p)
-				}
-				if got := p.Handles["L"]; got.Position != "separate" || got.Point[0].Accept != "any" {
-					t.Errorf("handle defaults not filled: %+v", got)
-				}
-				b, _ := json.Marshal(p.Data)
-				if string(b) != `{"level":"info","n":1.10}` {
-					t.Errorf("data = %s (numbers must stay as written)", b)
-				}
-			}},
 		{name: "create builtin type", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"1","posX":1,"posY":1,` + why + `}`},
 		{name: "create unknown type", tool: ProposeCreateNode, args: `{"typeKey":"api_call","sheet":"0","posX":0,"posY":0,` + why + `}`,
 			errCode: CodeNotFound, errHas: `node type "api_call" does not exist; did you mean "api-call"?`},
 		{name: "create unknown sheet", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"7","posX":0,"posY":0,` + why + `}`,
 			errCode: CodeNotFound, errHas: `sheet "7" does not exist; give a sheet id: "0" (main), "1" (data-processing)`},
 		{name: "create hallucinated key", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"color":"red",` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `unknown argument "color"; the accepted arguments are: nodeKey, typeKey`},
+			errCode: CodeInvalidArgument, errHas: `unknown argument "color"; the accepted arguments are: typeKey, sheet`},
 		{name: "create two hallucinated keys", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"x":1,"label":"a",` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `unknown arguments "label", "x"`},
 		{name: "create posX string", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":"100","posY":0,` + why + `}`,
@@ -64,37 +48,15 @@ func TestParseProposal(t *testing.T) {
 			errCode: CodeInvalidArgument, errHas: "between -1000000 and 1000000"},
 		{name: "create missing reason", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0}`,
 			errCode: CodeInvalidArgument, errHas: `missing required argument "reason"`},
-		{name: "create missing posY", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `missing required argument "posY"`},
-		{name: "create process number", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"process":5,` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `"process" must be a string`},
 		{name: "create data array", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"data":[1],` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `"data" must be an object, got an array`},
 		{name: "create existing key", tool: ProposeCreateNode, args: `{"nodeKey":"root","typeKey":"html","sheet":"0","posX":0,"posY":0,` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `a node with key "root" already exists`},
 		{name: "create invalid key", tool: ProposeCreateNode, args: `{"nodeKey":"a b","typeKey":"html","sheet":"0","posX":0,"posY":0,` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: "not a valid key"},
-		{name: "create handles bad side", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"X":{"point":[]}},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `unknown side "X"`},
-		{name: "create handles bad point type", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"L":{"point":[{"id":"0","type":"input"}]}},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `"handles.L.point[0].type" must be one of in, out`},
-		{name: "create handles numeric id", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"L":{"point":[{"id":0,"type":"in"}]}},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `"handles.L.point[0].id" must be a string`},
-		{name: "create handles extra key", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"L":{"point":[{"id":"0","type":"in","color":1}]}},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `unknown argument "handles.L.point[0].color"`},
-		{name: "create handles duplicate id", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"R":{"point":[{"id":"0","type":"out"}]},"D":{"point":[{"id":"0","type":"out"}]}},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `two out points have the id "0"`},
-		{name: "create handles side B is not Nodius's", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"B":{"point":[{"id":"0","type":"out"}]}},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `unknown side "B" (the bottom is D in Nodius)`},
-		{name: "create handles sides D and 0", tool: ProposeCreateNode, args: `{"typeKey":"html","sheet":"0","posX":0,"posY":0,"handles":{"0":{"point":[{"id":"0","type":"in"}]},"D":{"point":[{"id":"1","type":"out"}]}},` + why + `}`,
-			check: func(t *testing.T, a datasource.Action) {
-				if h := a.CreateNode.Handles; len(h["0"].Point) != 1 || len(h["D"].Point) != 1 {
-					t.Errorf("handles %+v, want a middle input and a bottom output", h)
-				}
-			}},
 
 		// create_edge
-		{name: "edge valid", tool: ProposeCreateEdge, args: `{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"error-handler","targetHandle":"0","label":"empty",` + why + `}`,
+		{name: "edge valid", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"error-handler","targetHandle":"0","label":"empty",` + why + `}`,
 			check: func(t *testing.T, a datasource.Action) {
 				want := datasource.CreateEdgePayload{SourceKey: "filter-active", SourceHandle: "0", TargetKey: "error-handler", TargetHandle: "0", Sheet: "0", Label: "empty"}
 				if *a.CreateEdge != want {
@@ -107,27 +69,27 @@ func TestParseProposal(t *testing.T) {
 					t.Errorf("handles not normalised: %+v", a.CreateEdge)
 				}
 			}},
-		{name: "edge source handle is input", tool: ProposeCreateEdge, args: `{"sourceKey":"display-html","sourceHandle":"1","targetKey":"error-handler","targetHandle":"0",` + why + `}`,
+		{name: "edge source handle is input", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"display-html","sourceHandle":"1","targetKey":"error-handler","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `node "display-html" has no output handle "1"; its outputs are: "0" (side R)`},
-		{name: "edge source without outputs", tool: ProposeCreateEdge, args: `{"sourceKey":"error-handler","sourceHandle":"0","targetKey":"return","targetHandle":"0",` + why + `}`,
+		{name: "edge source without outputs", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"error-handler","sourceHandle":"0","targetKey":"return","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `node "error-handler" has no output point`},
-		{name: "edge target handle missing", tool: ProposeCreateEdge, args: `{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"3",` + why + `}`,
+		{name: "edge target handle missing", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"3",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `node "return" has no input handle "3"; its inputs are: "0" (side L)`},
-		{name: "edge target without inputs", tool: ProposeCreateEdge, args: `{"sourceKey":"root","sourceHandle":"0","targetKey":"entry-form","targetHandle":"0",` + why + `}`,
+		{name: "edge target without inputs", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"root","sourceHandle":"0","targetKey":"entry-form","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `node "entry-form" has no input point`},
-		{name: "edge unknown node", tool: ProposeCreateEdge, args: `{"sourceKey":"fetch","sourceHandle":"0","targetKey":"return","targetHandle":"0",` + why + `}`,
+		{name: "edge unknown node", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"fetch","sourceHandle":"0","targetKey":"return","targetHandle":"0",` + why + `}`,
 			errCode: CodeNotFound, errHas: `node "fetch" does not exist in this graph; did you mean "fetch-api"?`},
-		{name: "edge cross sheet", tool: ProposeCreateEdge, args: `{"sourceKey":"sort-stats","sourceHandle":"0","targetKey":"return","targetHandle":"0",` + why + `}`,
+		{name: "edge cross sheet", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"sort-stats","sourceHandle":"0","targetKey":"return","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: "same sheet"},
 		{name: "edge sheet mismatch", tool: ProposeCreateEdge, args: `{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"0","sheet":"1",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `both nodes are on sheet "0"`},
-		{name: "edge duplicate", tool: ProposeCreateEdge, args: `{"sourceKey":"fetch-api","sourceHandle":"0","targetKey":"filter-active","targetHandle":"0",` + why + `}`,
+		{name: "edge duplicate", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"fetch-api","sourceHandle":"0","targetKey":"filter-active","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `this edge already exists (key "e3")`},
-		{name: "edge self loop", tool: ProposeCreateEdge, args: `{"sourceKey":"display-html","sourceHandle":"0","targetKey":"display-html","targetHandle":"0",` + why + `}`,
+		{name: "edge self loop", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"display-html","sourceHandle":"0","targetKey":"display-html","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: "to itself"},
-		{name: "edge hallucinated key", tool: ProposeCreateEdge, args: `{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"0","edgeKey":"e9",` + why + `}`,
+		{name: "edge hallucinated key", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"0","edgeKey":"e9",` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `unknown argument "edgeKey"`},
-		{name: "edge handle as number", tool: ProposeCreateEdge, args: `{"sourceKey":"filter-active","sourceHandle":0,"targetKey":"return","targetHandle":"0",` + why + `}`,
+		{name: "edge handle as number", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"filter-active","sourceHandle":0,"targetKey":"return","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `"sourceHandle" must be a string, got a number 0`},
 
 		// delete_node
@@ -153,57 +115,14 @@ func TestParseProposal(t *testing.T) {
 			errCode: CodeInvalidArgument, errHas: `unknown argument "cascade"`},
 
 		// update_node
-		{name: "update process", tool: ProposeUpdateNode, args: `{"nodeKey":"filter-active","changes":{"process":"next(0, incoming[0].data)"},` + why + `}`,
-			check: func(t *testing.T, a datasource.Action) {
-				p := a.UpdateNode
-				if p.Changes["process"] != "next(0, incoming[0].data)" || !strings.Contains(p.Before["process"].(string), "Keep the players") {
-					t.Errorf("payload = %+v", p)
-				}
-			}},
-		{name: "update data path", tool: ProposeUpdateNode, args: `{"nodeKey":"fetch-api","changes":{"data.season":2025,"data.extra.x":"y"},` + why + `}`,
-			check: func(t *testing.T, a datasource.Action) {
-				p := a.UpdateNode
-				if b, _ := json.Marshal(p.Changes); string(b) != `{"data.extra.x":"y","data.season":2025}` {
-					t.Errorf("changes = %s", b)
-				}
-				if b, _ := json.Marshal(p.Before); string(b) != `{"data.extra.x":null,"data.season":2024}` {
-					t.Errorf("before = %s", b)
-				}
-			}},
-		{name: "update type", tool: ProposeUpdateNode, args: `{"nodeKey":"sort-stats","changes":{"type":"filter"},` + why + `}`,
-			check: func(t *testing.T, a datasource.Action) {
-				if a.UpdateNode.Before["type"] != "transform" {
-					t.Errorf("before = %v", a.UpdateNode.Before)
-				}
-			}},
-		{name: "update handles keeps used points", tool: ProposeUpdateNode,
-			args: `{"nodeKey":"fetch-api","changes":{"handles":{"L":{"point":[{"id":"0","type":"in"}]},"R":{"point":[{"id":"0","type":"out"},{"id":"1","type":"out"},{"id":"2","type":"out"}]}}},` + why + `}`,
-			check: func(t *testing.T, a datasource.Action) {
-				if _, ok := a.UpdateNode.Changes["handles"].(map[string]any); !ok {
-					t.Errorf("handles change should be plain JSON, got %T", a.UpdateNode.Changes["handles"])
-				}
-			}},
-		{name: "update handles drops used point", tool: ProposeUpdateNode,
-			args:    `{"nodeKey":"fetch-api","changes":{"handles":{"L":{"point":[{"id":"0","type":"in"}]},"R":{"point":[{"id":"0","type":"out"}]}}},` + why + `}`,
-			errCode: CodeInvalidAction, errHas: `drop output "1" used by edge "e4"`},
-		{name: "update unknown type", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"type":"begin"},` + why + `}`,
-			errCode: CodeNotFound, errHas: `node type "begin" does not exist`},
-		{name: "update position refused", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"posX":3},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: "propose_move_node"},
-		{name: "update unknown field", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{"color":"red"},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `field "color" cannot be changed`},
-		{name: "update empty changes", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":{},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `"changes" is empty`},
-		{name: "update changes not object", tool: ProposeUpdateNode, args: `{"nodeKey":"root","changes":"process=1",` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `"changes" must be an object`},
-		{name: "update no-op", tool: ProposeUpdateNode, args: `{"nodeKey":"filter-active","changes":{"data.minGames":10},` + why + `}`,
+		{name: "update unknown field", tool: ProposeUpdateNode, args: `{"nodeKey":"root","updates":{"color":"red"},` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: `unknown argument "updates.color"`},
+		{name: "update empty changes", tool: ProposeUpdateNode, args: `{"nodeKey":"root","updates":{},` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: `"updates" is empty`},
+		{name: "update changes not object", tool: ProposeUpdateNode, args: `{"nodeKey":"root","updates":"process=1",` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: `"updates" must be an object`},
+		{name: "update no-op", tool: ProposeUpdateNode, args: `{"nodeKey":"root","updates":{"data":{}},` + why + `}`,
 			errCode: CodeInvalidAction, errHas: "changes nothing"},
-		{name: "update data and path", tool: ProposeUpdateNode, args: `{"nodeKey":"fetch-api","changes":{"data":{},"data.url":"x"},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: "not both"},
-		{name: "update empty path part", tool: ProposeUpdateNode, args: `{"nodeKey":"fetch-api","changes":{"data..url":"x"},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: "empty part"},
-		{name: "update process not string", tool: ProposeUpdateNode, args: `{"nodeKey":"fetch-api","changes":{"process":["x"]},` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: "changes.process must be a string"},
 
 		// move_node
 		{name: "move", tool: ProposeMoveNode, args: `{"nodeKey":"return","posX":1200,"posY":80,` + why + `}`,
@@ -227,10 +146,10 @@ func TestParseProposal(t *testing.T) {
 
 		// batch
 		{name: "batch create and connect", tool: ProposeBatch, args: `{"actions":[
-				{"type":"create_node","payload":{"nodeKey":"sorter","typeKey":"transform","sheet":"0","posX":900,"posY":0}},
-				{"type":"delete_edge","payload":{"edgeKey":"e5"}},
-				{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"}},
-				{"type":"create_edge","payload":{"sourceKey":"sorter","sourceHandle":"0","targetKey":"display-html","targetHandle":"0"}}
+				{"type":"create_node","nodeKey":"sorter","typeKey":"transform","sheet":"0","posX":900,"posY":0},
+				{"type":"delete_edge","edgeKey":"e5"},
+				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"},
+				{"type":"create_edge","sheet":"0","sourceKey":"sorter","sourceHandle":"0","targetKey":"display-html","targetHandle":"0"}
 			],` + why + `}`,
 			check: func(t *testing.T, a datasource.Action) {
 				if a.Type != datasource.BatchAction || len(a.Batch.Actions) != 4 || a.Batch.Actions[1].DeleteEdge.Edge == nil {
@@ -241,37 +160,33 @@ func TestParseProposal(t *testing.T) {
 				}
 			}},
 		{name: "batch re-add deleted edge", tool: ProposeBatch, args: `{"actions":[
-				{"type":"delete_edge","payload":{"edgeKey":"e3"}},
-				{"type":"create_edge","payload":{"sourceKey":"fetch-api","sourceHandle":"0","targetKey":"filter-active","targetHandle":"0","label":"ok"}}],` + why + `}`},
+				{"type":"delete_edge","edgeKey":"e3"},
+				{"type":"create_edge","sheet":"0","sourceKey":"fetch-api","sourceHandle":"0","targetKey":"filter-active","targetHandle":"0","label":"ok"}],` + why + `}`},
 		{name: "batch refers to unnamed node", tool: ProposeBatch, args: `{"actions":[
-				{"type":"create_node","payload":{"typeKey":"transform","sheet":"0","posX":0,"posY":0}},
-				{"type":"create_edge","payload":{"sourceKey":"transform-1","sourceHandle":"0","targetKey":"return","targetHandle":"0"}}],` + why + `}`,
+				{"type":"create_node","typeKey":"transform","sheet":"0","posX":0,"posY":0},
+				{"type":"create_edge","sheet":"0","sourceKey":"transform-1","sourceHandle":"0","targetKey":"return","targetHandle":"0"}],` + why + `}`,
 			errCode: CodeNotFound, errHas: `step 2 (create_edge): node "transform-1" does not exist`},
 		{name: "batch uses deleted node", tool: ProposeBatch, args: `{"actions":[
-				{"type":"delete_node","payload":{"nodeKey":"return"}},
-				{"type":"move_node","payload":{"nodeKey":"return","posX":0,"posY":0}}],` + why + `}`,
+				{"type":"delete_node","nodeKey":"return"},
+				{"type":"move_node","nodeKey":"return","posX":0,"posY":0}],` + why + `}`,
 			errCode: CodeNotFound, errHas: "step 2 (move_node)"},
 		{name: "batch duplicate created edge", tool: ProposeBatch, args: `{"actions":[
-				{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"0"}},
-				{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"0"}}],` + why + `}`,
+				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"0"},
+				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"0"}],` + why + `}`,
 			errCode: CodeInvalidAction, errHas: "step 2 (create_edge): this edge already exists"},
-		{name: "batch empty", tool: ProposeBatch, args: `{"actions":[],` + why + `}`, errCode: CodeInvalidAction, errHas: "no step"},
-		{name: "batch nested", tool: ProposeBatch, args: `{"actions":[{"type":"batch","payload":{"actions":[]}}],` + why + `}`,
-			errCode: CodeInvalidAction, errHas: "cannot be nested"},
-		{name: "batch step reason", tool: ProposeBatch, args: `{"actions":[{"type":"move_node","payload":{"nodeKey":"root","posX":0,"posY":0,"reason":"x"}}],` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: "takes no \"reason\""},
-		{name: "batch step unknown key", tool: ProposeBatch, args: `{"actions":[{"type":"move_node","payload":{"nodeKey":"root","posX":0,"posY":0,"z":1}}],` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `unknown argument "payload.z"`},
-		{name: "batch step extra field", tool: ProposeBatch, args: `{"actions":[{"type":"move_node","payload":{"nodeKey":"root","posX":0,"posY":0},"why":1}],` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `unknown argument "actions[0].why"`},
-		{name: "batch step unknown type", tool: ProposeBatch, args: `{"actions":[{"type":"rename_node","payload":{}}],` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: `"actions[0].type" must be one of create_node`},
+		{name: "batch empty", tool: ProposeBatch, args: `{"actions":[],` + why + `}`, errCode: CodeInvalidArgument, errHas: "between 1 and 50 items, got 0"},
+		{name: "batch step reason", tool: ProposeBatch, args: `{"actions":[{"type":"move_node","nodeKey":"root","posX":0,"posY":0,"reason":"x"}],` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: `unknown argument "actions[0].reason"`},
+		{name: "batch step unknown key", tool: ProposeBatch, args: `{"actions":[{"type":"move_node","nodeKey":"root","posX":0,"posY":0,"z":1}],` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: `unknown argument "actions[0].z"`},
+		{name: "batch step unknown type", tool: ProposeBatch, args: `{"actions":[{"type":"rename_node"}],` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: `"actions[0].type" must be one of move_node`},
 		{name: "batch step not object", tool: ProposeBatch, args: `{"actions":["create_node"],` + why + `}`,
-			errCode: CodeInvalidArgument, errHas: "step 1 must be an object"},
+			errCode: CodeInvalidArgument, errHas: `"actions"[0] must be an object`},
 		{name: "batch actions object", tool: ProposeBatch, args: `{"actions":{},` + why + `}`,
 			errCode: CodeInvalidArgument, errHas: `"actions" must be an array`},
-		{name: "batch too many", tool: ProposeBatch, args: `{"actions":[` + strings.TrimSuffix(strings.Repeat(`{"type":"move_node","payload":{"nodeKey":"root","posX":0,"posY":0}},`, MaxBatchSteps+1), ",") + `],` + why + `}`,
-			errCode: CodeInvalidAction, errHas: "at most 50"},
+		{name: "batch too many", tool: ProposeBatch, args: `{"actions":[` + strings.TrimSuffix(strings.Repeat(`{"type":"move_node","nodeKey":"root","posX":0,"posY":0},`, MaxBatchSteps+1), ",") + `],` + why + `}`,
+			errCode: CodeInvalidArgument, errHas: "between 1 and 50 items"},
 
 		// the call itself
 		{name: "unknown write tool", tool: "propose_rename_node", args: `{}`, errCode: CodeUnknownTool, errHas: "propose_batch"},
@@ -338,14 +253,14 @@ func TestParseProposalSourceError(t *testing.T) {
 func TestWriteToolDefs(t *testing.T) {
 	t.Parallel()
 	defs := WriteToolDefs(nil)
-	if len(defs) != 7 {
-		t.Fatalf("got %d write tools, want 7", len(defs))
+	if len(defs) != 10 {
+		t.Fatalf("got %d write tools, want 10", len(defs))
 	}
 	specs := map[string]spec{}
 	for _, ws := range writeSpecs() {
 		specs[ws.spec.name] = ws.spec
 	}
-	specs[ProposeBatch] = batchSpec(nil)
+	specs[ProposeBatch] = batchSpec(allStepTypes())
 	for _, d := range defs {
 		if !IsWriteTool(d.Name) {
 			t.Errorf("%s is not recognised as a write tool", d.Name)
@@ -389,15 +304,15 @@ func TestToolDefsByRoleAndPolicy(t *testing.T) {
 		count      int
 		has, lacks []string
 	}{
-		{name: "viewer", role: RoleViewer, count: 7, lacks: []string{ProposeCreateNode, ProposeBatch}},
-		{name: "unknown role is read-only", role: "guest", count: 7, lacks: []string{ProposeCreateNode}},
-		{name: "empty role is read-only", role: "", count: 7},
-		{name: "editor", role: RoleEditor, count: 14, has: []string{ProposeCreateNode, ProposeBatch, ProposeDeleteEdge}},
-		{name: "admin", role: RoleAdmin, count: 14},
-		{name: "deny create_edge", role: RoleEditor, allowed: deny(datasource.CreateEdgeAction), count: 13,
+		{name: "viewer", role: RoleViewer, count: 8, lacks: []string{ProposeCreateNode, ProposeBatch}},
+		{name: "unknown role is read-only", role: "guest", count: 8, lacks: []string{ProposeCreateNode}},
+		{name: "empty role is read-only", role: "", count: 8},
+		{name: "editor", role: RoleEditor, count: 18, has: []string{ProposeCreateNode, ProposeBatch, ProposeDeleteEdge}},
+		{name: "admin", role: RoleAdmin, count: 18},
+		{name: "deny create_edge", role: RoleEditor, allowed: deny(datasource.CreateEdgeAction), count: 17,
 			has: []string{ProposeBatch}, lacks: []string{ProposeCreateEdge, `"create_edge"`}},
-		{name: "deny batch", role: RoleEditor, allowed: deny(datasource.BatchAction), count: 13, lacks: []string{ProposeBatch}},
-		{name: "deny all", role: RoleEditor, allowed: func(datasource.ActionType) bool { return false }, count: 7, lacks: []string{ProposeBatch}},
+		{name: "deny batch", role: RoleEditor, allowed: deny(datasource.BatchAction), count: 17, lacks: []string{ProposeBatch}},
+		{name: "deny all", role: RoleEditor, allowed: func(datasource.ActionType) bool { return false }, count: 8, lacks: []string{ProposeBatch}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -447,9 +362,9 @@ func TestIsWriteTool(t *testing.T) {
 // action or an error, never panic.
 func FuzzParseProposal(f *testing.F) {
 	src := loadDemo(f)
-	seeds := []string{``, `null`, `{}`, `[]`, `{"nodeKey":"root","reason":"r"}`, `{"actions":[{"type":"create_node","payload":{"nodeKey":"a","typeKey":"html","sheet":"0","posX":0,"posY":0}}],"reason":"r"}`,
-		`{"nodeKey":"fetch-api","changes":{"data.a.b":1,"handles":{"L":{"point":[{"id":"0","type":"in"}]}}},"reason":"r"}`,
-		`{"sourceKey":"root","sourceHandle":"R:0","targetKey":"fetch-api","targetHandle":"L-0","reason":"r"}`, `{"posX":1e400}`, "{\"nodeKey\":\"\xff\"}"}
+	seeds := []string{``, `null`, `{}`, `[]`, `{"nodeKey":"root","reason":"r"}`, `{"actions":[{"type":"create_node","nodeKey":"a","typeKey":"html","sheet":"0","posX":0,"posY":0}],"reason":"r"}`,
+		`{"nodeKey":"fetch-api","updates":{"data":{"a":1},"size":{"width":1,"height":2}},"reason":"r"}`,
+		`{"sheet":"0","sourceKey":"root","sourceHandle":"R:0","targetKey":"fetch-api","targetHandle":"L-0","reason":"r"}`, `{"posX":1e400}`, "{\"nodeKey\":\"\xff\"}"}
 	for i, s := range seeds {
 		f.Add(uint8(i), s)
 	}
@@ -465,7 +380,7 @@ func FuzzRun(f *testing.F) {
 	for i, s := range []string{``, `{}`, `{"query":"fetch","maxResults":50}`, `{"nodeKey":"root","maxDepth":3,"direction":"inbound"}`, `{"typeKey":"starter"}`, `{"maxResults":-0}`} {
 		f.Add(uint8(i), s)
 	}
-	names := []string{ReadGraphOverview, SearchNodes, ExploreNeighborhood, ReadNodeDetail, ReadNodeConfig, ListAvailableNodeTypes, ListNodeEdges}
+	names := []string{ReadGraphOverview, SearchNodes, ExploreNeighborhood, ReadNodeDetail, ReadNodeConfig, ListAvailableNodeTypes, ListNodeEdges, ReadSubgraph}
 	f.Fuzz(func(t *testing.T, which uint8, args string) {
 		_, _ = x.Run(context.Background(), names[int(which)%len(names)], args)
 	})
@@ -484,8 +399,8 @@ func BenchmarkRunSearchNodes(b *testing.B) {
 
 func BenchmarkParseProposalBatch(b *testing.B) {
 	src := loadDemo(b)
-	args := `{"actions":[{"type":"create_node","payload":{"nodeKey":"sorter","typeKey":"transform","sheet":"0","posX":900,"posY":0}},` +
-		`{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"}}],"reason":"r"}`
+	args := `{"actions":[{"type":"create_node","nodeKey":"sorter","typeKey":"transform","sheet":"0","posX":900,"posY":0},` +
+		`{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"}],"reason":"r"}`
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

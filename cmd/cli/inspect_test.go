@@ -186,7 +186,7 @@ func TestInspectToolsByRole(t *testing.T) {
 				write++
 			}
 		}
-		if len(tools)-write != 7 || (write == 7) != tc.write {
+		if len(tools)-write != 8 || (write == 10) != tc.write {
 			t.Fatalf("%s: %d read tools, %d write tools", tc.role, len(tools)-write, write)
 		}
 	}

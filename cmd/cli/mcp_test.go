@@ -171,7 +171,7 @@ func TestMCPHTTPCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 15 {
+	if err != nil || len(tools.Tools) != 19 {
 		t.Fatalf("tools/list over HTTP: %v, %d tools", err, len(tools.Tools))
 	}
 	cs.Close()

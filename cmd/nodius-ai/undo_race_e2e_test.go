@@ -58,8 +58,8 @@ func TestUndoKeepsAChangeMadeWhileApproveWaitedForTheLock(t *testing.T) {
 		{
 			name: "update of another data field",
 			call: llmtest.ToolCall{ID: "u1", Name: "propose_update_node",
-				Arguments: `{"nodeKey":"fetch-api","changes":{"data.url":"https://example.test/v2"},"reason":"v2"}`},
-			other: func(doc map[string]any) { nodeOf(doc, "fetch-api")["data"].(map[string]any)["retries"] = 7.0 },
+				Arguments: `{"nodeKey":"fetch-api","updates":{"data":{"url":"https://example.test/v2"}},"reason":"v2"}`},
+			other: func(doc map[string]any) { nodeOf(doc, "fetch-api")["posY"] = 7.0 },
 		},
 		{
 			name: "delete of a node whose data changed",

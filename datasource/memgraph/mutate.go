@@ -310,6 +310,16 @@ func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 	if n.Data == nil {
 		n.Data = map[string]any{}
 	}
+	// A node's code is its type's: a new node without code runs its type's. Left
+	// empty, a file in Nodius's format would read it as the type's code changed to
+	// nothing (file.CodeToTypes) and wipe the code of every node of the type.
+	if n.Process == "" {
+		for _, c := range tx.configs {
+			if c.Key == n.Type {
+				n.Process = c.Process
+			}
+		}
+	}
 	if n.Size.Width <= 0 || n.Size.Height <= 0 || !finite(n.Size.Width) || !finite(n.Size.Height) {
 		n.Size = datasource.Size{Width: 200, Height: 100}
 	}
@@ -481,7 +491,7 @@ func (tx *txn) RestoreEdge(e datasource.Edge) (datasource.Edge, error) {
 }
 
 // updatePaths lists the accepted UpdateNode paths, for the error message.
-const updatePaths = "process, type, data, data.<path>, handles, sheet, posX, posY, size, size.width, size.height"
+const updatePaths = "process, type, data, data.<path>, handles, sheet, posX, posY, size, size.width, size.height, name, description"
 
 func (tx *txn) UpdateNode(key string, changes map[string]any) (datasource.Node, error) {
 	i, err := tx.node(key)
@@ -574,6 +584,23 @@ func (tx *txn) UpdateNode(key string, changes map[string]any) (datasource.Node, 
 				return fail("expected numbers width and height")
 			}
 			n.Size = datasource.Size{Width: w, Height: h}
+		case path == "name", path == "description":
+			// Nodius nodes carry these as members of their own (the server's
+			// update_node sets them); kept with the node's other members. nil removes
+			// one (an undo of a change that added it).
+			extra := maps.Clone(n.Extra)
+			if extra == nil {
+				extra = map[string]json.RawMessage{}
+			}
+			switch v := val.(type) {
+			case nil:
+				delete(extra, path)
+			case string:
+				extra[path], _ = json.Marshal(v)
+			default:
+				return fail("expected a string, got %s", describe(val))
+			}
+			n.Extra = extra
 		case path == "_key", path == "key":
 			return fail("the key of a node cannot be changed; create a new node and delete this one")
 		default:

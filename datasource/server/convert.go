@@ -54,6 +54,12 @@ func (c *converter) action(a datasource.Action, depth int) error {
 			return missing()
 		}
 		key := a.UpdateNode.NodeKey
+		if _, ok := a.UpdateNode.Changes["process"]; ok {
+			// On the server a node's code is its type's (NodeTypeConfig node.process),
+			// which the editing socket does not write: the server's own assistant
+			// changes it (propose_configure_node_type, applied by the server).
+			return fmt.Errorf("node %s: a node's code is its type's on the Nodius server, and nodius-ai cannot change a node type there; ask the server's own assistant (--agent server:URL) to change the type's code", key)
+		}
 		sheet, err := c.nodeSheet(key)
 		if err != nil {
 			return err
@@ -181,6 +187,11 @@ func (c *converter) action(a datasource.Action, depth int) error {
 			}
 		}
 		return nil
+	}
+	// The server's own types arrive lowered (datasource.AssignKeys); one that did not
+	// goes through the same single changes here.
+	if l, ok := datasource.Lower(a, newKey); ok {
+		return c.action(l, depth+1)
 	}
 	return fmt.Errorf("the Nodius server source cannot apply a %q action", a.Type)
 }

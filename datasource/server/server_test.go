@@ -270,6 +270,24 @@ func TestApplyAction(t *testing.T) {
 					t.Errorf("n1 = %+v", n)
 				}
 			}},
+		{"create_node_with_edges", `{"type":"create_node_with_edges","payload":{"typeKey":"log-node","sheet":"0","posX":5,"posY":6,"edges":[
+			{"direction":"in","handleId":"0","targetNodeKey":"filter_active","targetHandleId":"0","label":"log"}]}}`, 1,
+			func(t *testing.T, snap datasource.Snapshot, res datasource.ApplyResult) {
+				if len(res.Created.Nodes) != 1 || len(res.Created.Edges) != 1 {
+					t.Fatalf("created %v", res.Created)
+				}
+				for _, e := range snap.Edges {
+					if e.Key == res.Created.Edges[0] && (e.Source != "filter_active" || e.Target != res.Created.Nodes[0]) {
+						t.Errorf("edge %+v", e)
+					}
+				}
+			}},
+		{"reorganize_layout with moves", `{"type":"reorganize_layout","payload":{"nodeKeys":["root"],"moves":[{"nodeKey":"root","posX":3,"posY":4}]}}`, 1,
+			func(t *testing.T, snap datasource.Snapshot, _ datasource.ApplyResult) {
+				if n, _ := nodeOf(t, snap, "root"); n.PosX != 3 || n.PosY != 4 {
+					t.Errorf("root at %v,%v", n.PosX, n.PosY)
+				}
+			}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -320,6 +338,20 @@ func TestApplyRefusesAConflictingEdit(t *testing.T) {
 	}
 	if _, ok := s.Live(graphKey).NodeSheet("error_handler"); !ok {
 		t.Error("error_handler was deleted despite the conflict")
+	}
+}
+
+// TestApplyRefusesATypeCodeChange: a node's code is its type's on the server, which
+// the editing socket does not write: a configure_node_type proposed locally is
+// refused in words, and nothing is sent.
+func TestApplyRefusesATypeCodeChange(t *testing.T) {
+	s := standIn(t)
+	src := source(t, s, "tok-alice", nil)
+	a := action(t, `{"type":"configure_node_type","payload":{"mode":"update","typeKey":"log-node","displayName":"Logger","process":"log(1)","nodes":["error_handler"],
+		"codeDiffs":[{"field":"process","original":"x","modified":"log(1)"}]}}`)
+	_, err := src.ApplyAction(context.Background(), graphKey, datasource.AssignKeys(a, "op"))
+	if err == nil || !strings.Contains(err.Error(), "a node's code is its type's on the Nodius server") {
+		t.Fatalf("err = %v", err)
 	}
 }
 

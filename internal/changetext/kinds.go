@@ -84,7 +84,11 @@ func writeServer(w io.Writer, a datasource.Action, indent string, clean func(str
 				line("  handles %s: %s", s, compactJSON(c.Handles[s]))
 			}
 		}
-		line("  (the server writes the node type itself when approved)")
+		if len(c.Nodes) > 0 {
+			line("  every node of this type runs the new code: %s", strings.Join(c.Nodes, ", "))
+		} else {
+			line("  (the server writes the node type itself when approved)")
+		}
 		return true
 	case datasource.ReorganizeLayoutAction:
 		r := a.ReorganizeLayout
@@ -92,8 +96,17 @@ func writeServer(w io.Writer, a datasource.Action, indent string, clean func(str
 			return false
 		}
 		line("~ %s", datasource.Describe(a))
-		line("  nodes: %s", strings.Join(r.NodeKeys, ", "))
-		line("  (the server computes the new positions when approved)")
+		if len(r.Moves) == 0 {
+			line("  nodes: %s", strings.Join(r.NodeKeys, ", "))
+			line("  (the server computes the new positions when approved)")
+			return true
+		}
+		for _, m := range r.Moves {
+			line("  ~ move %s → (%g, %g)", m.NodeKey, m.PosX, m.PosY)
+		}
+		if n := len(r.NodeKeys) - len(r.Moves); n > 0 {
+			line("  (%d node(s) already in place)", n)
+		}
 		return true
 	case datasource.CreateGraphAction:
 		if a.CreateGraph == nil {

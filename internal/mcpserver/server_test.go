@@ -21,10 +21,11 @@ import (
 )
 
 var readTools = []string{tools.ReadGraphOverview, tools.SearchNodes, tools.ExploreNeighborhood, tools.ReadNodeDetail,
-	tools.ReadNodeConfig, tools.ListAvailableNodeTypes, tools.ListNodeEdges}
+	tools.ReadNodeConfig, tools.ListAvailableNodeTypes, tools.ListNodeEdges, tools.ReadSubgraph}
 
 var writeTools = []string{tools.ProposeCreateNode, tools.ProposeUpdateNode, tools.ProposeMoveNode, tools.ProposeDeleteNode,
-	tools.ProposeCreateEdge, tools.ProposeDeleteEdge, tools.ProposeBatch}
+	tools.ProposeCreateEdge, tools.ProposeDeleteEdge, tools.ProposeBatch, tools.ProposeCreateNodeWithEdges,
+	tools.ProposeConfigureNodeType, tools.ProposeReorganizeLayout}
 
 func toolNames(t *testing.T, f *fixture) map[string]*mcp.Tool {
 	t.Helper()
@@ -147,7 +148,7 @@ func TestReadTools(t *testing.T) {
 	tests := []struct {
 		tool, args, want string
 	}{
-		{tools.ReadGraphOverview, `{}`, "sheets"},
+		{tools.ReadGraphOverview, `{"graphKey":"demo"}`, "sheets"},
 		{tools.SearchNodes, `{"query":"fetch api","maxResults":3}`, "fetch-api"},
 		{tools.ExploreNeighborhood, `{"nodeKey":"fetch-api","maxDepth":2,"direction":"outbound"}`, "filter-active"},
 		{tools.ReadNodeDetail, `{"nodeKey":"fetch-api"}`, "key: fetch-api"},
@@ -390,7 +391,7 @@ func TestPolicyAuto(t *testing.T) {
 		t.Errorf("the auto-approved proposal is not recorded as applied: %+v", tr.Proposals)
 	}
 
-	res = f.call(tools.ProposeCreateEdge, `{"sourceKey":"root","sourceHandle":"0","targetKey":"display-html","targetHandle":"0","reason":"r"}`)
+	res = f.call(tools.ProposeCreateEdge, `{"sheet":"0","sourceKey":"root","sourceHandle":"0","targetKey":"display-html","targetHandle":"0","reason":"r"}`)
 	if res.IsError || structured(t, res)["status"] != "pending" {
 		t.Errorf("create_edge under policy ask: IsError %v, %s", res.IsError, text(res))
 	}
@@ -442,7 +443,7 @@ func TestControlSequencesAreData(t *testing.T) {
 	const evil = "return 1; \x1b]0;pwned\x07\x1b[2J\x1b[31mred\u009b31m"
 	g := map[string]any{
 		"graph": map[string]any{"_key": "g", "name": "G", "workspace": "default", "sheets": map[string]any{"0": "main"}},
-		"nodes": []any{map[string]any{"_key": "evil", "type": "html", "sheet": "0", "process": evil, "posX": 0, "posY": 0}},
+		"nodes": []any{map[string]any{"_key": "evil", "type": "html", "sheet": "0", "process": evil, "data": map[string]any{"note": evil}, "posX": 0, "posY": 0}},
 		"edges": []any{},
 	}
 	b, _ := json.Marshal(g)

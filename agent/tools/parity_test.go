@@ -1,0 +1,66 @@
+package tools
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"testing"
+)
+
+// TestParityWithServerTools checks the contract with the Nodius server's assistant:
+// every tool it sends the model (testdata/real-tools.json, recorded from the server)
+// is offered to an editor under the same name with the same required arguments, and
+// every argument the server's tool takes is one ours takes.
+func TestParityWithServerTools(t *testing.T) {
+	raw, err := os.ReadFile("testdata/real-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var real []struct {
+		Function struct {
+			Name       string `json:"name"`
+			Parameters struct {
+				Properties map[string]json.RawMessage `json:"properties"`
+				Required   []string                   `json:"required"`
+			} `json:"parameters"`
+		} `json:"function"`
+	}
+	if err := json.Unmarshal(raw, &real); err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}{}
+	for _, d := range ToolDefs(RoleEditor, nil) {
+		var s struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+			Required   []string                   `json:"required"`
+		}
+		if err := json.Unmarshal(d.Parameters, &s); err != nil {
+			t.Fatalf("%s: %v", d.Name, err)
+		}
+		ours[d.Name] = s
+	}
+	if len(real) < 17 {
+		t.Fatalf("the recording holds %d tools, want the 17 of the server", len(real))
+	}
+	for _, r := range real {
+		name := r.Function.Name
+		o, ok := ours[name]
+		if !ok {
+			t.Errorf("%s: the server's tool is missing", name)
+			continue
+		}
+		want := slices.Sorted(slices.Values(r.Function.Parameters.Required))
+		got := slices.Sorted(slices.Values(o.Required))
+		if !slices.Equal(want, got) {
+			t.Errorf("%s: required %v, the server's %v", name, got, want)
+		}
+		for p := range r.Function.Parameters.Properties {
+			if _, ok := o.Properties[p]; !ok {
+				t.Errorf("%s: the server's argument %q is missing", name, p)
+			}
+		}
+	}
+}
