@@ -330,6 +330,41 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 				add(diffLines(th, sub, sheets, w)...)
 			}
 		}
+	case datasource.ConfigureNodeTypeAction:
+		if p := a.ConfigureNodeType; p != nil {
+			what := "~ node type "
+			if p.Mode == "create" {
+				what = "+ node type "
+			}
+			add(th.changed.Render(what + reveal(p.TypeKey) + " (" + reveal(p.DisplayName) + ")"))
+			if len(p.Nodes) > 0 {
+				keys := make([]string, len(p.Nodes))
+				for i, k := range p.Nodes {
+					keys[i] = reveal(k)
+				}
+				add(th.dim.Render("  every node of this type runs the new code: " + strings.Join(keys, ", ")))
+			}
+			diffed := false
+			for _, d := range p.CodeDiffs {
+				diffed = diffed || d.Field == "process"
+				add("  " + reveal(d.Field) + ":")
+				add(codeLines(th, changetext.LineDiff(d.Original, d.Modified), w)...)
+			}
+			if !diffed && p.Process != "" {
+				add("  process:")
+				add(codeLines(th, changetext.Added(p.Process), w)...)
+			}
+		}
+	}
+	if len(out) == 0 {
+		// A kind this dialog draws no graph diff for: its text, as approve prints it.
+		var b strings.Builder
+		changetext.WriteForDecision(&b, a, "")
+		for _, l := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+			if l != "" {
+				add(l)
+			}
+		}
 	}
 	if len(out) == 0 {
 		add(th.dim.Render("(an action of type " + reveal(string(a.Type)) + " with no details)"))

@@ -26,8 +26,8 @@ func longRewrite(t *testing.T) string {
 		code = append(code, fmt.Sprintf("const step%d = await stage(%d, { retries: 3 }); // stage %d of the v2 fetch", i, i, i))
 	}
 	code = append(code, "next(0, step38); // LASTLINE of the new code")
-	args, err := json.Marshal(map[string]any{"nodeKey": "fetch-api", "changes": map[string]any{"process": strings.Join(code, "\n")},
-		"reason": "REASONTEXT the stats API moved to v2"})
+	args, err := json.Marshal(map[string]any{"mode": "update", "typeKey": "api-call", "displayName": "API Call",
+		"process": strings.Join(code, "\n"), "reason": "REASONTEXT the stats API moved to v2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestChatLongChangeOnTheThreadsSource(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := llmtest.Start(t,
-				llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "u1", Name: "propose_update_node", Arguments: longRewrite(t)}}},
+				llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "u1", Name: "propose_configure_node_type", Arguments: longRewrite(t)}}},
 				llmtest.Turn{Text: "Updated fetch-api."})
 			env := []string{"NODIUS_AI_BASE_URL=" + srv.OpenAIURL(), "NODIUS_AI_API_KEY=test", "NODIUS_AI_MODEL=fake",
 				"NODIUS_AI_DB=" + filepath.Join(dir, "threads.db"), "NO_COLOR=1", "TERM=xterm-256color",
@@ -65,7 +65,7 @@ func TestChatLongChangeOnTheThreadsSource(t *testing.T) {
 			}
 
 			term := tmuxtest.Start(t, sz[0], sz[1], dir, env, bin, "chat", "--thread", id[1])
-			term.Wait("ctrl+p to review")
+			term.Wait("ctrl+p to")
 			term.Keys("C-p")
 			s := term.Until("the proposal on the thread's file", func(s string) bool {
 				return strings.Contains(s, "Proposed change") && strings.Contains(dialogText(s), "players.json")

@@ -12,8 +12,8 @@ import (
 // as ⟨U+202E⟩; where it is only read (threads show) it is removed.
 func TestDirectionControlsShownForDecisionsOnly(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, llmtest.Turn{Text: "Here \u202eit is.", ToolCalls: []llmtest.ToolCall{{ID: "u1", Name: "propose_update_node",
-		Arguments: `{"nodeKey":"fetch-api","changes":{"process":"if (isAdmin\u202e \u2066) {\nreturn 1;\n}"},"reason":"admins \u202eonly"}`}}},
+	e := newEnv(t, llmtest.Turn{Text: "Here \u202eit is.", ToolCalls: []llmtest.ToolCall{{ID: "u1", Name: "propose_configure_node_type",
+		Arguments: `{"mode":"update","typeKey":"api-call","displayName":"API Call","process":"if (isAdmin\u202e \u2066) {\nreturn 1;\n}","reason":"admins \u202eonly"}`}}},
 		llmtest.Turn{Text: "Updated."})
 	r := e.run("", "ask", "--graph", "demo", "restrict it")
 	if r.code != 3 {

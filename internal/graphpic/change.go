@@ -35,6 +35,7 @@ func ProposedChange(ctx context.Context, src datasource.Source, graphKey string,
 	if depth < 0 || depth > MaxDepth {
 		return Change{}, fmt.Errorf("depth must be between 0 and %d (got %d)", MaxDepth, depth)
 	}
+	a = lowered(a)
 	g, err := src.Graph(ctx, graphKey)
 	if err != nil {
 		return Change{}, err
@@ -357,6 +358,7 @@ func Applied(ctx context.Context, src datasource.Source, graphKey string, a data
 	if depth < 0 || depth > MaxDepth {
 		return out, fmt.Errorf("depth must be between 0 and %d (got %d)", MaxDepth, depth)
 	}
+	a = lowered(a)
 	g, err := applied(ctx, src, graphKey, a, created, depth)
 	if err != nil {
 		return out, err
@@ -377,6 +379,17 @@ func Applied(ctx context.Context, src datasource.Source, graphKey string, a data
 		}
 	}
 	return out, nil
+}
+
+// lowered is a proposal of the server's own kinds (a node with its edges, a new
+// layout, a node type's code) as the single changes it comes down to, so that its
+// picture shows the nodes it touches: every node of a type whose code changes.
+// A node it creates has no key yet.
+func lowered(a datasource.Action) datasource.Action {
+	if l, ok := datasource.Lower(a, func() string { return "" }); ok {
+		return l
+	}
+	return a
 }
 
 // deletedNodes lists the keys of the nodes an action deletes.
