@@ -15,6 +15,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/rag"
 )
 
@@ -158,7 +159,7 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	r := &run{a: a, ctx: ctx, th: th, emit: emit, fresh: req.ThreadID == ""}
 	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
 	if th.Provider == convo.ProviderMCP {
-		return r.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+		return r.fail(&fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
 			"thread %s holds the proposals of an MCP client (%s), not a conversation — ask in a new thread", th.ID, th.Model)})
 	}
 
@@ -168,7 +169,7 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	if p, err := a.opt.Store.PendingProposal(ctx, th.ID); err != nil {
 		return r.fail(err)
 	} else if p != nil {
-		return r.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+		return r.fail(&fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
 			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s' or 'nodius-ai reject %s' first", th.ID, th.ID, th.ID)})
 	}
 	if err := r.loadHistory(true); err != nil {
@@ -274,7 +275,7 @@ func (a *Agent) noProvider() error {
 	if a.opt.NoProvider != nil {
 		return a.opt.NoProvider
 	}
-	return &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider configured"}
+	return &fault.Error{Code: fault.Config, Message: "no LLM provider configured"}
 }
 
 // openThread loads the thread to continue, or creates a new one.
@@ -285,17 +286,17 @@ func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (conv
 			return convo.Thread{}, err
 		}
 		if th.Source != "" && a.opt.SourceSpec != "" && th.Source != a.opt.SourceSpec && !a.opt.SourceChosen {
-			return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+			return convo.Thread{}, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 				"thread %s works on %s, but the source in effect is %s; pass --source to choose one", th.ID, th.Source, a.opt.SourceSpec)}
 		}
 		if graphKey != "" && th.GraphKey != graphKey {
-			return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+			return convo.Thread{}, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 				"thread %s belongs to graph %q, not %q", th.ID, th.GraphKey, graphKey)}
 		}
 		return th, nil
 	}
 	if graphKey == "" {
-		return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: "no graph given — pass --graph KEY"}
+		return convo.Thread{}, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
 	// Fail early on an unknown graph, before a thread is created for it.
 	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
@@ -310,20 +311,20 @@ func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (conv
 }
 
 // interruptedError is what a run stopped by its context reports.
-func interruptedError(err error) *convo.Error {
-	return &convo.Error{Code: convo.CodeInterrupted, Message: "stopped by the user; the partial answer is kept in the thread", Err: err}
+func interruptedError(err error) *fault.Error {
+	return &fault.Error{Code: fault.Interrupted, Message: "stopped by the user; the partial answer is kept in the thread", Err: err}
 }
 
-// classify turns any error into a *convo.Error for the error event.
-func classify(ctx context.Context, err error) *convo.Error {
-	if ce, ok := convo.AsError(err); ok {
+// classify turns any error into a *fault.Error for the error event.
+func classify(ctx context.Context, err error) *fault.Error {
+	if ce, ok := fault.As(err); ok {
 		return ce
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return interruptedError(err)
 	}
 	if errors.Is(err, datasource.ErrNotFound) {
-		return &convo.Error{Code: convo.CodeInvalidRequest, Message: err.Error(), Err: err}
+		return &fault.Error{Code: fault.InvalidRequest, Message: err.Error(), Err: err}
 	}
-	return &convo.Error{Code: convo.CodeInternal, Message: err.Error(), Err: err}
+	return &fault.Error{Code: fault.Internal, Message: err.Error(), Err: err}
 }

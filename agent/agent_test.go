@@ -17,6 +17,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"
 )
@@ -68,7 +69,7 @@ func (s *scripted) Stream(ctx context.Context, req llm.Request, onDelta func(llm
 	}
 	if t.block {
 		<-ctx.Done()
-		return llm.Reply{Content: t.text}, &convo.Error{Code: convo.CodeInterrupted, Message: "stopped", Err: ctx.Err()}
+		return llm.Reply{Content: t.text}, &fault.Error{Code: fault.Interrupted, Message: "stopped", Err: ctx.Err()}
 	}
 	return llm.Reply{Content: t.text, ToolCalls: t.calls, Usage: convo.Usage{PromptTokens: 100, CompletionTokens: 10, CachedTokens: 40}}, nil
 }
@@ -492,8 +493,8 @@ func TestCancelKeepsPartialAnswer(t *testing.T) {
 		}
 	}
 	res, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "x"}, emit)
-	ce, ok := convo.AsError(err)
-	if !ok || ce.Code != convo.CodeInterrupted {
+	ce, ok := fault.As(err)
+	if !ok || ce.Code != fault.Interrupted {
 		t.Fatalf("err = %v", err)
 	}
 	h, err := f.store.History(context.Background(), res.ThreadID)
@@ -508,10 +509,10 @@ func TestCancelKeepsPartialAnswer(t *testing.T) {
 
 func TestProviderErrorIsClassifiedEvent(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, agent.Options{}, turn{err: &convo.Error{Code: convo.CodeRateLimit, Message: "slow down", Retryable: true}})
+	f := newFixture(t, agent.Options{}, turn{err: &fault.Error{Code: fault.RateLimit, Message: "slow down", Retryable: true}})
 	rec := &recorder{}
 	_, err := f.agent.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "x"}, rec.emit)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeRateLimit {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.RateLimit {
 		t.Fatalf("err = %v", err)
 	}
 	last := rec.events[len(rec.events)-1]
@@ -536,7 +537,7 @@ func TestBudgetExceeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = f.agent.Send(ctx, agent.SendRequest{ThreadID: res.ThreadID, Text: "z"}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeBudgetExceeded {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.BudgetExceeded {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -557,9 +558,9 @@ func TestUnknownGraphCreatesNoThread(t *testing.T) {
 func TestNoProvider(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, agent.Options{})
-	a := agent.New(agent.Options{NoProvider: &convo.Error{Code: convo.CodeConfig, Message: "set DEEPSEEK_API_KEY"}, Store: f.store, Source: f.src})
+	a := agent.New(agent.Options{NoProvider: &fault.Error{Code: fault.Config, Message: "set DEEPSEEK_API_KEY"}, Store: f.store, Source: f.src})
 	_, err := a.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "x"}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeConfig {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Config {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -568,7 +569,7 @@ func TestRetryBeforeFirstTokenShowsRetrying(t *testing.T) {
 	t.Parallel()
 	noWait := func(context.Context, time.Duration) error { return nil }
 	f := newFixture(t, agent.Options{Retry: &llm.RetryOptions{Sleep: noWait}},
-		turn{err: &convo.Error{Code: convo.CodeRateLimit, Message: "slow down", Retryable: true}},
+		turn{err: &fault.Error{Code: fault.RateLimit, Message: "slow down", Retryable: true}},
 		turn{text: "answer"})
 	rec := &recorder{}
 	res, err := f.agent.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "x"}, rec.emit)

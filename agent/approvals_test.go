@@ -15,6 +15,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/file"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -29,8 +30,8 @@ func (f *fixture) twin(opts agent.Options, turns ...turn) *agent.Agent {
 }
 
 func decisionCode(err error) bool {
-	ce, ok := convo.AsError(err)
-	return ok && ce.Code == convo.CodeDecision
+	ce, ok := fault.As(err)
+	return ok && ce.Code == fault.Decision
 }
 
 func edgeCount(t *testing.T, src datasource.Source, node string) int {

@@ -72,8 +72,8 @@ func processAlive(claimer string) bool {
 }
 
 // decisionError is a decision that cannot be taken as asked (exit 2, nothing done).
-func decisionError(format string, args ...any) *convo.Error {
-	return &convo.Error{Code: convo.CodeDecision, Message: fmt.Sprintf(format, args...)}
+func decisionError(format string, args ...any) *fault.Error {
+	return &fault.Error{Code: fault.Decision, Message: fmt.Sprintf(format, args...)}
 }
 
 // reconcile settles the thread's claims left by dead processes.
@@ -220,7 +220,7 @@ func (r *run) mayApply(p *convo.Proposal) error {
 	}
 	if _, err := r.a.opt.Source.Graph(r.ctx, r.th.GraphKey); err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {
-			return &convo.Error{Code: convo.CodeConfig, Err: err, Message: fmt.Sprintf(
+			return &fault.Error{Code: fault.Config, Err: err, Message: fmt.Sprintf(
 				"graph %s is not in the source %s; decide with the thread's source (--source)", r.th.GraphKey, r.sourceName())}
 		}
 		return err
@@ -228,7 +228,7 @@ func (r *run) mayApply(p *convo.Proposal) error {
 	_, applier := r.a.opt.Source.(datasource.ActionApplier)
 	_, mutable := r.a.opt.Source.(datasource.Mutable)
 	if !applier && !mutable {
-		return &convo.Error{Code: convo.CodeConfig, Err: datasource.ErrReadOnly, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.Config, Err: datasource.ErrReadOnly, Message: fmt.Sprintf(
 			"the source %s is read-only: nothing can be applied to it", r.sourceName())}
 	}
 	return nil
@@ -382,21 +382,21 @@ func (r *run) approve(p *convo.Proposal, feedback string, reason string) error {
 
 // applyFailure is the error of an apply that did not run, said for the person.
 func applyFailure(err error) error {
-	if ce, ok := convo.AsError(err); ok {
+	if ce, ok := fault.As(err); ok {
 		return ce
 	}
 	if errors.Is(err, datasource.ErrReadOnly) {
-		return &convo.Error{Code: convo.CodeConfig, Err: err, Message: "the source is read-only: nothing was applied and the proposal is still pending"}
+		return &fault.Error{Code: fault.Config, Err: err, Message: "the source is read-only: nothing was applied and the proposal is still pending"}
 	}
 	if errors.Is(err, datasource.ErrLocked) {
-		return &convo.Error{Code: convo.CodeTimeout, Err: err, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.Timeout, Err: err, Message: fmt.Sprintf(
 			"%v, so nothing was applied and the proposal is still pending; approve again when the other writer is done", err)}
 	}
 	if what, fix, ok := fault.StorageRefusal(err); ok {
-		return &convo.Error{Code: fault.Storage, Err: err, Message: what +
+		return &fault.Error{Code: fault.Storage, Err: err, Message: what +
 			", so nothing was applied and the proposal is still pending; " + fix + " and approve again"}
 	}
-	return &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+	return &fault.Error{Code: fault.Internal, Err: err, Message: fmt.Sprintf(
 		"applying the proposal failed, nothing was applied and it is still pending: %v — fix that and approve again", err)}
 }
 

@@ -14,10 +14,11 @@ func (r *run) recordExpansion(info rag.RetrievalInfo) convo.Usage {
 	if info.ExpandError != "" {
 		r.emit(convo.Event{Type: convo.EventNote, Text: "the question was searched without expansion: " + info.ExpandError})
 	}
-	u := info.ExpandUsage
-	if u.Total() == 0 {
+	x := info.ExpandUsage
+	if x.Total() == 0 {
 		return convo.Usage{}
 	}
+	u := convo.Usage{PromptTokens: x.PromptTokens, CompletionTokens: x.CompletionTokens, CachedTokens: x.CachedTokens, CostUSD: x.CostUSD}
 	// Over a limit, the next call's check stops the run with budget_exceeded.
 	priced, _ := r.usage().Record(u)
 	r.emit(convo.Event{Type: convo.EventUsage, Usage: priced})

@@ -11,6 +11,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource/demo"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"
 )
@@ -64,7 +65,7 @@ func TestExpansionCountsLikeAnyCall(t *testing.T) {
 	ctx := context.Background()
 	t.Run("usage", func(t *testing.T) {
 		t.Parallel()
-		a, store := expansionAgent(t, rag.RetrievalInfo{Expansion: []string{"x"}, ExpandUsage: convo.Usage{PromptTokens: 80, CompletionTokens: 20}}, config.Limits{})
+		a, store := expansionAgent(t, rag.RetrievalInfo{Expansion: []string{"x"}, ExpandUsage: rag.Usage{PromptTokens: 80, CompletionTokens: 20}}, config.Limits{})
 		rec := &recorder{}
 		res, err := a.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "q"}, rec.emit)
 		if err != nil {
@@ -93,21 +94,21 @@ func TestExpansionCountsLikeAnyCall(t *testing.T) {
 	})
 	t.Run("limits", func(t *testing.T) {
 		t.Parallel()
-		a, _ := expansionAgent(t, rag.RetrievalInfo{ExpandUsage: convo.Usage{PromptTokens: 80, CompletionTokens: 20}}, config.Limits{MaxTokensPerThread: 50})
+		a, _ := expansionAgent(t, rag.RetrievalInfo{ExpandUsage: rag.Usage{PromptTokens: 80, CompletionTokens: 20}}, config.Limits{MaxTokensPerThread: 50})
 		_, err := a.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeBudgetExceeded {
+		if ce, ok := fault.As(err); !ok || ce.Code != fault.BudgetExceeded {
 			t.Fatalf("err = %v, want budget_exceeded: the expansion's 100 tokens are over the 50 allowed", err)
 		}
 	})
 	t.Run("no expansion over the limits", func(t *testing.T) {
 		t.Parallel()
-		a, _, calls := countedExpansionAgent(t, rag.RetrievalInfo{ExpandUsage: convo.Usage{PromptTokens: 80, CompletionTokens: 20}}, config.Limits{MaxTokensPerThread: 50})
+		a, _, calls := countedExpansionAgent(t, rag.RetrievalInfo{ExpandUsage: rag.Usage{PromptTokens: 80, CompletionTokens: 20}}, config.Limits{MaxTokensPerThread: 50})
 		res, _ := a.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
 		if res.ThreadID == "" || calls.Load() != 1 {
 			t.Fatalf("first question: thread %q, %d retrievals", res.ThreadID, calls.Load())
 		}
 		_, err := a.Send(ctx, agent.SendRequest{GraphKey: "demo", ThreadID: res.ThreadID, Text: "again"}, nil)
-		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeBudgetExceeded {
+		if ce, ok := fault.As(err); !ok || ce.Code != fault.BudgetExceeded {
 			t.Fatalf("err = %v, want budget_exceeded", err)
 		}
 		if n := calls.Load(); n != 1 {

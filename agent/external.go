@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/tools"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Threads driven from outside: an agent other than ours (an MCP client) reads the
@@ -29,7 +30,7 @@ func (a *Agent) Tools() []convo.ToolDef { return slices.Clone(a.defs) }
 // thread in lists.
 func (a *Agent) ExternalThread(ctx context.Context, graphKey, client, title string) (convo.Thread, error) {
 	if graphKey == "" {
-		return convo.Thread{}, &convo.Error{Code: convo.CodeConfig, Message: "no graph given — pass --graph KEY"}
+		return convo.Thread{}, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
 	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
 		return convo.Thread{}, err
@@ -75,16 +76,16 @@ func (a *Agent) Propose(ctx context.Context, threadID string, call convo.ToolCal
 		return ProposeResult{}, err
 	}
 	if th.Provider != convo.ProviderMCP {
-		return ProposeResult{}, &convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+		return ProposeResult{}, &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
 			"thread %s is a conversation with the assistant, not an outside client's thread", th.ID)}
 	}
 	if !tools.IsWriteTool(call.Name) {
-		return ProposeResult{}, &convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf("%q is not a propose_* tool", call.Name)}
+		return ProposeResult{}, &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf("%q is not a propose_* tool", call.Name)}
 	}
 	if p, err := a.opt.Store.PendingProposal(ctx, th.ID); err != nil {
 		return ProposeResult{}, err
 	} else if p != nil {
-		return ProposeResult{}, &convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+		return ProposeResult{}, &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
 			"thread %s already has a proposal waiting for a decision (%s); it must be approved or rejected before the next one — or put several changes in one propose_batch",
 			th.ID, p.Tool)}
 	}

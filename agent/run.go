@@ -210,7 +210,7 @@ func (r *run) call(tools []convo.ToolDef) (*convo.Message, error) {
 	if lim := r.a.opt.Limits.MaxTokensPerCall; lim > 0 {
 		est := estimateMessages(msgs) + estimateTools(tools)
 		if est >= lim {
-			return nil, &convo.Error{Code: convo.CodeBudgetExceeded, Message: fmt.Sprintf(
+			return nil, &fault.Error{Code: fault.BudgetExceeded, Message: fmt.Sprintf(
 				"this call needs about %d prompt tokens, over the limit of %d tokens per call — raise max_tokens_per_call or start a new thread", est, lim)}
 		}
 		if rest := lim - est; req.MaxTokens == 0 || req.MaxTokens > rest {
@@ -331,7 +331,7 @@ func (r *run) provider() llm.Provider {
 		return r.a.opt.Provider
 	}
 	o := *r.a.opt.Retry
-	o.OnRetry = func(attempt int, delay time.Duration, err *convo.Error) {
+	o.OnRetry = func(attempt int, delay time.Duration, err *fault.Error) {
 		r.a.log.Warn("llm retry", "thread", r.th.ID, "attempt", attempt, "delay_ms", delay.Milliseconds(), "code", string(err.Code))
 		r.emit(convo.Event{Type: convo.EventStatus, State: convo.StateRetrying,
 			Attempt: attempt + 1, Attempts: o.Attempts(), Wait: delay, Err: err})

@@ -123,7 +123,7 @@ func saveReversal(ctx context.Context, us UndoStore, threadID, proposalID, opID 
 // Undo reverses the thread's last applied change that is not yet undone, through
 // the source in use (which must be the thread's, as for an approval). Nothing left
 // to undo, or a decision that cannot be taken (a viewer, another source, an undo
-// already running), is a convo.CodeDecision error; a graph that changed since, a
+// already running), is a fault.Decision error; a graph that changed since, a
 // change recorded without its reversal, or a source that fails, is an error with
 // nothing changed.
 func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
@@ -167,7 +167,7 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 			u.ProposalID, res.Change, u.ClaimedBy)
 	}
 	if u.Reversal == nil {
-		return res, &convo.Error{Code: convo.CodeInternal, Message: fmt.Sprintf(
+		return res, &fault.Error{Code: fault.Internal, Message: fmt.Sprintf(
 			"the change of proposal %s (%s) was applied before nodius-ai recorded what undoing needs; it cannot be undone — nothing was changed",
 			u.ProposalID, res.Change)}
 	}
@@ -178,12 +178,12 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 	if err := undo.Belongs(rev, u.Action); err != nil {
 		// A record from outside (an imported thread, a database edited by hand) that
 		// names other nodes than the change's: undo would remove or overwrite them.
-		return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+		return res, &fault.Error{Code: fault.Internal, Err: err, Message: fmt.Sprintf(
 			"the undo record of proposal %s does not match its change (%s): %v; nothing was changed", u.ProposalID, res.Change, err)}
 	}
 	if _, err := a.opt.Source.Graph(ctx, th.GraphKey); err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {
-			return res, &convo.Error{Code: convo.CodeConfig, Err: err, Message: fmt.Sprintf(
+			return res, &fault.Error{Code: fault.Config, Err: err, Message: fmt.Sprintf(
 				"graph %s is not in the source in use; undo with the thread's source (--source)", th.GraphKey)}
 		}
 		return res, err
@@ -193,7 +193,7 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 	res.Reversed, res.Already, res.Left, res.Drift = rep.Reversed, rep.Already, rep.Left, rep.Drift
 	if d, ok := undo.IsDrift(err); ok {
 		res.Left = nil
-		return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+		return res, &fault.Error{Code: fault.Internal, Err: err, Message: fmt.Sprintf(
 			"cannot undo %s: %s; nothing was changed — look at the graph, or pass --force to reverse only what still matches",
 			res.Change, strings.Join(d.Drift, "; "))}
 	}
@@ -208,7 +208,7 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 	}
 	if _, ok := a.opt.Source.(datasource.WorkingCopyChanger); !ok {
 		if _, ok := a.opt.Source.(datasource.Mutable); !ok {
-			return res, &convo.Error{Code: convo.CodeConfig, Err: undo.ErrNotUndoable, Message: fmt.Sprintf(
+			return res, &fault.Error{Code: fault.Config, Err: undo.ErrNotUndoable, Message: fmt.Sprintf(
 				"the source in use cannot be changed by undo; nothing was changed (graph %s)", th.GraphKey)}
 		}
 	}
@@ -229,14 +229,14 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 			a.log.Error("release undo", "thread", th.ID, "proposal", u.ProposalID, "error", rerr.Error())
 		}
 		if d, ok := undo.IsDrift(err); ok {
-			return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+			return res, &fault.Error{Code: fault.Internal, Err: err, Message: fmt.Sprintf(
 				"cannot undo %s: the graph changed while undoing: %s; nothing was changed", res.Change, strings.Join(d.Drift, "; "))}
 		}
 		if what, fix, ok := fault.StorageRefusal(err); ok {
-			return res, &convo.Error{Code: fault.Storage, Err: err, Message: fmt.Sprintf(
+			return res, &fault.Error{Code: fault.Storage, Err: err, Message: fmt.Sprintf(
 				"%s, so %s was not undone and is still recorded as applied; %s and run undo again", what, res.Change, fix)}
 		}
-		return res, &convo.Error{Code: convo.CodeInternal, Err: err, Message: fmt.Sprintf(
+		return res, &fault.Error{Code: fault.Internal, Err: err, Message: fmt.Sprintf(
 			"undoing %s failed: %v — the change is still recorded as applied; fix that and run undo again", res.Change, err)}
 	}
 	a.opt.Retriever.Invalidate(th.GraphKey)

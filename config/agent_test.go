@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 func TestLoadAgent(t *testing.T) {
@@ -42,7 +42,7 @@ func TestLoadAgent(t *testing.T) {
 	}
 	for _, bad := range []string{"remote", "server:", "https://x"} {
 		_, err := Load(LoadOptions{Flags: map[string]string{"agent": bad}, Getenv: env(dir, nil)})
-		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeConfig || !strings.Contains(ce.Message, "server:URL") {
+		if ce, ok := fault.As(err); !ok || ce.Code != fault.Config || !strings.Contains(ce.Message, "server:URL") {
 			t.Fatalf("agent %q: %v", bad, err)
 		}
 	}

@@ -1,7 +1,5 @@
 package rag
 
-import "github.com/nodius/nodius-ai/agent/convo"
-
 // Context is what retrieval hands to the prompt for one question: a small, relevant
 // part of the graph (what the Nodius server's GraphRAGContext holds), plus the search
 // ranking that chose it.
@@ -26,9 +24,9 @@ type RetrievalInfo struct {
 	Server     bool   // ranked by the source's own text index (ArangoSearch); only the hits' part of the graph was read
 	EmbedError string // why the vector half was skipped, when it failed (the question still got an answer)
 
-	Expansion   []string    // search terms the chat model added to the question (retrieval.expand)
-	ExpandUsage convo.Usage // tokens the expansion call spent for this context; zero when none was made
-	ExpandError string      // why the question was searched without expansion, when the call failed
+	Expansion   []string // search terms the chat model added to the question (retrieval.expand)
+	ExpandUsage Usage    // tokens the expansion call spent for this context; zero when none was made
+	ExpandError string   // why the question was searched without expansion, when the call failed
 }
 
 // GraphInfo is the graph's metadata as the prompt shows it.

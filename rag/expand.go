@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource/search"
 )
 
@@ -22,8 +21,21 @@ type Expansion struct {
 	Terms []string
 	// Usage is what the call to the model cost; zero when the terms came from a
 	// cache (no call was made).
-	Usage convo.Usage
+	Usage Usage
 }
+
+// Usage is the tokens (and price, when the caller knows it) of the model call a
+// retrieval made. Retrieval sits below the agent and speaks none of its types: the
+// agent turns this into its own usage, priced and counted against the thread.
+type Usage struct {
+	PromptTokens     int
+	CompletionTokens int
+	CachedTokens     int
+	CostUSD          float64
+}
+
+// Total is the prompt and completion tokens together.
+func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
 // expandWeight is how much an expansion term counts against a word of the question
 // itself: the person's own words say best what they want, the model's rewording is

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 )
 
@@ -20,7 +19,7 @@ type fakeExpander struct {
 
 func (f *fakeExpander) Expand(_ context.Context, _ string) (Expansion, error) {
 	f.calls.Add(1)
-	u := convo.Usage{PromptTokens: 80, CompletionTokens: 20}
+	u := Usage{PromptTokens: 80, CompletionTokens: 20}
 	if f.err != nil {
 		return Expansion{Usage: u}, f.err
 	}

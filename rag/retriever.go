@@ -19,7 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/search"
 )
@@ -173,7 +172,7 @@ func (r *Retriever) RetrieveRequest(ctx context.Context, req Request) (*Context,
 	}
 	if c, ok := r.cache.get(ckey, r.opts.Now()); ok {
 		c.Retrieval.CacheHit = true
-		c.Retrieval.ExpandUsage = convo.Usage{} // no call was made this time
+		c.Retrieval.ExpandUsage = Usage{} // no call was made this time
 		return c, nil
 	}
 	epoch := r.cache.currentEpoch()

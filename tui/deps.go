@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Runner runs questions and decisions. *agent.Agent satisfies it as is; tests use a
@@ -63,7 +64,7 @@ type Options struct {
 
 	// ConfigErr is why no Runner could be built (missing provider or key); sending
 	// shows it inline. ConfigHelp names the variables to set, shown on the welcome.
-	ConfigErr  *convo.Error
+	ConfigErr  *fault.Error
 	ConfigHelp string
 
 	// ThreadID opens this thread at start; Continue opens the graph's latest thread.

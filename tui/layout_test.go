@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // checkScreen fails when the screen is not exactly w×h or a line overflows.
@@ -297,7 +298,7 @@ func TestStallAndRetryDisplay(t *testing.T) {
 		t.Errorf("stalled: %q", s)
 	}
 	feed(m, convo.Event{Type: convo.EventStatus, State: convo.StateRetrying, Attempt: 2, Attempts: 3, Wait: 20 * time.Second,
-		Err: &convo.Error{Code: convo.CodeRateLimit}})
+		Err: &fault.Error{Code: fault.RateLimit}})
 	clk.Advance(5 * time.Second)
 	if s := status(); !strings.Contains(s, "attempt 2 of 3 after rate_limit, next in 15s") {
 		t.Errorf("waiting to retry: %q", s)
@@ -307,9 +308,9 @@ func TestStallAndRetryDisplay(t *testing.T) {
 		t.Errorf("retrying: %q", s)
 	}
 	feed(m, convo.Event{Type: convo.EventStatus, State: convo.StateRetrying, Attempt: 3, Attempts: 3, Wait: time.Second,
-		Err: &convo.Error{Code: convo.CodeTimeout}})
+		Err: &fault.Error{Code: fault.Timeout}})
 	clk.Advance(70 * time.Second)
-	end(m, agent.Result{}, &convo.Error{Code: convo.CodeTimeout, Retryable: true, Message: "deepseek stopped sending data mid-answer — retry"})
+	end(m, agent.Result{}, &fault.Error{Code: fault.Timeout, Retryable: true, Message: "deepseek stopped sending data mid-answer — retry"})
 	v := view(m)
 	if strings.Contains(v, "mid-answer") || !strings.Contains(v, "sent nothing back") || !strings.Contains(v, "attempts over 2m22s") {
 		t.Errorf("final error:\n%s", v)

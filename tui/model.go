@@ -20,6 +20,7 @@ import (
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/internal/clientaction"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // frameInterval is how often the streaming message and spinners refresh (~30 fps).
@@ -90,7 +91,7 @@ type Model struct {
 	lastKey         time.Time // the last key pressed: a proposal dialog decides only after a quiet pause
 	typedAt         time.Time // when the last key typed into the input was: j/k right after it type, not scroll
 	lastReq         *agent.SendRequest
-	lastErr         *convo.Error
+	lastErr         *fault.Error
 	sawProp         bool
 	sawErr          bool
 	stopping        bool
@@ -541,7 +542,7 @@ func (m *Model) send() tea.Cmd {
 	if m.opts.Runner == nil {
 		ce := m.opts.ConfigErr
 		if ce == nil {
-			ce = &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider is configured"}
+			ce = &fault.Error{Code: fault.Config, Message: "no LLM provider is configured"}
 		}
 		m.showError(ce)
 		return nil
@@ -720,7 +721,7 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 			m.threadID = ev.ThreadID
 		}
 	case convo.EventError:
-		if ev.Err != nil && ev.Err.Code == convo.CodeInterrupted {
+		if ev.Err != nil && ev.Err.Code == fault.Interrupted {
 			break
 		}
 		if m.stopping {
@@ -741,8 +742,8 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 	if res.ThreadID != "" {
 		m.threadID = res.ThreadID
 	}
-	ce, isCE := convo.AsError(err)
-	interrupted := errors.Is(err, context.Canceled) || (isCE && ce.Code == convo.CodeInterrupted)
+	ce, isCE := fault.As(err)
+	interrupted := errors.Is(err, context.Canceled) || (isCE && ce.Code == fault.Interrupted)
 	switch {
 	case stopped || interrupted:
 		m.closeAnswer(aStopped)
@@ -760,7 +761,7 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 			reload = m.reloadPending()
 		}
 		if !isCE {
-			ce = &convo.Error{Code: convo.CodeInternal, Message: strip(err.Error())}
+			ce = &fault.Error{Code: fault.Internal, Message: strip(err.Error())}
 		}
 		if !m.sawErr {
 			m.showError(ce)
@@ -806,9 +807,9 @@ func (m *Model) finish(res agent.Result, err error) tea.Cmd {
 }
 
 // showError puts a classified error inline, with what to do next.
-func (m *Model) showError(ce *convo.Error) {
+func (m *Model) showError(ce *fault.Error) {
 	if ce == nil {
-		ce = &convo.Error{Code: convo.CodeInternal, Message: "the run failed"}
+		ce = &fault.Error{Code: fault.Internal, Message: "the run failed"}
 	}
 	m.lastErr = ce
 	m.st.state = phaseError
@@ -822,11 +823,11 @@ func (m *Model) showError(ce *convo.Error) {
 
 // errorWords says what happened in this run: a stall with nothing received is not
 // a stream cut "mid-answer", and retries are counted, with the time they took.
-func (m *Model) errorWords(ce *convo.Error) string {
+func (m *Model) errorWords(ce *fault.Error) string {
 	msg := strip(ce.Message)
-	if !m.gotData && (ce.Code == convo.CodeTimeout || ce.Code == convo.CodeNetwork) && strings.Contains(msg, "mid-answer") {
+	if !m.gotData && (ce.Code == fault.Timeout || ce.Code == fault.Network) && strings.Contains(msg, "mid-answer") {
 		msg = "the provider accepted the question but sent nothing back"
-		if ce.Code == convo.CodeNetwork {
+		if ce.Code == fault.Network {
 			msg = "the connection was cut before any answer arrived"
 		}
 	}
@@ -836,18 +837,18 @@ func (m *Model) errorWords(ce *convo.Error) string {
 	return msg
 }
 
-func errorHint(ce *convo.Error, cfgHelp string) string {
+func errorHint(ce *fault.Error, cfgHelp string) string {
 	switch ce.Code {
-	case convo.CodeConfig:
+	case fault.Config:
 		if cfgHelp == ce.Message {
 			return "" // the message already says what to set
 		}
 		return cfgHelp
-	case convo.CodeAuth:
+	case fault.Auth:
 		return "Check the API key (NODIUS_AI_API_KEY or the provider's own variable)."
-	case convo.CodeContextLength:
+	case fault.ContextLength:
 		return "The thread is too long for this model: start a new one (ctrl+t, n)."
-	case convo.CodeBudgetExceeded:
+	case fault.BudgetExceeded:
 		return "A spending limit was reached: raise it in the config file or start a new thread."
 	}
 	if ce.Retryable {

@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 func startQuestion(t *testing.T, m *Model, q string) {
@@ -235,7 +236,7 @@ func TestRetryAfterError(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, Options{Runner: &fakeRunner{}, GraphKey: "demo", NoColor: true})
 	startQuestion(t, m, "why?")
-	ce := &convo.Error{Code: convo.CodeRateLimit, Message: "The provider is rate limiting requests; wait a minute.", Retryable: true}
+	ce := &fault.Error{Code: fault.RateLimit, Message: "The provider is rate limiting requests; wait a minute.", Retryable: true}
 	feed(m, convo.Event{Type: convo.EventThread, ThreadID: "t9"}, convo.Event{Type: convo.EventError, Err: ce})
 	end(m, agent.Result{ThreadID: "t9"}, ce)
 	v := view(m)
@@ -435,7 +436,7 @@ func TestNoProviderConfigured(t *testing.T) {
 	t.Parallel()
 	ts := &fakeThreads{threads: []convo.Thread{{ID: "t1", GraphKey: "demo", Title: "Earlier"}}}
 	m := newTestModel(t, Options{GraphKey: "demo", Threads: ts, NoColor: true,
-		ConfigErr:  &convo.Error{Code: convo.CodeConfig, Message: "no LLM provider configured"},
+		ConfigErr:  &fault.Error{Code: fault.Config, Message: "no LLM provider configured"},
 		ConfigHelp: "Set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY (or NODIUS_AI_PROVIDER and NODIUS_AI_API_KEY)."})
 	v := view(m)
 	if !strings.Contains(v, "DEEPSEEK_API_KEY") || !strings.Contains(v, "no provider") {

@@ -65,7 +65,7 @@ type Event struct {
 
 	ToolLimit *ToolLimit // tool_limit
 
-	Err *Error // error
+	Err *fault.Error // error
 
 	State State // status
 
@@ -148,13 +148,13 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	case EventError:
 		er := e.Err
 		if er == nil {
-			er = &Error{Code: CodeInternal, Message: "unknown error"}
+			er = &fault.Error{Code: fault.Internal, Message: "unknown error"}
 		}
 		return json.Marshal(struct {
-			Type      EventType `json:"type"`
-			Code      ErrorCode `json:"code"`
-			Message   string    `json:"message"`
-			Retryable bool      `json:"retryable"`
+			Type      EventType  `json:"type"`
+			Code      fault.Code `json:"code"`
+			Message   string     `json:"message"`
+			Retryable bool       `json:"retryable"`
 		}{e.Type, er.Code, er.Message, er.Retryable})
 	case EventStatus:
 		return json.Marshal(struct {
@@ -182,33 +182,6 @@ func argsJSON(args string) json.RawMessage {
 	return b
 }
 
-// ErrorCode classifies a failure. It is fault.Code: the taxonomy
-// lives in the leaf package internal/fault so that data sources and configuration can
-// use it without importing the agent.
-type ErrorCode = fault.Code
-
-const (
-	CodeRateLimit      = fault.RateLimit
-	CodeServerError    = fault.ServerError
-	CodeAuth           = fault.Auth
-	CodeTimeout        = fault.Timeout
-	CodeNetwork        = fault.Network
-	CodeContentFilter  = fault.ContentFilter
-	CodeContextLength  = fault.ContextLength
-	CodeBudgetExceeded = fault.BudgetExceeded
-	CodeInvalidRequest = fault.InvalidRequest
-	CodeInternal       = fault.Internal
-	CodeInterrupted    = fault.Interrupted
-	CodeConfig         = fault.Config
-	// CodeDecision is a decision that cannot be taken as asked: nothing is pending,
-	// it was already decided, the pending proposal is not the one shown, or it may
-	// not be applied now (role, policy, source). Exit code 2; nothing changed.
-	CodeDecision ErrorCode = "decision_error"
-)
-
-// Error is a classified failure (fault.Error).
-type Error = fault.Error
-
 // ErrDecided is wrapped by the error of a decision on a proposal that is no longer
 // pending (another person or process decided it first).
 var ErrDecided = errors.New("already decided")
@@ -220,9 +193,6 @@ type DecidedError struct{ What string }
 
 func (e *DecidedError) Error() string        { return e.What + ": already decided" }
 func (e *DecidedError) Is(target error) bool { return target == ErrDecided }
-
-// AsError finds a *Error in err's chain.
-func AsError(err error) (*Error, bool) { return fault.As(err) }
 
 // ToolLimit is a run stopped at the tool-round limit: RoundsUsed rounds were used,
 // and continuing allows up to MaxExtended in all. The thread waits for the choice

@@ -123,7 +123,8 @@ func (e *Expander) Expand(ctx context.Context, question string) (rag.Expansion, 
 		},
 		MaxTokens: e.opt.MaxTokens,
 	})
-	x := rag.Expansion{Usage: reply.Usage}
+	u := reply.Usage
+	x := rag.Expansion{Usage: rag.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, CostUSD: u.CostUSD}}
 	if err != nil {
 		if ctx.Err() == nil && callCtx.Err() != nil {
 			return x, fmt.Errorf("query expansion: no answer from %s within %s", e.opt.Model.Model(), e.opt.Timeout)

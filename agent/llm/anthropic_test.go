@@ -10,6 +10,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 func newAnthropic(srv *llmtest.Server, mod ...func(*llm.AnthropicOptions)) llm.Provider {
@@ -107,25 +108,25 @@ func TestAnthropicFaults(t *testing.T) {
 	tests := []struct {
 		name      string
 		turn      llmtest.Turn
-		code      convo.ErrorCode
+		code      fault.Code
 		retryable bool
 		after     time.Duration
 		partial   string
 		msg       string
 	}{
-		{name: "401", turn: llmtest.Turn{Status: 401}, code: convo.CodeAuth, msg: "set ANTHROPIC_API_KEY"},
-		{name: "429", turn: llmtest.Turn{Status: 429, RetryAfter: "3"}, code: convo.CodeRateLimit, retryable: true, after: 3 * time.Second},
-		{name: "529 overloaded", turn: llmtest.Turn{Status: 529, ErrorType: "overloaded_error"}, code: convo.CodeServerError, retryable: true},
-		{name: "400 prompt too long", turn: llmtest.Turn{Status: 400, ErrorMessage: "prompt is too long: 210000 tokens > 200000 maximum"}, code: convo.CodeContextLength},
-		{name: "error event", turn: llmtest.Turn{Text: "one two three", ErrorAfter: 4}, code: convo.CodeServerError, retryable: true, partial: "one two "},
-		{name: "cut", turn: llmtest.Turn{Text: "one two three", CutAfter: 4}, code: convo.CodeNetwork, retryable: true, partial: "one two "},
+		{name: "401", turn: llmtest.Turn{Status: 401}, code: fault.Auth, msg: "set ANTHROPIC_API_KEY"},
+		{name: "429", turn: llmtest.Turn{Status: 429, RetryAfter: "3"}, code: fault.RateLimit, retryable: true, after: 3 * time.Second},
+		{name: "529 overloaded", turn: llmtest.Turn{Status: 529, ErrorType: "overloaded_error"}, code: fault.ServerError, retryable: true},
+		{name: "400 prompt too long", turn: llmtest.Turn{Status: 400, ErrorMessage: "prompt is too long: 210000 tokens > 200000 maximum"}, code: fault.ContextLength},
+		{name: "error event", turn: llmtest.Turn{Text: "one two three", ErrorAfter: 4}, code: fault.ServerError, retryable: true, partial: "one two "},
+		{name: "cut", turn: llmtest.Turn{Text: "one two three", CutAfter: 4}, code: fault.Network, retryable: true, partial: "one two "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.Start(t, tt.turn)
 			r, err := newAnthropic(srv).Stream(context.Background(), userAsk, nil)
-			ce, ok := convo.AsError(err)
+			ce, ok := fault.As(err)
 			if !ok || ce.Code != tt.code || ce.Retryable != tt.retryable || (tt.after != 0 && ce.RetryAfter != tt.after) {
 				t.Fatalf("got %v (retryable %v)", err, ok && ce.Retryable)
 			}
@@ -143,12 +144,12 @@ func TestAnthropicStallAndCancel(t *testing.T) {
 	t.Parallel()
 	srv := llmtest.Start(t, llmtest.Turn{Text: "one two three", StallAfter: 3}, llmtest.Turn{Text: "one two three", StallAfter: 3})
 	_, err := newAnthropic(srv, func(o *llm.AnthropicOptions) { o.StallTimeout = 100 * time.Millisecond }).Stream(context.Background(), userAsk, nil)
-	if code(err) != convo.CodeTimeout {
+	if code(err) != fault.Timeout {
 		t.Errorf("stall: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := newAnthropic(srv).Stream(ctx, userAsk, func(d llm.Delta) { cancel() })
-	if code(err) != convo.CodeInterrupted || r.Content != "one " {
+	if code(err) != fault.Interrupted || r.Content != "one " {
 		t.Errorf("cancel: %v, partial %q", err, r.Content)
 	}
 }

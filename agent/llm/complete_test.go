@@ -7,6 +7,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // TestCompleteClassifiesErrors: a non-streamed call fails with the same classified
@@ -15,11 +16,11 @@ func TestCompleteClassifiesErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		status int
-		code   convo.ErrorCode
+		code   fault.Code
 	}{
-		{429, convo.CodeRateLimit},
-		{401, convo.CodeAuth},
-		{500, convo.CodeServerError},
+		{429, fault.RateLimit},
+		{401, fault.Auth},
+		{500, fault.ServerError},
 	}
 	for _, tt := range tests {
 		srv := llmtest.Start(t, llmtest.Turn{Status: tt.status}, llmtest.Turn{Status: tt.status})
@@ -29,7 +30,7 @@ func TestCompleteClassifiesErrors(t *testing.T) {
 		}
 		for name, p := range providers {
 			_, err := p.(llm.Completer).Complete(context.Background(), llm.Request{Messages: []convo.Message{{Role: convo.User, Content: "hi"}}})
-			if ce, ok := convo.AsError(err); !ok || ce.Code != tt.code {
+			if ce, ok := fault.As(err); !ok || ce.Code != tt.code {
 				t.Errorf("%s %d: err = %v, want %s", name, tt.status, err, tt.code)
 			}
 		}

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-
-	"github.com/nodius/nodius-ai/agent/convo"
 )
 
 // DefaultEmbedBatch is how many texts go in one embeddings request.
@@ -101,7 +100,7 @@ func (e *embedder) once(ctx context.Context, texts []string) ([][]float32, error
 		return nil, e.who.classifyTransport(ctx, nil, err)
 	}
 	if len(res.Data) != len(texts) {
-		return nil, &convo.Error{Code: convo.CodeServerError, Retryable: true,
+		return nil, &fault.Error{Code: fault.ServerError, Retryable: true,
 			Message: e.o.ProviderName + " returned a wrong number of embeddings — retry"}
 	}
 	vecs := make([][]float32, len(texts))

@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 func cosine(a, b []float32) float64 {
@@ -61,7 +62,7 @@ func TestEmbedderErrors(t *testing.T) {
 	srv := llmtest.Start(t)
 	e := llm.NewEmbedder(llm.EmbedderOptions{BaseURL: srv.URL + "/nope", Model: "m", ProviderName: "openai", KeyHint: "OPENAI_API_KEY"})
 	_, err := e.Embed(context.Background(), []string{"x"})
-	if code(err) != convo.CodeInvalidRequest {
+	if code(err) != fault.InvalidRequest {
 		t.Errorf("404: %v", err)
 	}
 }
@@ -98,7 +99,7 @@ func TestEmbedderRetry(t *testing.T) {
 	fs := &fakeSleep{}
 	e := llm.NewEmbedder(llm.EmbedderOptions{BaseURL: hs.URL + "/v1", Model: "m", Retry: llm.RetryOptions{Sleep: fs.sleep}})
 	vecs, err := e.Embed(context.Background(), []string{"a", "b"})
-	if code(err) != convo.CodeAuth || len(vecs) != 0 {
+	if code(err) != fault.Auth || len(vecs) != 0 {
 		t.Fatalf("503, 429 then 401: want auth_error after two retries, got %v (%d vectors)", err, len(vecs))
 	}
 	mu.Lock()
@@ -127,7 +128,7 @@ func TestFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := llm.FromConfig(cfg, nil, nil); code(err) != convo.CodeConfig {
+	if _, err := llm.FromConfig(cfg, nil, nil); code(err) != fault.Config {
 		t.Errorf("no provider: %v", err)
 	}
 	if e, err := llm.EmbedderFromConfig(cfg, nil, nil); e != nil || err != nil {
@@ -179,12 +180,12 @@ func TestTracker(t *testing.T) {
 		limits config.Limits
 		start  convo.Usage
 		call   convo.Usage
-		code   convo.ErrorCode
+		code   fault.Code
 	}{
 		{"no limits", config.Limits{}, convo.Usage{}, convo.Usage{PromptTokens: 1e6, CompletionTokens: 1e6}, ""},
-		{"per call", config.Limits{MaxTokensPerCall: 100}, convo.Usage{}, convo.Usage{PromptTokens: 90, CompletionTokens: 20}, convo.CodeBudgetExceeded},
-		{"per thread", config.Limits{MaxTokensPerThread: 1000}, convo.Usage{PromptTokens: 950}, convo.Usage{PromptTokens: 40, CompletionTokens: 20}, convo.CodeBudgetExceeded},
-		{"usd", config.Limits{MaxCostUSD: 1}, convo.Usage{CostUSD: 0.5}, convo.Usage{PromptTokens: 1e6}, convo.CodeBudgetExceeded},
+		{"per call", config.Limits{MaxTokensPerCall: 100}, convo.Usage{}, convo.Usage{PromptTokens: 90, CompletionTokens: 20}, fault.BudgetExceeded},
+		{"per thread", config.Limits{MaxTokensPerThread: 1000}, convo.Usage{PromptTokens: 950}, convo.Usage{PromptTokens: 40, CompletionTokens: 20}, fault.BudgetExceeded},
+		{"usd", config.Limits{MaxCostUSD: 1}, convo.Usage{CostUSD: 0.5}, convo.Usage{PromptTokens: 1e6}, fault.BudgetExceeded},
 		{"under", config.Limits{MaxTokensPerCall: 1000, MaxTokensPerThread: 5000, MaxCostUSD: 1}, convo.Usage{}, convo.Usage{PromptTokens: 500, CompletionTokens: 20}, ""},
 	}
 	for _, tt := range tests {

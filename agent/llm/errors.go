@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // MaxRetryAfter caps how long a Retry-After header may make us wait: a server asking
@@ -44,14 +44,14 @@ type who struct {
 
 // classifyFailure turns a provider failure into its one classified error
 // (internal/fault). It is called once, where the failure is understood.
-func (w who) classifyFailure(f failure, cause error) *convo.Error {
+func (w who) classifyFailure(f failure, cause error) *fault.Error {
 	msg := strings.ToLower(f.message + " " + f.kind)
-	e := &convo.Error{Status: f.status, Err: cause}
+	e := &fault.Error{Status: f.status, Err: cause}
 	detail := w.scrub(f.message)
 	switch {
 	case f.status == http.StatusUnauthorized || f.status == http.StatusForbidden ||
 		(f.status == 0 && containsAny(msg, "invalid api key", "invalid_api_key", "authentication_error", "incorrect api key")):
-		e.Code = convo.CodeAuth
+		e.Code = fault.Auth
 		hint := w.keyHint
 		if hint == "" {
 			hint = "NODIUS_AI_API_KEY"
@@ -65,7 +65,7 @@ func (w who) classifyFailure(f failure, cause error) *convo.Error {
 			e.Message += " (or check that the key may use model " + w.model + ")"
 		}
 	case f.status == http.StatusTooManyRequests || containsAny(msg, "rate_limit", "rate limit", "too many requests"):
-		e.Code = convo.CodeRateLimit
+		e.Code = fault.RateLimit
 		if containsAny(msg, "insufficient_quota", "quota", "billing", "balance") {
 			e.Message = fmt.Sprintf("%s says the account is out of quota — check billing, then retry", w.provider)
 			break
@@ -78,29 +78,29 @@ func (w who) classifyFailure(f failure, cause error) *convo.Error {
 		}
 	case containsAny(msg, "context_length", "context length", "maximum context", "context window", "too many tokens",
 		"prompt is too long", "reduce the length", "input is too long", "tokens exceeds", "exceeds the model"):
-		e.Code = convo.CodeContextLength
+		e.Code = fault.ContextLength
 		e.Message = fmt.Sprintf("the conversation is too long for %s — start a new thread or ask a shorter question", w.model)
 	case containsAny(msg, "content_filter", "content filter", "content management policy", "flagged", "content_policy", "safety system"):
-		e.Code = convo.CodeContentFilter
+		e.Code = fault.ContentFilter
 		e.Message = fmt.Sprintf("%s's content filter blocked the request — rephrase the question", w.provider)
 	case f.status == http.StatusRequestTimeout:
-		e.Code, e.Retryable = convo.CodeTimeout, true
+		e.Code, e.Retryable = fault.Timeout, true
 		e.Message = fmt.Sprintf("%s timed out — retry in a moment", w.provider)
 	case f.status >= 500 || f.status == 529 || containsAny(msg, "overloaded", "server_error", "internal error", "service unavailable"):
-		e.Code, e.Retryable = convo.CodeServerError, true
+		e.Code, e.Retryable = fault.ServerError, true
 		if f.status > 0 {
 			e.Message = fmt.Sprintf("%s had a server error (HTTP %d) — retry in a moment", w.provider, f.status)
 		} else {
 			e.Message = fmt.Sprintf("%s reported an error mid-answer (%s) — retry in a moment", w.provider, orDefault(detail, "server error"))
 		}
 	case f.status == http.StatusNotFound:
-		e.Code = convo.CodeInvalidRequest
+		e.Code = fault.InvalidRequest
 		e.Message = fmt.Sprintf("%s answered 404 (%s) — check --model %q and --base-url", w.provider, orDefault(detail, "not found"), w.model)
 	case f.status >= 400:
-		e.Code = convo.CodeInvalidRequest
+		e.Code = fault.InvalidRequest
 		e.Message = fmt.Sprintf("%s rejected the request (HTTP %d: %s) — this is likely a bug, please report it", w.provider, f.status, orDefault(detail, http.StatusText(f.status)))
 	default: // an unrecognised error event inside the stream: the provider failed mid-way
-		e.Code, e.Retryable = convo.CodeServerError, true
+		e.Code, e.Retryable = fault.ServerError, true
 		e.Message = fmt.Sprintf("%s reported an error mid-answer (%s) — retry in a moment", w.provider, orDefault(detail, "unknown error"))
 	}
 	return e
@@ -109,15 +109,15 @@ func (w who) classifyFailure(f failure, cause error) *convo.Error {
 // classifyTransport classifies errors that never reached a provider's answer:
 // cancellation, stalls, timeouts, refused connections, DNS, cut streams.
 // parent is the caller's context: its cancellation is the user's doing.
-func (w who) classifyTransport(parent context.Context, callCtx context.Context, err error) *convo.Error {
-	if ce, ok := convo.AsError(err); ok {
+func (w who) classifyTransport(parent context.Context, callCtx context.Context, err error) *fault.Error {
+	if ce, ok := fault.As(err); ok {
 		return ce
 	}
 	switch {
 	case parent.Err() != nil && !errors.Is(context.Cause(parent), context.DeadlineExceeded):
-		return &convo.Error{Code: convo.CodeInterrupted, Message: "generation stopped — the partial answer was kept", Err: err}
+		return &fault.Error{Code: fault.Interrupted, Message: "generation stopped — the partial answer was kept", Err: err}
 	case callCtx != nil && errors.Is(context.Cause(callCtx), errStalled):
-		return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
 			Message: fmt.Sprintf("%s stopped sending data mid-answer — retry", w.provider)}
 	}
 	var ne net.Error
@@ -125,27 +125,27 @@ func (w who) classifyTransport(parent context.Context, callCtx context.Context, 
 	var op *net.OpError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) || strings.Contains(err.Error(), "timeout awaiting response headers"):
-		return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
 			Message: fmt.Sprintf("%s did not answer in time — retry, or check the network", w.provider)}
 	case errors.As(err, &dns):
-		return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 			Message: fmt.Sprintf("cannot resolve the host of %s (%s) — check the network or --base-url", w.provider, w.host())}
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 			Message: fmt.Sprintf("cannot connect to %s at %s (connection refused) — is the server running? check --base-url", w.provider, w.host())}
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF):
-		return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 			Message: fmt.Sprintf("the connection to %s was cut mid-answer — retry", w.provider)}
 	case errors.As(err, &op):
-		return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 			Message: fmt.Sprintf("cannot reach %s at %s — check the network or --base-url", w.provider, w.host())}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &convo.Error{Code: convo.CodeServerError, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.ServerError, Retryable: true, Err: err,
 			Message: fmt.Sprintf("%s sent a malformed stream — retry", w.provider)}
 	}
-	return &convo.Error{Code: convo.CodeInternal, Err: err,
+	return &fault.Error{Code: fault.Internal, Err: err,
 		Message: fmt.Sprintf("unexpected error talking to %s: %s", w.provider, w.scrub(err.Error()))}
 }
 

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // FromConfig builds the configured provider (not yet wrapped in WithRetry), or the
@@ -35,13 +35,13 @@ func FromConfig(cfg *config.Config, httpClient *http.Client, log *slog.Logger) (
 func EmbedderFromConfig(cfg *config.Config, httpClient *http.Client, _ *slog.Logger) (Embedder, error) {
 	if cfg.EmbeddingBaseURL == "" {
 		if cfg.EmbeddingModel != "" && cfg.Provider != "" {
-			return nil, &convo.Error{Code: convo.CodeConfig,
+			return nil, &fault.Error{Code: fault.Config,
 				Message: cfg.Provider + " has no embeddings API — set OPENAI_API_KEY or NODIUS_AI_EMBEDDING_BASE_URL for embedding model " + cfg.EmbeddingModel}
 		}
 		return nil, nil
 	}
 	if cfg.EmbeddingModel == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: "no embedding model set — pass --embedding-model or set NODIUS_AI_EMBEDDING_MODEL"}
+		return nil, &fault.Error{Code: fault.Config, Message: "no embedding model set — pass --embedding-model or set NODIUS_AI_EMBEDDING_MODEL"}
 	}
 	hint := "NODIUS_AI_API_KEY"
 	if e, ok := cfg.Providers[cfg.EmbeddingProvider]; ok && e.APIKeyEnv != "" {

@@ -39,7 +39,7 @@ const (
 
 // Provider streams one chat completion. onDelta is called on the caller's goroutine
 // for each delta, in order; Stream returns when the stream ends. Errors are
-// *convo.Error, classified (rate_limit, auth_error, ...) with Retryable set.
+// *fault.Error, classified (rate_limit, auth_error, ...) with Retryable set.
 // Cancelling ctx stops the HTTP stream at once and returns the reply so far with an
 // error whose code is interrupted.
 type Provider interface {

@@ -18,6 +18,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // fixtureDir holds streams recorded from live provider APIs (testdata/sse/README.md
@@ -259,8 +260,8 @@ func TestRequestShape(t *testing.T) {
 	}
 }
 
-func code(err error) convo.ErrorCode {
-	if ce, ok := convo.AsError(err); ok {
+func code(err error) fault.Code {
+	if ce, ok := fault.As(err); ok {
 		return ce.Code
 	}
 	return "unclassified"
@@ -271,38 +272,38 @@ func TestFaults(t *testing.T) {
 	tests := []struct {
 		name       string
 		turn       llmtest.Turn
-		code       convo.ErrorCode
+		code       fault.Code
 		retryable  bool
 		retryAfter time.Duration
 		msg        string
 		partial    string
 	}{
 		{name: "401", turn: llmtest.Turn{Status: 401, ErrorMessage: "Authentication Fails, Your api key: sk-test-secret is invalid"},
-			code: convo.CodeAuth, msg: "the API key for deepseek was rejected — set DEEPSEEK_API_KEY"},
-		{name: "403", turn: llmtest.Turn{Status: 403}, code: convo.CodeAuth, msg: "set DEEPSEEK_API_KEY"},
-		{name: "429 seconds", turn: llmtest.Turn{Status: 429, RetryAfter: "7"}, code: convo.CodeRateLimit, retryable: true, retryAfter: 7 * time.Second, msg: "rate limiting"},
-		{name: "429 capped", turn: llmtest.Turn{Status: 429, RetryAfter: "3600"}, code: convo.CodeRateLimit, retryable: true, retryAfter: 60 * time.Second},
-		{name: "429 quota", turn: llmtest.Turn{Status: 429, ErrorType: "insufficient_quota", ErrorMessage: "You exceeded your current quota"}, code: convo.CodeRateLimit, msg: "billing"},
-		{name: "500", turn: llmtest.Turn{Status: 500}, code: convo.CodeServerError, retryable: true, msg: "HTTP 500"},
-		{name: "503", turn: llmtest.Turn{Status: 503}, code: convo.CodeServerError, retryable: true},
+			code: fault.Auth, msg: "the API key for deepseek was rejected — set DEEPSEEK_API_KEY"},
+		{name: "403", turn: llmtest.Turn{Status: 403}, code: fault.Auth, msg: "set DEEPSEEK_API_KEY"},
+		{name: "429 seconds", turn: llmtest.Turn{Status: 429, RetryAfter: "7"}, code: fault.RateLimit, retryable: true, retryAfter: 7 * time.Second, msg: "rate limiting"},
+		{name: "429 capped", turn: llmtest.Turn{Status: 429, RetryAfter: "3600"}, code: fault.RateLimit, retryable: true, retryAfter: 60 * time.Second},
+		{name: "429 quota", turn: llmtest.Turn{Status: 429, ErrorType: "insufficient_quota", ErrorMessage: "You exceeded your current quota"}, code: fault.RateLimit, msg: "billing"},
+		{name: "500", turn: llmtest.Turn{Status: 500}, code: fault.ServerError, retryable: true, msg: "HTTP 500"},
+		{name: "503", turn: llmtest.Turn{Status: 503}, code: fault.ServerError, retryable: true},
 		{name: "400 context length", turn: llmtest.Turn{Status: 400, ErrorType: "invalid_request_error",
 			ErrorMessage: "This model's maximum context length is 65536 tokens. However, you requested 70000 tokens"},
-			code: convo.CodeContextLength, msg: "too long for fake-model"},
-		{name: "400 content filter", turn: llmtest.Turn{Status: 400, ErrorType: "content_filter", ErrorMessage: "Content Exists Risk"}, code: convo.CodeContentFilter},
-		{name: "400 other", turn: llmtest.Turn{Status: 400, ErrorMessage: "messages: bad role"}, code: convo.CodeInvalidRequest, msg: "bad role"},
-		{name: "404", turn: llmtest.Turn{Status: 404, ErrorMessage: "Model Not Exist"}, code: convo.CodeInvalidRequest, msg: "--model"},
-		{name: "502 html body", turn: llmtest.Turn{Raw: "", Status: 502}, code: convo.CodeServerError, retryable: true},
-		{name: "cut mid-stream", turn: llmtest.Turn{Text: "one two three four", CutAfter: 3}, code: convo.CodeNetwork, retryable: true, partial: "one two "},
+			code: fault.ContextLength, msg: "too long for fake-model"},
+		{name: "400 content filter", turn: llmtest.Turn{Status: 400, ErrorType: "content_filter", ErrorMessage: "Content Exists Risk"}, code: fault.ContentFilter},
+		{name: "400 other", turn: llmtest.Turn{Status: 400, ErrorMessage: "messages: bad role"}, code: fault.InvalidRequest, msg: "bad role"},
+		{name: "404", turn: llmtest.Turn{Status: 404, ErrorMessage: "Model Not Exist"}, code: fault.InvalidRequest, msg: "--model"},
+		{name: "502 html body", turn: llmtest.Turn{Raw: "", Status: 502}, code: fault.ServerError, retryable: true},
+		{name: "cut mid-stream", turn: llmtest.Turn{Text: "one two three four", CutAfter: 3}, code: fault.Network, retryable: true, partial: "one two "},
 		{name: "error event mid-stream", turn: llmtest.Turn{Text: "one two three four", ErrorAfter: 3, ErrorMessage: "upstream overloaded"},
-			code: convo.CodeServerError, retryable: true, partial: "one two ", msg: "upstream overloaded"},
-		{name: "error event rate limit", turn: llmtest.Turn{Text: "x", ErrorAfter: -1, ErrorType: "rate_limit_exceeded"}, code: convo.CodeRateLimit, retryable: true},
+			code: fault.ServerError, retryable: true, partial: "one two ", msg: "upstream overloaded"},
+		{name: "error event rate limit", turn: llmtest.Turn{Text: "x", ErrorAfter: -1, ErrorType: "rate_limit_exceeded"}, code: fault.RateLimit, retryable: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := llmtest.Start(t, tt.turn)
 			r, err := newProvider(srv).Stream(context.Background(), userAsk, nil)
-			ce, ok := convo.AsError(err)
+			ce, ok := fault.As(err)
 			if !ok {
 				t.Fatalf("want a classified error, got %v", err)
 			}
@@ -332,14 +333,14 @@ func TestMalformedChunks(t *testing.T) {
 	}
 	tests := []struct {
 		name, raw, partial string
-		code               convo.ErrorCode
+		code               fault.Code
 	}{
-		{"truncated", chunk("one ") + `data: {"choices":[{"index":0,"delta":{"content":"two"}` + "\n\n" + chunk("three"), "one ", convo.CodeServerError},
-		{"bad character", chunk("one ") + `data: {"choices":[{"index":0,"delta":{"content":"tw` + "\n\n" + chunk("three"), "one ", convo.CodeServerError},
-		{"two values", chunk("one ") + `data: {"choices":[]} {"choices":[]}` + "\n\n" + chunk("three"), "one ", convo.CodeServerError},
-		{"not json", chunk("one ") + "data: <html>\n\n", "one ", convo.CodeServerError},
+		{"truncated", chunk("one ") + `data: {"choices":[{"index":0,"delta":{"content":"two"}` + "\n\n" + chunk("three"), "one ", fault.ServerError},
+		{"bad character", chunk("one ") + `data: {"choices":[{"index":0,"delta":{"content":"tw` + "\n\n" + chunk("three"), "one ", fault.ServerError},
+		{"two values", chunk("one ") + `data: {"choices":[]} {"choices":[]}` + "\n\n" + chunk("three"), "one ", fault.ServerError},
+		{"not json", chunk("one ") + "data: <html>\n\n", "one ", fault.ServerError},
 		{"the word error", chunk("no ") + chunk("error") + chunk(`"error"`) + "data: [DONE]\n\n", `no error"error"`, ""},
-		{"error event", chunk("no ") + `data: {"error":{"message":"boom","type":"server_error"}}` + "\n\n" + chunk("more"), "no ", convo.CodeServerError},
+		{"error event", chunk("no ") + `data: {"error":{"message":"boom","type":"server_error"}}` + "\n\n" + chunk("more"), "no ", fault.ServerError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -349,7 +350,7 @@ func TestMalformedChunks(t *testing.T) {
 			if tt.code == "" && err != nil || tt.code != "" && code(err) != tt.code {
 				t.Fatalf("want %q, got %v", tt.code, err)
 			}
-			if ce, ok := convo.AsError(err); ok && !ce.Retryable {
+			if ce, ok := fault.As(err); ok && !ce.Retryable {
 				t.Errorf("not retryable: %v", err)
 			}
 			if r.Content != tt.partial || r.Model != "m" {
@@ -364,7 +365,7 @@ func TestStallTimeout(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Turn{Text: "one two three", StallAfter: 2})
 	p := newProvider(srv, func(o *llm.OpenAIOptions) { o.StallTimeout = 150 * time.Millisecond })
 	r, err := p.Stream(context.Background(), userAsk, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Timeout || !ce.Retryable {
 		t.Fatalf("want retryable timeout, got %v", err)
 	}
 	if r.Content != "one " {
@@ -405,7 +406,7 @@ func TestResponseHeaderTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := p.Stream(ctx, userAsk, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable || ctx.Err() != nil {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Timeout || !ce.Retryable || ctx.Err() != nil {
 		t.Fatalf("want a retryable timeout before the test's deadline, got %v", err)
 	}
 }
@@ -416,7 +417,7 @@ func TestHeaderTimeout(t *testing.T) {
 	// The fake sends headers at once; a stall before the first chunk is the stall timer's.
 	p := newProvider(srv, func(o *llm.OpenAIOptions) { o.StallTimeout = 100 * time.Millisecond })
 	_, err := p.Stream(context.Background(), userAsk, nil)
-	if code(err) != convo.CodeTimeout {
+	if code(err) != fault.Timeout {
 		t.Fatalf("want timeout, got %v", err)
 	}
 }
@@ -443,7 +444,7 @@ func TestCancelMidStream(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Stream did not return after cancel")
 	}
-	if code(err) != convo.CodeInterrupted {
+	if code(err) != fault.Interrupted {
 		t.Fatalf("want interrupted, got %v", err)
 	}
 	if r.Content != "one two " {
@@ -455,7 +456,7 @@ func TestConnectionRefused(t *testing.T) {
 	t.Parallel()
 	p := llm.NewOpenAI(llm.OpenAIOptions{Endpoint: llm.Endpoint{BaseURL: "http://127.0.0.1:1/v1", Model: "m", ProviderName: "ollama"}})
 	_, err := p.Stream(context.Background(), userAsk, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeNetwork || !ce.Retryable || !strings.Contains(ce.Message, "127.0.0.1:1") {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Network || !ce.Retryable || !strings.Contains(ce.Message, "127.0.0.1:1") {
 		t.Fatalf("want network error, got %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // RetryOptions tune WithRetry. Zero values take the defaults in brackets.
@@ -16,7 +16,7 @@ type RetryOptions struct {
 	// Sleep waits d or until ctx ends (tests pass a fake) [a timer].
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnRetry is told before each wait, so the agent can show "retrying in 4s".
-	OnRetry func(attempt int, delay time.Duration, err *convo.Error)
+	OnRetry func(attempt int, delay time.Duration, err *fault.Error)
 }
 
 // WithRetry retries p's transient failures (rate limits, server errors, timeouts,
@@ -80,7 +80,7 @@ func (o RetryOptions) run(ctx context.Context, attempt func() (mayRetry bool, er
 		if err == nil {
 			return nil
 		}
-		ce, ok := convo.AsError(err)
+		ce, ok := fault.As(err)
 		if !ok || !ce.Retryable || !mayRetry || n >= o.MaxAttempts || ctx.Err() != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (o RetryOptions) run(ctx context.Context, attempt func() (mayRetry bool, er
 			o.OnRetry(n, delay, ce)
 		}
 		if serr := o.Sleep(ctx, delay); serr != nil {
-			return &convo.Error{Code: convo.CodeInterrupted, Message: "stopped while waiting to retry", Err: serr}
+			return &fault.Error{Code: fault.Interrupted, Message: "stopped while waiting to retry", Err: serr}
 		}
 	}
 }

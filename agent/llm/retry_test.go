@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // fakeSleep records the waits instead of sleeping.
@@ -30,7 +30,7 @@ func TestRetry(t *testing.T) {
 	tests := []struct {
 		name     string
 		turns    []llmtest.Turn
-		code     convo.ErrorCode // "" = success
+		code     fault.Code // "" = success
 		requests int
 		waits    []time.Duration // exact waits (Retry-After); nil = check count only
 		nwaits   int
@@ -42,11 +42,11 @@ func TestRetry(t *testing.T) {
 			requests: 2, waits: []time.Duration{60 * time.Second}, nwaits: 1, text: "hello"},
 		{name: "500 then 503 then ok", turns: []llmtest.Turn{{Status: 500}, {Status: 503}, {Text: "ok"}}, requests: 3, nwaits: 2, text: "ok"},
 		{name: "gives up after max attempts", turns: []llmtest.Turn{{Status: 500}, {Status: 500}, {Status: 500}, {Text: "never"}},
-			code: convo.CodeServerError, requests: 3, nwaits: 2},
-		{name: "401 not retried", turns: []llmtest.Turn{{Status: 401}, {Text: "never"}}, code: convo.CodeAuth, requests: 1},
-		{name: "400 context not retried", turns: []llmtest.Turn{{Status: 400, ErrorMessage: "maximum context length exceeded"}}, code: convo.CodeContextLength, requests: 1},
+			code: fault.ServerError, requests: 3, nwaits: 2},
+		{name: "401 not retried", turns: []llmtest.Turn{{Status: 401}, {Text: "never"}}, code: fault.Auth, requests: 1},
+		{name: "400 context not retried", turns: []llmtest.Turn{{Status: 400, ErrorMessage: "maximum context length exceeded"}}, code: fault.ContextLength, requests: 1},
 		{name: "no retry once a token was shown", turns: []llmtest.Turn{{Text: "one two three", CutAfter: 3}, {Text: "never"}},
-			code: convo.CodeNetwork, requests: 1, text: "one two "},
+			code: fault.Network, requests: 1, text: "one two "},
 		{name: "retry when the cut came before any token", turns: []llmtest.Turn{{Text: "one", CutAfter: 1}, {Text: "fine"}}, requests: 2, nwaits: 1, text: "fine"},
 	}
 	for _, tt := range tests {
@@ -56,7 +56,7 @@ func TestRetry(t *testing.T) {
 			fs := &fakeSleep{}
 			var retries int
 			p := llm.WithRetry(newProvider(srv), llm.RetryOptions{MaxAttempts: 3, BaseDelay: 10 * time.Millisecond, Sleep: fs.sleep,
-				OnRetry: func(int, time.Duration, *convo.Error) { retries++ }})
+				OnRetry: func(int, time.Duration, *fault.Error) { retries++ }})
 			var shown strings.Builder
 			r, err := p.Stream(context.Background(), userAsk, func(d llm.Delta) { shown.WriteString(d.Text) })
 			if tt.code == "" && err != nil {
@@ -94,7 +94,7 @@ func TestRetryStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := llm.WithRetry(newProvider(srv), llm.RetryOptions{Sleep: func(ctx context.Context, d time.Duration) error { cancel(); return context.Canceled }})
 	_, err := p.Stream(ctx, userAsk, nil)
-	if code(err) != convo.CodeInterrupted {
+	if code(err) != fault.Interrupted {
 		t.Fatalf("want interrupted, got %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // Tracker counts tokens and cost per call and per thread
@@ -61,4 +62,4 @@ func (t *Tracker) over(call convo.Usage) error {
 	return nil
 }
 
-func budget(msg string) error { return &convo.Error{Code: convo.CodeBudgetExceeded, Message: msg} }
+func budget(msg string) error { return &fault.Error{Code: fault.BudgetExceeded, Message: msg} }

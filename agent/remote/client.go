@@ -15,7 +15,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusws"
 	"github.com/nodius/nodius-ai/internal/termtext"
@@ -68,11 +67,11 @@ type Client struct {
 func ParseServerURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"the server URL %q is not an http:// or https:// URL — use e.g. --agent server:https://nodius.example.com", Redact(raw))}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"the server URL %q must not have a query or a fragment", Redact(raw))}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
@@ -157,7 +156,7 @@ func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error
 
 	body, err := json.Marshal(req)
 	if err != nil {
-		return &convo.Error{Code: convo.CodeInternal, Message: "could not encode the request: " + err.Error(), Err: err}
+		return &fault.Error{Code: fault.Internal, Message: "could not encode the request: " + err.Error(), Err: err}
 	}
 	if err := c.write(connCtx, conn, body); err != nil {
 		return c.lost(err)
@@ -218,11 +217,11 @@ func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error
 			return stopRun()
 		case err := <-pingFail:
 			c.log.Warn("server did not answer a ping", "error", err.Error())
-			return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: errDropped,
+			return &fault.Error{Code: fault.Network, Retryable: true, Err: errDropped,
 				Message: "the server stopped answering (no pong to a ping): what arrived is kept — check the network and ask again"}
 		case <-stall.C:
 			conn.Close(websocket.StatusNormalClosure, "stalled")
-			return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Message: fmt.Sprintf(
+			return &fault.Error{Code: fault.Timeout, Retryable: true, Message: fmt.Sprintf(
 				"the server's assistant sent nothing for %s: what arrived is kept — ask again", roundForPeople(c.opt.StallTimeout))}
 		case f, open := <-frames:
 			if ctx.Err() != nil {
@@ -240,7 +239,7 @@ func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error
 			in, ok, err := ParseInbound(f.data)
 			if err != nil {
 				conn.Close(websocket.StatusProtocolError, "malformed message")
-				return &convo.Error{Code: convo.CodeInternal, Message: err.Error() + " — the server may run another version of Nodius", Err: err}
+				return &fault.Error{Code: fault.Internal, Message: err.Error() + " — the server may run another version of Nodius", Err: err}
 			}
 			if !ok {
 				continue
@@ -299,7 +298,7 @@ func (c *Client) write(ctx context.Context, conn *websocket.Conn, body []byte) e
 // lost is the error of a connection that went away mid-run.
 func (c *Client) lost(err error) error {
 	c.log.Warn("connection to the server lost", "error", err.Error())
-	return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: errors.Join(errDropped, err),
+	return &fault.Error{Code: fault.Network, Retryable: true, Err: errors.Join(errDropped, err),
 		Message: "the connection to the server was lost mid-run (the server stops the run when its client goes): what arrived is kept, marked interrupted — ask again"}
 }
 
@@ -317,10 +316,10 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 func (c *Client) networkError(what string, err error) error {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		return &convo.Error{Code: convo.CodeTimeout, Retryable: true, Err: err,
+		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
 			Message: fmt.Sprintf("could not %s in time — check the server URL and the network", what)}
 	}
-	return &convo.Error{Code: convo.CodeNetwork, Retryable: true, Err: err,
+	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
 		Message: fmt.Sprintf("could not %s (%s) — check the server URL and that the server is running", what, netReason(err))}
 }
 
@@ -341,33 +340,33 @@ func netReason(err error) string {
 func statusError(status int, what string) error {
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return &convo.Error{Code: convo.CodeAuth, Status: status, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.Auth, Status: status, Message: fmt.Sprintf(
 			"the server refused the credentials (%d) %s — check --token or NODIUS_AI_TOKEN (a fresh JWT from your Nodius login)", status, what)}
 	case status == http.StatusTooManyRequests:
-		return &convo.Error{Code: convo.CodeRateLimit, Status: status, Retryable: true, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.RateLimit, Status: status, Retryable: true, Message: fmt.Sprintf(
 			"the server is busy (429) %s — wait a moment and try again", what)}
 	case status >= 500:
-		return &convo.Error{Code: convo.CodeServerError, Status: status, Retryable: true, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.ServerError, Status: status, Retryable: true, Message: fmt.Sprintf(
 			"the server failed (%d) %s — try again later", status, what)}
 	case status == http.StatusNotFound:
-		return &convo.Error{Code: convo.CodeInvalidRequest, Status: status, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.InvalidRequest, Status: status, Message: fmt.Sprintf(
 			"the server has no such resource (404) %s — check the server URL and the id", what)}
 	}
-	return &convo.Error{Code: convo.CodeInvalidRequest, Status: status, Message: fmt.Sprintf(
+	return &fault.Error{Code: fault.InvalidRequest, Status: status, Message: fmt.Sprintf(
 		"the server refused the request (%d) %s", status, what)}
 }
 
 // serverError maps an ai:error to the error classes of local runs: the same codes,
 // the same exit codes.
-func serverError(in Inbound) *convo.Error {
-	code := convo.ErrorCode(in.Code)
+func serverError(in Inbound) *fault.Error {
+	code := fault.Code(in.Code)
 	switch code {
-	case convo.CodeRateLimit, convo.CodeServerError, convo.CodeAuth, convo.CodeTimeout, convo.CodeNetwork,
-		convo.CodeContentFilter, convo.CodeContextLength, convo.CodeBudgetExceeded, convo.CodeInvalidRequest, convo.CodeInternal:
+	case fault.RateLimit, fault.ServerError, fault.Auth, fault.Timeout, fault.Network,
+		fault.ContentFilter, fault.ContextLength, fault.BudgetExceeded, fault.InvalidRequest, fault.Internal:
 	case "":
-		code = convo.CodeInternal
+		code = fault.Internal
 	default:
-		code = convo.CodeInternal
+		code = fault.Internal
 	}
 	msg := strings.TrimSpace(in.Error)
 	if msg == "" {
@@ -375,15 +374,15 @@ func serverError(in Inbound) *convo.Error {
 	}
 	hint := ""
 	switch code {
-	case convo.CodeAuth:
+	case fault.Auth:
 		hint = " — check --token or NODIUS_AI_TOKEN"
-	case convo.CodeRateLimit, convo.CodeServerError, convo.CodeTimeout, convo.CodeNetwork:
+	case fault.RateLimit, fault.ServerError, fault.Timeout, fault.Network:
 		hint = " — try again in a moment"
-	case convo.CodeContextLength:
+	case fault.ContextLength:
 		hint = " — start a new thread"
 	}
 	if in.Details != "" {
 		msg += " (" + in.Details + ")"
 	}
-	return &convo.Error{Code: code, Retryable: in.Retryable, Message: "the server's assistant: " + termtext.Strip(msg) + hint}
+	return &fault.Error{Code: code, Retryable: in.Retryable, Message: "the server's assistant: " + termtext.Strip(msg) + hint}
 }

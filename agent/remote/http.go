@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -68,13 +67,13 @@ func (c *Client) Threads(ctx context.Context, graphKey string) ([]ServerThread, 
 		err = fmt.Errorf("no threads field")
 	}
 	if err != nil {
-		return nil, &convo.Error{Code: convo.CodeInternal, Err: err,
+		return nil, &fault.Error{Code: fault.Internal, Err: err,
 			Message: "the server's thread list is not what this client expects (" + shortErr(err) + ") — the server may run another version of Nodius"}
 	}
 	out := make([]ServerThread, 0, len(*env.Threads))
 	for i, w := range *env.Threads {
 		if w.ThreadID == "" {
-			return nil, &convo.Error{Code: convo.CodeInternal, Message: fmt.Sprintf(
+			return nil, &fault.Error{Code: fault.Internal, Message: fmt.Sprintf(
 				"the server's thread list has an entry without threadId (entry %d) — the server may run another version of Nodius", i+1)}
 		}
 		t := ServerThread{ID: w.ThreadID, GraphKey: w.GraphKey, ContextType: w.ContextType, Title: w.Title, Messages: w.MessageCount,
@@ -131,7 +130,7 @@ func (m HistoryMessage) ToolCallNames() []string {
 // also a thread started in the web client.
 func (c *Client) Messages(ctx context.Context, threadID string) ([]HistoryMessage, error) {
 	if strings.TrimSpace(threadID) == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: "no thread id given"}
+		return nil, &fault.Error{Code: fault.Config, Message: "no thread id given"}
 	}
 	raw, err := c.do(ctx, http.MethodGet, "/api/ai/thread/"+url.PathEscape(threadID)+"/messages", nil, "reading thread "+threadID+" on the server")
 	if err != nil {
@@ -144,7 +143,7 @@ func (c *Client) Messages(ctx context.Context, threadID string) ([]HistoryMessag
 		if err == nil {
 			err = fmt.Errorf("no conversationHistory")
 		}
-		return nil, &convo.Error{Code: convo.CodeInternal, Err: err,
+		return nil, &fault.Error{Code: fault.Internal, Err: err,
 			Message: "the server's thread history is not what this client expects (" + shortErr(err) + ") — the server may run another version of Nodius"}
 	}
 	return *body.History, nil
@@ -153,7 +152,7 @@ func (c *Client) Messages(ctx context.Context, threadID string) ([]HistoryMessag
 // DeleteThread deletes one of the server's threads (DELETE /api/ai/thread/:id).
 func (c *Client) DeleteThread(ctx context.Context, threadID string) error {
 	if strings.TrimSpace(threadID) == "" {
-		return &convo.Error{Code: convo.CodeConfig, Message: "no thread id given"}
+		return &fault.Error{Code: fault.Config, Message: "no thread id given"}
 	}
 	_, err := c.do(ctx, http.MethodDelete, "/api/ai/thread/"+url.PathEscape(threadID), nil, "deleting thread "+threadID+" on the server")
 	return err
@@ -173,7 +172,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, what 
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
-		return nil, &convo.Error{Code: convo.CodeInternal, Message: "could not build the request: " + err.Error(), Err: err}
+		return nil, &fault.Error{Code: fault.Internal, Message: "could not build the request: " + err.Error(), Err: err}
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")

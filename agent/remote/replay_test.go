@@ -482,7 +482,7 @@ func TestReplayHomeProposalIsAnError(t *testing.T) {
 		e := newReplayEnv(t, f, "a", nil)
 		var c collect
 		_, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "home", Text: "new graph"}, c.emit)
-		if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "Graph not found: home") {
+		if ce, ok := fault.As(err); !ok || !strings.Contains(ce.Message, "Graph not found: home") {
 			t.Fatalf("%s: %v", f, err)
 		}
 		if got := c.types(); got != "thread,tool_start,usage,error" {
@@ -522,7 +522,7 @@ func TestReplayResumeNothingPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
-	if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "No pending action to approve/reject") {
+	if ce, ok := fault.As(err); !ok || !strings.Contains(ce.Message, "No pending action to approve/reject") {
 		t.Fatalf("resume with nothing pending: %v", err)
 	}
 	res, err = e.run.Send(context.Background(), agent.SendRequest{ThreadID: res.ThreadID, Text: "Move root to 10,20"}, nil)
@@ -534,7 +534,7 @@ func TestReplayResumeNothingPending(t *testing.T) {
 		t.Fatalf("%+v %v", res2, err)
 	}
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
-	if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "No pending action") {
+	if ce, ok := fault.As(err); !ok || !strings.Contains(ce.Message, "No pending action") {
 		t.Fatalf("second resume: %v", err)
 	}
 	e.rp.check(t)
@@ -552,7 +552,7 @@ func TestReplayStopSendsNoInterrupt(t *testing.T) {
 			once.Do(cancel)
 		}
 	})
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeInterrupted {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Interrupted {
 		t.Fatalf("error %v", err)
 	}
 	select {
@@ -621,7 +621,7 @@ func TestReplayInvalidFrames(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	_, err = e.run.Send(context.Background(), agent.SendRequest{GraphKey: "nosuchgraph", Text: "a graph that does not exist"}, nil)
-	if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "Graph not found: nosuchgraph") {
+	if ce, ok := fault.As(err); !ok || !strings.Contains(ce.Message, "Graph not found: nosuchgraph") {
 		t.Fatalf("error %v", err)
 	}
 	e.rp.check(t)
@@ -658,7 +658,7 @@ func TestReplayAuth(t *testing.T) {
 		}
 		start := time.Now()
 		_, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "testgraph001", Text: "q"}, nil)
-		ce, ok := convo.AsError(err)
+		ce, ok := fault.As(err)
 		if !ok || ce.Code != tc.code || !strings.Contains(ce.Message, tc.word) || strings.Contains(ce.Message, testToken) {
 			t.Fatalf("%s: %v", tc.conn, err)
 		}
@@ -722,7 +722,7 @@ func TestReplayHTTP(t *testing.T) {
 	}
 	mu.Unlock()
 	_, err = serve(find("POST", "/api/ai/threads", 401)).Threads(context.Background(), "g")
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Auth {
 		t.Fatalf("401: %v", err)
 	}
 	msgs, err := serve(find("GET", "/api/ai/thread/", 200)).Messages(context.Background(), "4928cbf63c57807c6bb1d954d79b0a987d4644f1c3fdcfc2c2b8b85a4341dfe2")
@@ -740,7 +740,7 @@ func TestReplayHTTP(t *testing.T) {
 	}
 	for _, st := range []int{403, 404} {
 		_, err := serve(find("GET", "/api/ai/thread/", st)).Messages(context.Background(), "x")
-		if ce, ok := convo.AsError(err); !ok || ce.Status != st {
+		if ce, ok := fault.As(err); !ok || ce.Status != st {
 			t.Fatalf("%d: %v", st, err)
 		}
 	}

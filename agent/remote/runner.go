@@ -82,12 +82,12 @@ func (r *Runner) Send(ctx context.Context, req agent.SendRequest, emit func(conv
 	if p, err := r.store.PendingProposal(ctx, th.ID); err != nil {
 		return ru.fail(err)
 	} else if p != nil {
-		return ru.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+		return ru.fail(&fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
 			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s' or 'nodius-ai reject %s' first", th.ID, th.ID, th.ID)})
 	}
 	msg := ChatRequest{Type: TypeChat, ID: r.c.newID(), GraphKey: th.GraphKey, Message: req.Text, ThreadID: rem.ID}
 	if err := msg.Validate(); err != nil {
-		return ru.fail(&convo.Error{Code: convo.CodeConfig, Message: err.Error()})
+		return ru.fail(&fault.Error{Code: fault.Config, Message: err.Error()})
 	}
 	if err := r.store.SaveMessage(ctx, &convo.Message{ThreadID: th.ID, Role: convo.User, Content: req.Text, Status: convo.Complete, CreatedAt: r.now()}); err != nil {
 		return ru.fail(err)
@@ -114,7 +114,7 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	ru := r.newRun(ctx, th, rem, emit)
 	emit(convo.Event{Type: convo.EventThread, ThreadID: th.ID, Graph: th.GraphKey})
 	if rem.ID == "" {
-		return ru.fail(&convo.Error{Code: convo.CodeInvalidRequest, Message: fmt.Sprintf(
+		return ru.fail(&fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
 			"thread %s never reached the server (no server thread id): there is nothing to decide there", th.ID)})
 	}
 	p, err := r.store.PendingProposal(ctx, th.ID)
@@ -126,7 +126,7 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	}
 	msg := ResumeRequest{Type: TypeResume, ID: r.c.newID(), ThreadID: rem.ID, Approved: d.Approved, Feedback: d.Feedback}
 	if err := msg.Validate(); err != nil {
-		return ru.fail(&convo.Error{Code: convo.CodeConfig, Message: err.Error()})
+		return ru.fail(&fault.Error{Code: fault.Config, Message: err.Error()})
 	}
 	// The decision is recorded once the server has taken it (its first message that
 	// is not an error), so a refused resume leaves the proposal pending here. An
@@ -157,13 +157,13 @@ func (r *Runner) checkDecision(ctx context.Context, threadID string, p *convo.Pr
 			return nil
 		}
 		if old, err := r.store.Proposal(ctx, threadID, d.ProposalID); err == nil && old.Decision != convo.Pending {
-			return &convo.Error{Code: convo.CodeDecision, Message: fmt.Sprintf(
+			return &fault.Error{Code: fault.Decision, Message: fmt.Sprintf(
 				"proposal %s in thread %s was already decided (%s); nothing was changed", old.ID, threadID, old.State())}
 		}
 		return nil
 	}
 	if d.ProposalID != "" && d.ProposalID != p.ID {
-		return &convo.Error{Code: convo.CodeDecision, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.Decision, Message: fmt.Sprintf(
 			"the proposal waiting in thread %s is now %s (%s), not %s that was shown; nothing was decided — look at it and decide again",
 			threadID, p.ID, datasource.Describe(p.Action), d.ProposalID)}
 	}
@@ -172,7 +172,7 @@ func (r *Runner) checkDecision(ctx context.Context, threadID string, p *convo.Pr
 		digest = convo.ActionDigest(p.Action)
 	}
 	if d.Digest != "" && d.Digest != digest {
-		return &convo.Error{Code: convo.CodeDecision, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.Decision, Message: fmt.Sprintf(
 			"proposal %s in thread %s changed since it was shown (now: %s); nothing was decided — look at it and decide again",
 			p.ID, threadID, datasource.Describe(p.Action))}
 	}
@@ -248,14 +248,14 @@ func (r *Runner) openThread(ctx context.Context, graphKey, threadID string) (con
 			return convo.Thread{}, threads.Remote{}, err
 		}
 		if graphKey != "" && th.GraphKey != graphKey {
-			return convo.Thread{}, threads.Remote{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+			return convo.Thread{}, threads.Remote{}, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 				"thread %s belongs to graph %q, not %q", th.ID, th.GraphKey, graphKey)}
 		}
 		rem, err := r.remoteOf(ctx, th)
 		return th, rem, err
 	}
 	if strings.TrimSpace(graphKey) == "" {
-		return convo.Thread{}, threads.Remote{}, &convo.Error{Code: convo.CodeConfig, Message: "no graph given — pass --graph KEY"}
+		return convo.Thread{}, threads.Remote{}, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
 	now := r.now()
 	th, err := r.store.CreateThread(ctx, convo.Thread{GraphKey: graphKey, Provider: Provider, Status: convo.Active, CreatedAt: now, UpdatedAt: now})
@@ -277,11 +277,11 @@ func (r *Runner) remoteOf(ctx context.Context, th convo.Thread) (threads.Remote,
 		return threads.Remote{}, err
 	}
 	if !ok {
-		return threads.Remote{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+		return threads.Remote{}, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"thread %s was answered by the local agent, not by a server — continue it with --agent local, or start a new thread", th.ID)}
 	}
 	if rem.Server != r.c.Server() {
-		return threads.Remote{}, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+		return threads.Remote{}, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"thread %s belongs to the server %s, not %s — pass --agent server:%s", th.ID, rem.Server, r.c.Server(), rem.Server)}
 	}
 	return rem, nil
@@ -351,15 +351,15 @@ func (ru *run) stream(id int64, req any) (agent.Result, error) {
 
 // fail emits the error event and ends the run with it, classified.
 func (ru *run) fail(err error) (agent.Result, error) {
-	ce, ok := convo.AsError(err)
+	ce, ok := fault.As(err)
 	switch {
 	case ok:
 	case ru.ctx.Err() != nil || errors.Is(err, context.Canceled):
-		ce = &convo.Error{Code: convo.CodeInterrupted, Message: "stopped by the user; the partial answer is kept in the thread", Err: err}
+		ce = &fault.Error{Code: fault.Interrupted, Message: "stopped by the user; the partial answer is kept in the thread", Err: err}
 	case errors.Is(err, datasource.ErrNotFound):
-		ce = &convo.Error{Code: convo.CodeInvalidRequest, Message: err.Error(), Err: err}
+		ce = &fault.Error{Code: fault.InvalidRequest, Message: err.Error(), Err: err}
 	default:
-		ce = &convo.Error{Code: convo.CodeInternal, Message: err.Error(), Err: err}
+		ce = &fault.Error{Code: fault.Internal, Message: err.Error(), Err: err}
 	}
 	ru.r.log.Warn("remote run failed", "thread", ru.th.ID, "code", string(ce.Code), "error", ce.Message)
 	ru.emit(convo.Event{Type: convo.EventError, Err: ce})
@@ -569,7 +569,7 @@ func (ru *run) complete(in Inbound) error {
 	}
 	it, isInterrupt, err := ParseInterrupt(in.FullText)
 	if err != nil {
-		return &convo.Error{Code: convo.CodeInternal, Message: err.Error() + " — the server may run another version of Nodius", Err: err}
+		return &fault.Error{Code: fault.Internal, Message: err.Error() + " — the server may run another version of Nodius", Err: err}
 	}
 	if isInterrupt {
 		return ru.propose(it)

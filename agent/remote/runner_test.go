@@ -377,8 +377,8 @@ func TestRefusedResumeLeavesProposalPending(t *testing.T) {
 		s.Raw(`{"type":"ai:error","_id":` + jsonInt(s.Req.ID) + `,"error":"Le service IA est temporairement surchargé","code":"rate_limit","retryable":true}`)
 	})
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
-	ce, ok := convo.AsError(err)
-	if !ok || ce.Code != convo.CodeRateLimit || !ce.Retryable {
+	ce, ok := fault.As(err)
+	if !ok || ce.Code != fault.RateLimit || !ce.Retryable {
 		t.Fatalf("error %v", err)
 	}
 	if p, _ := e.store.PendingProposal(context.Background(), res.ThreadID); p == nil {
@@ -391,18 +391,18 @@ func TestServerErrorsMapToClasses(t *testing.T) {
 	cases := []struct {
 		code      string
 		retryable bool
-		want      convo.ErrorCode
+		want      fault.Code
 	}{
-		{"rate_limit", true, convo.CodeRateLimit},
-		{"server_error", true, convo.CodeServerError},
-		{"auth_error", false, convo.CodeAuth},
-		{"timeout", true, convo.CodeTimeout},
-		{"network", true, convo.CodeNetwork},
-		{"content_filter", false, convo.CodeContentFilter},
-		{"context_length", false, convo.CodeContextLength},
-		{"internal", false, convo.CodeInternal},
-		{"", false, convo.CodeInternal},
-		{"something_new", false, convo.CodeInternal},
+		{"rate_limit", true, fault.RateLimit},
+		{"server_error", true, fault.ServerError},
+		{"auth_error", false, fault.Auth},
+		{"timeout", true, fault.Timeout},
+		{"network", true, fault.Network},
+		{"content_filter", false, fault.ContentFilter},
+		{"context_length", false, fault.ContextLength},
+		{"internal", false, fault.Internal},
+		{"", false, fault.Internal},
+		{"something_new", false, fault.Internal},
 	}
 	e := newEnv(t, nil)
 	for _, tc := range cases {
@@ -418,7 +418,7 @@ func TestServerErrorsMapToClasses(t *testing.T) {
 			r := remote.NewRunner(c, e.store, nil, nil)
 			var col collect
 			res, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "g", Text: "q"}, col.emit)
-			ce, ok := convo.AsError(err)
+			ce, ok := fault.As(err)
 			if !ok || ce.Code != tc.want || ce.Retryable != tc.retryable {
 				t.Fatalf("error %#v, want %s retryable=%v", err, tc.want, tc.retryable)
 			}
@@ -439,14 +439,14 @@ func TestBadTokenIsAuthError(t *testing.T) {
 	c, _ := remote.New(remote.Options{BaseURL: e.srv.URL, WSURL: e.srv.WSURL, Token: "wrong"})
 	r := remote.NewRunner(c, e.store, nil, nil)
 	_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth || ce.Retryable || !strings.Contains(ce.Message, "refused the token") {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Auth || ce.Retryable || !strings.Contains(ce.Message, "refused the token") {
 		t.Fatalf("error %v", err)
 	}
 	if e.srv.AuthFailures() != 1 || len(e.srv.Received()) != 0 {
 		t.Fatalf("%d refused sockets, %d requests: want one refusal and no retry", e.srv.AuthFailures(), len(e.srv.Received()))
 	}
 	_, err = c.Threads(context.Background(), "demo")
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeAuth || ce.Status != 401 {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Auth || ce.Status != 401 {
 		t.Fatalf("threads error %v", err)
 	}
 	if strings.Contains(err.Error(), "wrong") {
@@ -500,7 +500,7 @@ func TestStopClosesOnlyOurSocket(t *testing.T) {
 	<-first
 	cancel()
 	<-done
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeInterrupted {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Interrupted {
 		t.Fatalf("error %v", err)
 	}
 	if n := len(e.srv.Interrupts()); n != 0 {
@@ -528,8 +528,8 @@ func TestDroppedConnectionKeepsWhatArrived(t *testing.T) {
 	})
 	var c collect
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, c.emit)
-	ce, ok := convo.AsError(err)
-	if !ok || ce.Code != convo.CodeNetwork || !ce.Retryable || !strings.Contains(ce.Message, "kept") {
+	ce, ok := fault.As(err)
+	if !ok || ce.Code != fault.Network || !ce.Retryable || !strings.Contains(ce.Message, "kept") {
 		t.Fatalf("error %v", err)
 	}
 	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
@@ -569,7 +569,7 @@ func TestSlowStreamOutlivesStallTimeout(t *testing.T) {
 		if err == nil && res.Text == want {
 			return
 		}
-		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || attempt == 4 {
+		if ce, ok := fault.As(err); !ok || ce.Code != fault.Timeout || attempt == 4 {
 			t.Fatalf("attempt %d, stall timeout %s, %d tokens: %+v %v", attempt, stall, tokens, res, err)
 		}
 		t.Logf("attempt %d: stalled after %s with a stall timeout of %s (a loaded machine?); again with %s",
@@ -586,7 +586,7 @@ func TestStallEndsRunAsTimeout(t *testing.T) {
 		<-s.Done() // then nothing, while pongs still come back
 	})
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeTimeout || !ce.Retryable || !strings.Contains(ce.Message, "nothing for 200ms") {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Timeout || !ce.Retryable || !strings.Contains(ce.Message, "nothing for 200ms") {
 		t.Fatalf("error %v", err)
 	}
 	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
@@ -624,8 +624,8 @@ func TestMalformedMessagesAreInternalErrors(t *testing.T) {
 			c, _ := remote.New(remote.Options{BaseURL: srv.URL, WSURL: srv.WSURL, Token: "t"})
 			r := remote.NewRunner(c, e.store, nil, nil)
 			_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "g", Text: "q"}, nil)
-			ce, ok := convo.AsError(err)
-			if !ok || ce.Code != convo.CodeInternal || !strings.Contains(ce.Message, "malformed") {
+			ce, ok := fault.As(err)
+			if !ok || ce.Code != fault.Internal || !strings.Contains(ce.Message, "malformed") {
 				t.Fatalf("error %v", err)
 			}
 		})
@@ -691,7 +691,7 @@ func TestResumeWebClientThread(t *testing.T) {
 	}
 	// Deciding again: the server has nothing pending any more.
 	_, err = e.run.Resume(context.Background(), local.ID, convo.Decision{Approved: true}, nil)
-	if ce, ok := convo.AsError(err); !ok || !strings.Contains(ce.Message, "No pending action") {
+	if ce, ok := fault.As(err); !ok || !strings.Contains(ce.Message, "No pending action") {
 		t.Fatalf("second decision: %v", err)
 	}
 	e.noViolations(t)
@@ -705,7 +705,7 @@ func TestLocalThreadRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.run.Send(context.Background(), agent.SendRequest{ThreadID: th.ID, Text: "q"}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeConfig || !strings.Contains(ce.Message, "--agent local") {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Config || !strings.Contains(ce.Message, "--agent local") {
 		t.Fatalf("error %v", err)
 	}
 	if len(e.srv.Received()) != 0 {
@@ -735,7 +735,7 @@ func TestThreadsAndDelete(t *testing.T) {
 		t.Fatal("not deleted")
 	}
 	err = c.DeleteThread(context.Background(), a.ID)
-	if ce, ok := convo.AsError(err); !ok || ce.Status != 404 {
+	if ce, ok := fault.As(err); !ok || ce.Status != 404 {
 		t.Fatalf("second delete: %v", err)
 	}
 	e.noViolations(t)
@@ -747,7 +747,7 @@ func TestUnreachableServer(t *testing.T) {
 	c, _ := remote.New(remote.Options{BaseURL: "http://127.0.0.1:1", WSURL: "ws://127.0.0.1:1/ws", Token: "t", DialTimeout: time.Second})
 	r := remote.NewRunner(c, e.store, nil, nil)
 	_, err := r.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-	if ce, ok := convo.AsError(err); !ok || (ce.Code != convo.CodeNetwork && ce.Code != convo.CodeTimeout) {
+	if ce, ok := fault.As(err); !ok || (ce.Code != fault.Network && ce.Code != fault.Timeout) {
 		t.Fatalf("error %v", err)
 	}
 	if errors.Is(err, context.Canceled) {
@@ -764,8 +764,8 @@ func TestNoPongEndsRun(t *testing.T) {
 		<-s.Done()
 	})
 	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-	ce, ok := convo.AsError(err)
-	if !ok || ce.Code != convo.CodeNetwork || !strings.Contains(ce.Message, "ping") {
+	ce, ok := fault.As(err)
+	if !ok || ce.Code != fault.Network || !strings.Contains(ce.Message, "ping") {
 		t.Fatalf("error %v (want the missing pong, not the stall timeout)", err)
 	}
 	msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
@@ -787,7 +787,7 @@ func TestDecisionBindsToTheProposalShown(t *testing.T) {
 		"changed action": {Approved: true, ProposalID: res.Proposal.ID, Digest: "sha256:not-this"},
 	} {
 		_, err := e.run.Resume(context.Background(), res.ThreadID, d, nil)
-		if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeDecision {
+		if ce, ok := fault.As(err); !ok || ce.Code != fault.Decision {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
@@ -800,7 +800,7 @@ func TestDecisionBindsToTheProposalShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true, ProposalID: res.Proposal.ID}, nil)
-	if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeDecision || !strings.Contains(ce.Message, "already decided") {
+	if ce, ok := fault.As(err); !ok || ce.Code != fault.Decision || !strings.Contains(ce.Message, "already decided") {
 		t.Fatalf("decided twice: %v", err)
 	}
 }
@@ -820,7 +820,7 @@ func TestMalformedThreadList(t *testing.T) {
 			defer srv.Close()
 			c, _ := remote.New(remote.Options{BaseURL: srv.URL, Token: "t"})
 			_, err := c.Threads(context.Background(), "demo")
-			if ce, ok := convo.AsError(err); !ok || ce.Code != convo.CodeInternal {
+			if ce, ok := fault.As(err); !ok || ce.Code != fault.Internal {
 				t.Fatalf("error %v", err)
 			}
 		})
@@ -892,7 +892,7 @@ func TestRemoteOutputIsBounded(t *testing.T) {
 			e.run.SetLimits(tc.lim)
 			e.srv.SetChat(tc.chat)
 			_, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "q"}, nil)
-			ce, ok := convo.AsError(err)
+			ce, ok := fault.As(err)
 			if !ok || ce.Code != fault.BudgetExceeded || !strings.Contains(ce.Message, tc.words) {
 				t.Fatalf("error %v", err)
 			}

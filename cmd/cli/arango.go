@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -60,7 +59,7 @@ func runArangoSetup(ctx context.Context, f *Factory) error {
 		if cfg.Source != "" {
 			what = "the source " + fault.MaskCredentials(cfg.Source)
 		}
-		return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"arango setup needs an arango:// source, and %s is in effect — pass --source 'arango://USER:PASS@HOST:PORT/DB?workspace=W' or set NODIUS_AI_SOURCE", what)}
 	}
 	f.quietSearchHint = true
@@ -70,7 +69,7 @@ func runArangoSetup(ctx context.Context, f *Factory) error {
 	}
 	as, ok := src.(*arango.Source)
 	if !ok { // cannot happen with an arango:// spec; said plainly all the same
-		return &convo.Error{Code: convo.CodeConfig, Message: "arango setup needs an arango:// source"}
+		return &fault.Error{Code: fault.Config, Message: "arango setup needs an arango:// source"}
 	}
 	steps, err := as.SetupSearch(ctx)
 	out := f.IO.Out

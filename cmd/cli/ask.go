@@ -12,6 +12,7 @@ import (
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -213,7 +214,7 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o askOptions, res agent.Result, err error) error {
 	for i := 0; err == nil && (res.Proposal != nil && o.OnProposal != "pending" && o.OnProposal != "" || res.ToolLimit != nil && o.OnToolLimit != ""); i++ {
 		if i >= 20 {
-			err = &convo.Error{Code: convo.CodeInternal, Message: "stopped after 20 proposals or tool limits in one run"}
+			err = &fault.Error{Code: fault.Internal, Message: "stopped after 20 proposals or tool limits in one run"}
 			break
 		}
 		var d convo.Decision
@@ -245,7 +246,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		}
 	}
 	if err != nil {
-		if ce, ok := convo.AsError(err); ok && ce.Code == convo.CodeInterrupted && res.ThreadID != "" {
+		if ce, ok := fault.As(err); ok && ce.Code == fault.Interrupted && res.ThreadID != "" {
 			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: interrupted — the partial answer is kept in thread "+res.ThreadID)
 			return &ExitError{Code: ExitInterrupted}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/tui"
@@ -105,7 +106,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		opts.Runner = rt.Runner
 	} else if rt.Provider != nil {
 		opts.Runner = rt.Runner
-	} else if ce, ok := convo.AsError(rt.Config.RequireLLM()); ok {
+	} else if ce, ok := fault.As(rt.Config.RequireLLM()); ok {
 		opts.ConfigErr = ce
 		opts.ConfigHelp = ce.Message
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource/embedding"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 type embedOptions struct {
@@ -58,7 +58,7 @@ func runEmbed(ctx context.Context, f *Factory, o embedOptions) error {
 		return err
 	}
 	if cfg.EmbeddingModel == "" {
-		return &convo.Error{Code: convo.CodeConfig,
+		return &fault.Error{Code: fault.Config,
 			Message: "embed needs an embedding model — pass --embedding-model (e.g. text-embedding-3-small) or set NODIUS_AI_EMBEDDING_MODEL"}
 	}
 	e, err := f.Embedder()
@@ -67,7 +67,7 @@ func runEmbed(ctx context.Context, f *Factory, o embedOptions) error {
 	}
 	emb, ok := e.(embedding.Embedder)
 	if !ok {
-		return &convo.Error{Code: convo.CodeConfig,
+		return &fault.Error{Code: fault.Config,
 			Message: "no embeddings endpoint for model " + cfg.EmbeddingModel + " — set NODIUS_AI_EMBEDDING_BASE_URL, or use a provider with embeddings (OPENAI_API_KEY)"}
 	}
 	src, err := f.Source(ctx)
@@ -76,7 +76,7 @@ func runEmbed(ctx context.Context, f *Factory, o embedOptions) error {
 	}
 	es, ok := src.(embedding.Source)
 	if !ok {
-		return &convo.Error{Code: convo.CodeConfig,
+		return &fault.Error{Code: fault.Config,
 			Message: fmt.Sprintf("the %s source cannot store embeddings — use --source file:PATH or arango://...", describeSource(src, orDemo(cfg.Source)))}
 	}
 	graph := o.Graph
@@ -124,7 +124,7 @@ func embedGraph(ctx context.Context, ios *IOStreams, src embedding.Source, emb e
 }
 
 func oneLine(err error) string {
-	if ce, ok := convo.AsError(err); ok {
+	if ce, ok := fault.As(err); ok {
 		return ce.Message
 	}
 	return strings.ReplaceAll(err.Error(), "\n", " ")

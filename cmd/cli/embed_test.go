@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/llm"
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/embedding"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // embStore is an in-memory embedding.Source: a memgraph store that writes vectors and
@@ -108,7 +108,7 @@ type failingEmbedder struct{}
 
 func (failingEmbedder) Model() string { return "m" }
 func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
-	return nil, &convo.Error{Code: convo.CodeRateLimit, Message: "slow down"}
+	return nil, &fault.Error{Code: fault.RateLimit, Message: "slow down"}
 }
 
 func TestEmbedGraphFailuresExit1(t *testing.T) {

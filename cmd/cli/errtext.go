@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -19,7 +19,7 @@ import (
 // PATH: no such file or directory") are cut off; the kinds stay in the chain.
 func userMessage(err error) string {
 	msg := err.Error()
-	if ce, ok := convo.AsError(err); ok {
+	if ce, ok := fault.As(err); ok {
 		msg = ce.Error()
 	}
 	// The kinds' texts end a message only as the %w of a wrapped kind (a message

@@ -100,7 +100,7 @@ func (t *expandTally) Retrieve(ctx context.Context, graphKey, query string) (*ra
 	if err == nil {
 		if u := c.Retrieval.ExpandUsage; u.Total() > 0 {
 			t.calls++
-			t.usage = t.usage.Add(u)
+			t.usage = t.usage.Add(convo.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CachedTokens: u.CachedTokens, CostUSD: u.CostUSD})
 		}
 		if c.Retrieval.ExpandError != "" {
 			t.failed++

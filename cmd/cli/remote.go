@@ -15,6 +15,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusws"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
@@ -119,7 +120,7 @@ func (l localOnly) check(ctx context.Context, threadID string) error {
 	if err != nil || !ok {
 		return err
 	}
-	return &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+	return &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 		"thread %s is the server's assistant's (%s) — pass --agent server:%s to continue or decide it", threadID, rem.Server, rem.Server)}
 }
 

@@ -9,10 +9,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/nodius/nodius-ai/agent/convo"
 )
 
 // Exit codes, which scripts rely on (docs/reference.md).
@@ -145,11 +144,11 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.Code
 	}
-	if ce, ok := convo.AsError(err); ok {
+	if ce, ok := fault.As(err); ok {
 		switch ce.Code {
-		case convo.CodeConfig, convo.CodeDecision:
+		case fault.Config, fault.Decision:
 			return ExitUsage
-		case convo.CodeInterrupted:
+		case fault.Interrupted:
 			return ExitInterrupted
 		}
 		return ExitRuntime

@@ -7,7 +7,6 @@ import (
 
 	"github.com/nodius/nodius-ai/internal/fault"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -27,6 +26,6 @@ func openSource(ctx context.Context, cfg *config.Config, ios *IOStreams) (dataso
 	case strings.HasPrefix(spec, "server:"):
 		return openServer(ctx, cfg, strings.TrimPrefix(spec, "server:"), ios.ErrOut)
 	}
-	return nil, &convo.Error{Code: convo.CodeConfig, Message: fmt.Sprintf(
+	return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 		"unknown data source %q — use demo, file:PATH, arango://USER:PASS@HOST:PORT/DB?workspace=W or server:URL", fault.MaskCredentials(spec))}
 }

@@ -7,11 +7,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/file"
 	"github.com/nodius/nodius-ai/datasource/ndex"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -31,7 +31,7 @@ func openDemo() (datasource.Source, error) {
 // go to ios.ErrOut; a .ndex export's secret is NODIUS_EXPORT_SECRET's.
 func openFile(ctx context.Context, path string, lockWait time.Duration, ios *IOStreams) (datasource.Source, error) {
 	if path == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: "file source needs a path: use --source file:PATH"}
+		return nil, &fault.Error{Code: fault.Config, Message: "file source needs a path: use --source file:PATH"}
 	}
 	// Parsed on first use: with the index cache, retrieval over an unchanged
 	// graph never needs to parse it.
@@ -50,9 +50,9 @@ func openFile(ctx context.Context, path string, lockWait time.Duration, ios *IOS
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err}
+		return nil, &fault.Error{Code: fault.Config, Message: err.Error(), Err: err}
 	}
 	src.LockWait = lockWait
-	src.WrapErr = func(err error) error { return &convo.Error{Code: convo.CodeConfig, Message: err.Error(), Err: err} }
+	src.WrapErr = func(err error) error { return &fault.Error{Code: fault.Config, Message: err.Error(), Err: err} }
 	return src, nil
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/threads"
@@ -37,11 +36,11 @@ func syncDest(ctx context.Context, f *Factory) (*arango.Source, error) {
 	}
 	url := strings.TrimSpace(cfg.Sync)
 	if url == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig,
+		return nil, &fault.Error{Code: fault.Config,
 			Message: "thread sync needs --sync arango://USER:PASS@HOST:PORT/DB?workspace=W (or NODIUS_AI_SYNC, or sync in the config file)"}
 	}
 	if !strings.HasPrefix(url, "arango://") && !strings.HasPrefix(url, "arangos://") {
-		return nil, &convo.Error{Code: convo.CodeConfig,
+		return nil, &fault.Error{Code: fault.Config,
 			Message: "--sync must be an arango:// or arangos:// URL (the database of the Nodius server), got " + redactedScheme(url)}
 	}
 	// The same opening as --source arango://, so the URL's ?workspace= wins over the

@@ -37,6 +37,10 @@ const (
 	// a file went over the size limit (ulimit -f). Exit code 1, like every storage
 	// failure; not retryable until the person has made room.
 	Storage Code = "storage_error"
+	// Decision is a decision that cannot be taken as asked: nothing is pending, it
+	// was already decided, the pending proposal is not the one shown, or it may not
+	// be applied now (role, policy, source). Exit code 2; nothing changed.
+	Decision Code = "decision_error"
 )
 
 // Error is a classified failure: Message is one clear sentence that says what to do.

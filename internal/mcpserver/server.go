@@ -32,6 +32,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"
 )
@@ -113,7 +114,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("mcpserver: Agent, Source, Retriever and Proposals are required")
 	}
 	if o.Graph == "" {
-		return nil, &convo.Error{Code: convo.CodeConfig, Message: "no graph given — pass --graph KEY"}
+		return nil, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
 	graphs := []string{o.Graph}
 	for _, g := range o.Graphs {

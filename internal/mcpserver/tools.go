@@ -16,6 +16,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/prompt"
 	"github.com/nodius/nodius-ai/agent/tools"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/rag"
 )
@@ -104,7 +105,7 @@ func errorSentence(ctx context.Context, err error) string {
 		return "the call was cancelled"
 	}
 	msg := err.Error()
-	if ce, ok := convo.AsError(err); ok {
+	if ce, ok := fault.As(err); ok {
 		msg = ce.Message
 	}
 	return strings.Join(strings.Fields(msg), " ")
@@ -198,7 +199,7 @@ func (s *Server) propose(ctx context.Context, req *mcp.CallToolRequest) *mcp.Cal
 	res, err := s.opt.Agent.Propose(ctx, threadID, convo.ToolCall{Name: req.Params.Name, Arguments: string(req.Params.Arguments)})
 	switch {
 	case err != nil:
-		if _, ok := convo.AsError(err); !ok {
+		if _, ok := fault.As(err); !ok {
 			s.log.Warn("mcp proposal failed", "thread", threadID, "tool", req.Params.Name, "error", err.Error())
 		}
 		return toolError(errorSentence(ctx, err))
