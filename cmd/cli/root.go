@@ -52,7 +52,7 @@ var globalFlags = []struct{ name, usage string }{
 	{"embedding-model", "embedding model for vector search"},
 	{"agent", "which runtime answers: local (default) or server:URL (the Nodius server's own assistant)"},
 	{"source", "data source: demo, file:PATH, arango://..., server:URL"},
-	{"fallback", "arango:// URL for graphs a server: source does not hold in memory"},
+	{"fallback", "ignored with a server: source, which reads the live graph from the server (kept so existing configurations still load)"},
 	{"token", "bearer token (JWT) for a server: source"},
 	{"ws-url", "the Nodius server's WebSocket address (default: wss://HOST:PORT/ws for https, ws://HOST:PORT+2000/ for http)"},
 	{"workspace", "workspace of the graphs (default \"default\")"},
