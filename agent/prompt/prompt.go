@@ -189,16 +189,17 @@ func ContextMessage(c *rag.Context) string {
 		nodes = append(nodes, row)
 	}
 	var types []any
+	listed := map[string]bool{}
 	for _, n := range c.Nodes { // first-appearance order, each shared type once
 		code, ok := shared[n.Type]
-		if !ok || code == "" {
+		if !ok || listed[n.Type] {
 			continue
 		}
-		shared[n.Type] = "" // listed
+		listed[n.Type] = true
 		types = append(types, toon.Object{
 			{Key: "key", Value: n.Type},
 			{Key: "name", Value: n.TypeName},
-			{Key: "process", Value: clip(code, ContextProcessMax)},
+			{Key: "process", Value: code},
 		})
 	}
 	edges := make([]any, 0, len(c.Edges))
@@ -237,22 +238,32 @@ const TypeCodeMarker = "(its type's, see types)"
 const UnknownCodeMarker = "(unknown: type not defined here)"
 
 // sharedTypeCode returns, by type, the code that two or more nodes of the context
-// run as their type's code (rag.ContextNode.TypeCode, same text): the context
-// shows it once in its types table, as the Nodius server lists the types in use.
-// A type only one node uses keeps its code in that node's row (no extra row, no
-// extra tokens).
+// run as their type's code (rag.ContextNode.TypeCode), clipped as the message shows
+// it: the context shows it once in its types table, as the Nodius server lists the
+// types in use. Retrieval gives a mentioned node its code in full and the others
+// truncated; clipped to ContextProcessMax they read alike, and where they do not,
+// the longest is the type's. Texts that are not cuts of one code (a context built
+// by hand) keep their own rows. A type only one node uses keeps its code in that
+// node's row (no extra row, no extra tokens).
 func sharedTypeCode(nodes []rag.ContextNode) map[string]string {
 	count := map[string]int{}
 	code := map[string]string{}
 	for _, n := range nodes {
-		if !n.TypeCode {
+		if !n.TypeCode || count[n.Type] < 0 {
 			continue
 		}
-		if c, ok := code[n.Type]; ok && c != n.Process {
-			count[n.Type] = -1 << 30 // differing texts (one in full): each keeps its own
-			continue
+		p := clip(n.Process, ContextProcessMax)
+		if c, ok := code[n.Type]; ok && c != p {
+			switch {
+			case strings.HasPrefix(p, cut(c)):
+				code[n.Type] = p
+			case !strings.HasPrefix(c, cut(p)):
+				count[n.Type] = -1 // not one code: each keeps its own
+				continue
+			}
+		} else if !ok {
+			code[n.Type] = p
 		}
-		code[n.Type] = n.Process
 		count[n.Type]++
 	}
 	out := map[string]string{}
@@ -262,6 +273,11 @@ func sharedTypeCode(nodes []rag.ContextNode) map[string]string {
 		}
 	}
 	return out
+}
+
+// cut is s without the mark of a truncation (retrieval's "..." or clip's "…").
+func cut(s string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(s, "…"), "...")
 }
 
 func typeLabel(n rag.ContextNode) string {

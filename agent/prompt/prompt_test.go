@@ -327,3 +327,35 @@ func TestSystemPromptExplainsCodeMarkers(t *testing.T) {
 		}
 	}
 }
+
+func TestContextMessageSharedCodeAcrossTruncation(t *testing.T) {
+	t.Parallel()
+	full := strings.Repeat("y", 900)
+	tests := []struct {
+		name       string
+		a, b       string
+		wantShared bool
+	}{
+		{"mentioned in full, other cut by retrieval", full, strings.Repeat("y", 500) + "...", true},
+		{"cut shorter than the message's bound", strings.Repeat("y", 300) + "...", full, true},
+		{"two different codes", "next(0, 1)", "next(0, 2)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &rag.Context{Nodes: []rag.ContextNode{
+				{Key: "a", Type: "t", TypeName: "T", Process: tt.a, TypeCode: true},
+				{Key: "b", Type: "t", TypeName: "T", Process: tt.b, TypeCode: true},
+			}}
+			m := ContextMessage(c)
+			if got := strings.Contains(m, "types[1]"); got != tt.wantShared {
+				t.Fatalf("types table %v, want %v:\n%s", got, tt.wantShared, m)
+			}
+			if tt.wantShared && !strings.Contains(m, strings.Repeat("y", ContextProcessMax)+"…") {
+				t.Errorf("the type's code is not the longest cut:\n%s", m)
+			}
+			if !tt.wantShared && (!strings.Contains(m, "next(0, 1)") || !strings.Contains(m, "next(0, 2)")) {
+				t.Errorf("differing codes not kept on their rows:\n%s", m)
+			}
+		})
+	}
+}
