@@ -230,7 +230,7 @@ func ContextMessage(c *rag.Context) string {
 
 // TypeCodeMarker stands in a node row's process for code shown once in the types
 // table: the node runs its type's code.
-const TypeCodeMarker = "(its type's, see types)"
+const TypeCodeMarker = "see types"
 
 // UnknownCodeMarker stands in a node row's process when the node's type has no
 // config here: the node has code, but nobody here can see it (never "" — that

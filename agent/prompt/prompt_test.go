@@ -271,11 +271,11 @@ func TestContextMessageTypesTable(t *testing.T) {
 	m := ContextMessage(sharedContext())
 	for _, want := range []string{
 		"nodes[6]{key,type,sheet,handles,process}:",
-		`  f1,filter (Filter),main,"","` + TypeCodeMarker + `"`,
-		`  f2,filter (Filter),main,"","` + TypeCodeMarker + `"`,
+		`  f1,filter (Filter),main,"",see types`,
+		`  f2,filter (Filter),main,"",see types`,
 		`  f3,filter (Filter),main,"","next(0, [])"`,         // own code differs: kept
 		`  api,api-call (API Call),main,"",await fetch(url)`, // type used once: inline
-		`  ghost,sms-send,main,"","` + UnknownCodeMarker + `"`,
+		`  ghost,sms-send,main,"","(unknown: type not defined here)"`,
 		`  root,starter,main,"",""`, // built-in without code: really none
 		"types[1]{key,name,process}:",
 		`  filter,Filter,"const keep = incoming[0].data.filter(Boolean);\nnext(0, keep)"`,
