@@ -72,10 +72,16 @@ func (r *Retriever) assemble(st *graphState, query string, hits []Hit, kept []in
 
 func (r *Retriever) contextNode(st *graphState, n datasource.Node, full bool) ContextNode {
 	typeName := n.Type
+	typeCode, unknown := false, false
+	ci, hasConfig := st.configs[n.Type]
+	if hasConfig {
+		typeCode = n.Process != "" && n.Process == st.snap.Configs[ci].Process
+	}
 	if !datasource.IsBuiltinType(n.Type) {
-		if ci, ok := st.configs[n.Type]; ok && st.snap.Configs[ci].DisplayName != "" {
+		if hasConfig && st.snap.Configs[ci].DisplayName != "" {
 			typeName = st.snap.Configs[ci].DisplayName
 		}
+		unknown = !hasConfig && n.Type != "" && n.Process == ""
 	}
 	process, data := n.Process, compactJSON(n.Data)
 	if !full {
@@ -91,6 +97,8 @@ func (r *Retriever) contextNode(st *graphState, n datasource.Node, full bool) Co
 		Process:     process,
 		Handles:     summarizeHandles(n.Handles),
 		DataSummary: data,
+		TypeCode:    typeCode,
+		CodeUnknown: unknown,
 	}
 }
 

@@ -62,6 +62,14 @@ type ContextNode struct {
 	Process     string          `json:"process"`
 	Handles     []HandleSummary `json:"handles"`
 	DataSummary string          `json:"dataSummary"`
+	// TypeCode says Process is the code of the node's type config (Nodius's model):
+	// nodes of one type share it, so the prompt can show it once for the type. A node
+	// whose code is its own (a built-in type, an earlier-format file) is false.
+	TypeCode bool `json:"typeCode,omitempty"`
+	// CodeUnknown says the node's type is neither built in nor defined by a config
+	// here and the node carries no code: its code exists somewhere but cannot be
+	// shown. An empty Process would read as "no code"; this says "unknown".
+	CodeUnknown bool `json:"codeUnknown,omitempty"`
 }
 
 // ContextEdge is an edge condensed for the prompt.

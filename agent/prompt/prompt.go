@@ -136,14 +136,17 @@ func SystemPrompt(g rag.GraphInfo, configs []datasource.NodeConfig, role string)
 - process is the JavaScript code of a node type, run by every node of that type (read it with read_node_config). It runs in a sandbox with the variables node, nodeMap, edgeMap, incoming (an array; ` + "`incoming[0].data`" + ` is the data arriving on the first input) and global, and the functions next(data?), branch(handleId, data?) and log(msg); html nodes also have initHtml(htmlObj, renderId, querySelector), getHtmlRenderWithId(nodeId, renderId), HtmlRender, getNode(id), updateNode(node) and triggerEventOnNode(key, event). Its settings are node.data.
 - data is the node's settings, free JSON, seen by its code as node.data.
 - Tool results and the retrieval context are in TOON: "key: value" lines, and tables written "name[N]{col1,col2}:" followed by one row per item, values separated by commas (quoted when needed). Code in the retrieval context is truncated; read_node_config gives the type's code in full.
+- In the retrieval context, code that several nodes run because they share a type is shown once, in the types table (key, name, process); those nodes' process reads "` + TypeCodeMarker + `". A process reading "` + UnknownCodeMarker + `" means the node's type has no config in this graph: the node has code, but it cannot be seen here. Say that its code is unknown; never guess or invent it. An empty process means the node really has no code.
 `)
 	return b.String()
 }
 
 // ContextMessage is the retrieval context of one question: a header line, then the
-// nodes and edges retrieval chose, as TOON tables (fewer tokens than JSON). It is sent
-// with every question, so it carries only what the system prompt does not: no graph
-// metadata and no type definitions.
+// nodes and edges retrieval chose, as TOON tables (fewer tokens than JSON), then,
+// as in the Nodius server's message, the types in use whose code several of those
+// nodes share (shown once there, not per node). It is sent with every question, so
+// it carries only what the system prompt does not: no graph metadata, and of the
+// types only their code.
 func ContextMessage(c *rag.Context) string {
 	if c == nil || len(c.Nodes) == 0 {
 		return ContextHeader + "\nNo node of the graph matched this question. Use search_nodes or read_graph_overview to look further before answering.\n"
@@ -152,6 +155,14 @@ func ContextMessage(c *rag.Context) string {
 	for _, n := range c.Nodes {
 		if dataSummary(n.DataSummary) != "" {
 			hasData = true
+			break
+		}
+	}
+	shared := sharedTypeCode(c.Nodes)
+	withCode := false // whether any node row has code to show (its own, or unknown)
+	for _, n := range c.Nodes {
+		if _, ok := shared[n.Type]; !(ok && n.TypeCode) && (n.Process != "" || n.CodeUnknown) {
+			withCode = true
 			break
 		}
 	}
@@ -166,8 +177,30 @@ func ContextMessage(c *rag.Context) string {
 		if hasData {
 			row = append(row, toon.Field{Key: "data", Value: dataSummary(n.DataSummary)})
 		}
-		row = append(row, toon.Field{Key: "process", Value: clip(n.Process, ContextProcessMax)})
+		if withCode {
+			code := clip(n.Process, ContextProcessMax)
+			if _, ok := shared[n.Type]; ok && n.TypeCode {
+				code = TypeCodeMarker
+			} else if n.CodeUnknown {
+				code = UnknownCodeMarker
+			}
+			row = append(row, toon.Field{Key: "process", Value: code})
+		}
 		nodes = append(nodes, row)
+	}
+	var types []any
+	listed := map[string]bool{}
+	for _, n := range c.Nodes { // first-appearance order, each shared type once
+		code, ok := shared[n.Type]
+		if !ok || listed[n.Type] {
+			continue
+		}
+		listed[n.Type] = true
+		types = append(types, toon.Object{
+			{Key: "key", Value: n.Type},
+			{Key: "name", Value: n.TypeName},
+			{Key: "process", Value: code},
+		})
 	}
 	edges := make([]any, 0, len(c.Edges))
 	for _, e := range c.Edges {
@@ -189,7 +222,62 @@ func ContextMessage(c *rag.Context) string {
 		doc = append(doc, toon.Field{Key: "bestMatches", Value: best})
 	}
 	doc = append(doc, toon.Field{Key: "nodes", Value: nodes}, toon.Field{Key: "edges", Value: edges})
+	if len(types) > 0 {
+		doc = append(doc, toon.Field{Key: "types", Value: types})
+	}
 	return ContextHeader + "\n" + toon.Encode(doc, toon.Options{}) + "\n"
+}
+
+// TypeCodeMarker stands in a node row's process for code shown once in the types
+// table: the node runs its type's code.
+const TypeCodeMarker = "see types"
+
+// UnknownCodeMarker stands in a node row's process when the node's type has no
+// config here: the node has code, but nobody here can see it (never "" — that
+// would read as "no code").
+const UnknownCodeMarker = "(unknown: type not defined here)"
+
+// sharedTypeCode returns, by type, the code that two or more nodes of the context
+// run as their type's code (rag.ContextNode.TypeCode), clipped as the message shows
+// it: the context shows it once in its types table, as the Nodius server lists the
+// types in use. Retrieval gives a mentioned node its code in full and the others
+// truncated; clipped to ContextProcessMax they read alike, and where they do not,
+// the longest is the type's. Texts that are not cuts of one code (a context built
+// by hand) keep their own rows. A type only one node uses keeps its code in that
+// node's row (no extra row, no extra tokens).
+func sharedTypeCode(nodes []rag.ContextNode) map[string]string {
+	count := map[string]int{}
+	code := map[string]string{}
+	for _, n := range nodes {
+		if !n.TypeCode || count[n.Type] < 0 {
+			continue
+		}
+		p := clip(n.Process, ContextProcessMax)
+		if c, ok := code[n.Type]; ok && c != p {
+			switch {
+			case strings.HasPrefix(p, cut(c)):
+				code[n.Type] = p
+			case !strings.HasPrefix(c, cut(p)):
+				count[n.Type] = -1 // not one code: each keeps its own
+				continue
+			}
+		} else if !ok {
+			code[n.Type] = p
+		}
+		count[n.Type]++
+	}
+	out := map[string]string{}
+	for t, k := range count {
+		if k >= 2 {
+			out[t] = code[t]
+		}
+	}
+	return out
+}
+
+// cut is s without the mark of a truncation (retrieval's "..." or clip's "…").
+func cut(s string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(s, "…"), "...")
 }
 
 func typeLabel(n rag.ContextNode) string {

@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -243,5 +244,118 @@ func BenchmarkSystemPrompt(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		_ = SystemPrompt(g, cfgs, "editor")
+	}
+}
+
+// sharedContext has two nodes running their type's code, one node of that type
+// with its own code (an earlier-format file), one of a type used once, one of a
+// type with no config and a built-in without code.
+func sharedContext() *rag.Context {
+	filter := "const keep = incoming[0].data.filter(Boolean);\nnext(0, keep)"
+	return &rag.Context{
+		Graph: rag.GraphInfo{Key: "g"},
+		Nodes: []rag.ContextNode{
+			{Key: "f1", Type: "filter", TypeName: "Filter", SheetName: "main", Process: filter, TypeCode: true},
+			{Key: "f2", Type: "filter", TypeName: "Filter", SheetName: "main", Process: filter, TypeCode: true},
+			{Key: "f3", Type: "filter", TypeName: "Filter", SheetName: "main", Process: "next(0, [])"},
+			{Key: "api", Type: "api-call", TypeName: "API Call", SheetName: "main", Process: "await fetch(url)", TypeCode: true},
+			{Key: "ghost", Type: "sms-send", TypeName: "sms-send", SheetName: "main", CodeUnknown: true},
+			{Key: "root", Type: "starter", TypeName: "starter", SheetName: "main"},
+		},
+		Edges: []rag.ContextEdge{{Source: "f1", SourceHandle: "0", Target: "f2", TargetHandle: "0"}},
+	}
+}
+
+func TestContextMessageTypesTable(t *testing.T) {
+	t.Parallel()
+	m := ContextMessage(sharedContext())
+	for _, want := range []string{
+		"nodes[6]{key,type,sheet,handles,process}:",
+		`  f1,filter (Filter),main,"",see types`,
+		`  f2,filter (Filter),main,"",see types`,
+		`  f3,filter (Filter),main,"","next(0, [])"`,         // own code differs: kept
+		`  api,api-call (API Call),main,"",await fetch(url)`, // type used once: inline
+		`  ghost,sms-send,main,"","(unknown: type not defined here)"`,
+		`  root,starter,main,"",""`, // built-in without code: really none
+		"types[1]{key,name,process}:",
+		`  filter,Filter,"const keep = incoming[0].data.filter(Boolean);\nnext(0, keep)"`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("context lacks %q:\n%s", want, m)
+		}
+	}
+	if strings.Count(m, "incoming[0].data.filter(Boolean)") != 1 {
+		t.Errorf("shared code not shown exactly once:\n%s", m)
+	}
+}
+
+// TestContextMessageRealShape checks the sections come in the real server's order
+// (testdata/real-rag-context.txt): nodes, then edges, then the node types in use.
+func TestContextMessageRealShape(t *testing.T) {
+	t.Parallel()
+	real, err := os.ReadFile("testdata/real-rag-context.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := string(real)
+	if !(strings.Index(r, "NODES") < strings.Index(r, "EDGES") && strings.Index(r, "EDGES") < strings.Index(r, "TYPES")) {
+		t.Fatalf("fixture changed shape:\n%s", r)
+	}
+	m := ContextMessage(sharedContext())
+	n, e, ty := strings.Index(m, "\nnodes["), strings.Index(m, "\nedges["), strings.Index(m, "\ntypes[")
+	if n < 0 || e < n || ty < e {
+		t.Errorf("sections not in the order nodes, edges, types (%d %d %d):\n%s", n, e, ty, m)
+	}
+}
+
+func TestContextMessageNoProcessColumnWhenAllShared(t *testing.T) {
+	t.Parallel()
+	c := sharedContext()
+	c.Nodes = c.Nodes[:2]
+	m := ContextMessage(c)
+	if !strings.Contains(m, "nodes[2]{key,type,sheet,handles}:") || !strings.Contains(m, "types[1]{key,name,process}:") {
+		t.Errorf("all code shared: want no process column and one type row:\n%s", m)
+	}
+}
+
+func TestSystemPromptExplainsCodeMarkers(t *testing.T) {
+	t.Parallel()
+	p := SystemPrompt(demoGraph(), demoConfigs(), "editor")
+	for _, want := range []string{TypeCodeMarker, UnknownCodeMarker, "never guess or invent it"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("system prompt does not explain %q", want)
+		}
+	}
+}
+
+func TestContextMessageSharedCodeAcrossTruncation(t *testing.T) {
+	t.Parallel()
+	full := strings.Repeat("y", 900)
+	tests := []struct {
+		name       string
+		a, b       string
+		wantShared bool
+	}{
+		{"mentioned in full, other cut by retrieval", full, strings.Repeat("y", 500) + "...", true},
+		{"cut shorter than the message's bound", strings.Repeat("y", 300) + "...", full, true},
+		{"two different codes", "next(0, 1)", "next(0, 2)", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &rag.Context{Nodes: []rag.ContextNode{
+				{Key: "a", Type: "t", TypeName: "T", Process: tt.a, TypeCode: true},
+				{Key: "b", Type: "t", TypeName: "T", Process: tt.b, TypeCode: true},
+			}}
+			m := ContextMessage(c)
+			if got := strings.Contains(m, "types[1]"); got != tt.wantShared {
+				t.Fatalf("types table %v, want %v:\n%s", got, tt.wantShared, m)
+			}
+			if tt.wantShared && !strings.Contains(m, strings.Repeat("y", ContextProcessMax)+"…") {
+				t.Errorf("the type's code is not the longest cut:\n%s", m)
+			}
+			if !tt.wantShared && (!strings.Contains(m, "next(0, 1)") || !strings.Contains(m, "next(0, 2)")) {
+				t.Errorf("differing codes not kept on their rows:\n%s", m)
+			}
+		})
 	}
 }
