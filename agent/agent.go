@@ -310,9 +310,12 @@ func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (conv
 	if graphKey == "" {
 		return convo.Thread{}, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
-	// Fail early on an unknown graph, before a thread is created for it.
-	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
-		return convo.Thread{}, err
+	// Fail early on an unknown graph, before a thread is created for it. Home
+	// mode opens no graph.
+	if graphKey != tools.HomeGraphKey {
+		if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
+			return convo.Thread{}, err
+		}
 	}
 	now := a.opt.Now()
 	return a.opt.Store.CreateThread(ctx, convo.Thread{
