@@ -38,5 +38,5 @@ func (r *run) cannotCreate(p *convo.Proposal) string {
 	if d, ok := r.a.opt.Source.(datasource.Describer); ok {
 		src = "the source " + d.Describe()
 	}
-	return fmt.Sprintf("not applied: %s cannot create a %s, so %q was not created — create it in the Nodius web client", src, what, p.Action.CreateGraph.Name)
+	return fmt.Sprintf("%s cannot create a %s, so %q was not created — create it in the Nodius web client", src, what, p.Action.CreateGraph.Name)
 }
