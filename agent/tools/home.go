@@ -16,8 +16,9 @@ import (
 // one) instead of one graph's nodes.
 const HomeGraphKey = "home"
 
-// IsHome reports whether graphKey means home mode: "home", or no graph at all.
-func IsHome(graphKey string) bool { return graphKey == HomeGraphKey || graphKey == "" }
+// IsHome reports whether graphKey is home mode's. (The agent gives a question
+// asked with no graph the key "home"; an empty key here is no graph, not home.)
+func IsHome(graphKey string) bool { return graphKey == HomeGraphKey }
 
 // Home mode tool names (packages/server/src/ai/tools/homeTools.ts).
 const (
