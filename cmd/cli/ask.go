@@ -195,6 +195,9 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 		if graph == "" {
 			graph = rt.DefaultGraph
 		}
+		if graph == "" {
+			graph, _ = homeGraph(ctx, rt) // the latest home mode thread
+		}
 		th, err := rt.Store.Latest(ctx, graph)
 		if err != nil {
 			return "", "", err

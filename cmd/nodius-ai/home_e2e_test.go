@@ -22,15 +22,23 @@ func TestAskWithoutGraphIsHomeMode(t *testing.T) {
 	fa.Insert(arangotest.Graphs, map[string]any{"_key": "invoices", "workspace": "ws", "name": "Invoices"})
 	e := newEnv(t,
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "list_user_graphs", Arguments: `{}`}}},
-		llmtest.Turn{Text: "You have two graphs: {{graph:invoices}} and {{graph:demo}}."})
+		llmtest.Turn{Text: "You have two graphs: {{graph:invoices}} and {{graph:demo}}."},
+		llmtest.Turn{Text: "Only those two."})
 	e.vars = append(e.vars, "NODIUS_AI_SOURCE="+fa.URL("ws"))
 	r := e.run("", "ask", "what graphs do I have?")
 	if r.code != 0 || !strings.Contains(r.stdout, "Invoices") || strings.Contains(r.stdout, "{{") {
 		t.Fatalf("ask: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
+	// --continue with no graph continues the home thread.
+	if r := e.run("", "ask", "--continue", "no others?"); r.code != 0 || !strings.Contains(r.stdout, "Only those two.") {
+		t.Fatalf("ask --continue: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
 	reqs := e.srv.ChatRequests()
-	if len(reqs) != 2 {
-		t.Fatalf("%d requests, want 2", len(reqs))
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	if third := string(reqs[2].Body); !strings.Contains(third, "what graphs do I have?") {
+		t.Errorf("--continue did not continue the home thread:\n%.400s", third)
 	}
 	first, second := string(reqs[0].Body), string(reqs[1].Body)
 	if !strings.Contains(first, "no graph is open") || !strings.Contains(first, `"propose_create_graph"`) || strings.Contains(first, `"read_graph_overview"`) {
