@@ -94,11 +94,13 @@ type Result struct {
 // per-thread state in memory: everything a run needs is read from the Store, so a
 // thread can be continued by another process (or the web client, after sync).
 type Agent struct {
-	opt     Options
-	log     *slog.Logger
-	defs    []convo.ToolDef // the tools offered, fixed by role and policy: built once
-	claimer string
-	alive   func(string) bool
+	opt  Options
+	log  *slog.Logger
+	defs []convo.ToolDef // the tools offered, fixed by role and policy: built once
+	// homeDefs: the tools of home mode (no graph open), fixed the same way.
+	homeDefs []convo.ToolDef
+	claimer  string
+	alive    func(string) bool
 }
 
 // New returns an Agent; zero options get their defaults.
@@ -136,6 +138,7 @@ func New(opt Options) *Agent {
 	// Read tools always; write tools for editors and admins, except the action
 	// types whose policy is deny.
 	a.defs = tools.ToolDefs(opt.Role, a.allowed)
+	a.homeDefs = tools.HomeToolDefs(opt.Role, a.allowed)
 	return a
 }
 
@@ -151,6 +154,9 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	}
 	if a.opt.Provider == nil {
 		return Result{}, a.noProvider()
+	}
+	if req.GraphKey == "" && req.ThreadID == "" {
+		req.GraphKey = tools.HomeGraphKey // no graph: home mode, as on the Nodius server
 	}
 	th, err := a.openThread(ctx, req.GraphKey, req.ThreadID)
 	if err != nil {
@@ -180,6 +186,9 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 	// (retrieval.expand = "llm") is itself a paid call.
 	if err := r.checkBudget(); err != nil {
 		return r.fail(err)
+	}
+	if tools.IsHome(th.GraphKey) {
+		return r.sendHome(req.Text)
 	}
 	emit(convo.Event{Type: convo.EventStatus, State: convo.StateRetrieving})
 	rc, err := a.opt.Retriever.RetrieveWith(ctx, th.GraphKey, req.Text, req.Mentions)
@@ -257,6 +266,9 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 		if err != nil {
 			return r.fail(err)
 		}
+		if reason == "" {
+			reason = r.cannotCreate(p)
+		}
 		if err := r.approve(p, d.Feedback, reason); err != nil {
 			return r.fail(err)
 		}
@@ -298,9 +310,12 @@ func (a *Agent) openThread(ctx context.Context, graphKey, threadID string) (conv
 	if graphKey == "" {
 		return convo.Thread{}, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
-	// Fail early on an unknown graph, before a thread is created for it.
-	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
-		return convo.Thread{}, err
+	// Fail early on an unknown graph, before a thread is created for it. Home
+	// mode opens no graph.
+	if graphKey != tools.HomeGraphKey {
+		if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
+			return convo.Thread{}, err
+		}
 	}
 	now := a.opt.Now()
 	return a.opt.Store.CreateThread(ctx, convo.Thread{

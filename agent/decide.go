@@ -218,6 +218,9 @@ func (r *run) mayApply(p *convo.Proposal) error {
 		return decisionError("thread %s works on %s, but the source in effect is %s; pass --source to choose one",
 			r.th.ID, r.th.Source, r.a.opt.SourceSpec)
 	}
+	if tools.IsHome(r.th.GraphKey) {
+		return nil // home mode opens no graph
+	}
 	if _, err := r.a.opt.Source.Graph(r.ctx, r.th.GraphKey); err != nil {
 		if errors.Is(err, datasource.ErrNotFound) {
 			return &fault.Error{Code: fault.Config, Err: err, Message: fmt.Sprintf(

@@ -108,6 +108,9 @@ func (r *run) append(m *convo.Message) error {
 func (r *run) loop() (Result, error) {
 	r.result.ThreadID = r.th.ID
 	defs := r.a.defs
+	if tools.IsHome(r.th.GraphKey) {
+		defs = r.a.homeDefs
+	}
 	for {
 		limit := r.a.opt.MaxToolRounds
 		if r.extended {

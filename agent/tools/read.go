@@ -96,7 +96,11 @@ type Executor struct {
 // NewExecutor returns an executor of the read tools over graphKey in src.
 func NewExecutor(src datasource.Source, graphKey string) *Executor {
 	m := map[string]spec{}
-	for _, s := range readSpecs() {
+	specs := readSpecs()
+	if IsHome(graphKey) {
+		specs = homeReadSpecs()
+	}
+	for _, s := range specs {
 		m[s.name] = s
 	}
 	return &Executor{src: src, graphKey: graphKey, specs: m}
@@ -108,6 +112,9 @@ func NewExecutor(src datasource.Source, graphKey string) *Executor {
 // the model sends.
 func (x *Executor) Run(ctx context.Context, name, argsJSON string) (string, error) {
 	s, ok := x.specs[name]
+	if !ok && IsHome(x.graphKey) && !isHomeWriteTool(name) {
+		return "", &Error{Tool: name, Code: CodeUnknownTool, Msg: homeUnknown(name)}
+	}
 	if !ok {
 		msg := fmt.Sprintf("unknown tool %q; the read tools are: %s", name, x.names())
 		if IsWriteTool(name) {
@@ -121,6 +128,13 @@ func (x *Executor) Run(ctx context.Context, name, argsJSON string) (string, erro
 	a, err := parseArgs(name, argsJSON, s.params, s.strict)
 	if err != nil {
 		return "", err
+	}
+	if IsHome(x.graphKey) {
+		v, err := x.runHome(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		return toon.Encode(v, toon.Options{}), nil
 	}
 	x, err = x.pinned(ctx, name)
 	if err != nil {

@@ -284,6 +284,16 @@ func writeNames() string {
 // without handles gets its type's default handles. An *Error is a mistake the model
 // can correct; other errors come from the source.
 func ParseProposal(ctx context.Context, src datasource.Source, graphKey, name, argsJSON string) (datasource.Action, string, error) {
+	if IsHome(graphKey) || isHomeWriteTool(name) {
+		if !isHomeWriteTool(name) {
+			return datasource.Action{}, "", &Error{Tool: name, Code: CodeUnknownTool, Msg: homeUnknown(name)}
+		}
+		if !IsHome(graphKey) {
+			return datasource.Action{}, "", &Error{Tool: name, Code: CodeUnknownTool,
+				Msg: name + " is offered in home mode only (no graph open); it cannot be proposed inside graph " + graphKey}
+		}
+		return parseHomeProposal(name, argsJSON)
+	}
 	var ws writeSpec
 	isBatch := name == ProposeBatch
 	if !isBatch {

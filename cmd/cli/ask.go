@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
@@ -139,7 +140,7 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 	if err != nil {
 		return err
 	}
-	if graph != "" && threadID == "" && rt.Remote == nil {
+	if graph != "" && graph != tools.HomeGraphKey && threadID == "" && rt.Remote == nil {
 		// (The server's assistant checks the graph itself: "Graph not found".)
 		if _, err := rt.Source.Graph(ctx, graph); err != nil {
 			return err // a missing graph becomes a usage error listing the source's graphs
@@ -194,6 +195,9 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 		if graph == "" {
 			graph = rt.DefaultGraph
 		}
+		if graph == "" {
+			graph, _ = homeGraph(ctx, rt) // the latest home mode thread
+		}
 		th, err := rt.Store.Latest(ctx, graph)
 		if err != nil {
 			return "", "", err
@@ -203,7 +207,11 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 	if graph == "" && threadID == "" {
 		graph = rt.DefaultGraph
 		if graph == "" {
-			return "", "", usageError("no graph given: pass --graph KEY")
+			home, ok := homeGraph(ctx, rt)
+			if !ok {
+				return "", "", usageError("no graph given: pass --graph KEY")
+			}
+			graph = home
 		}
 	}
 	return graph, threadID, nil

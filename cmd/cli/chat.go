@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/remote"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -68,11 +69,17 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		graphKey = rt.DefaultGraph
 	}
 	if graphKey == "" {
-		return usageError("--graph is required for this source")
+		home, ok := homeGraph(ctx, rt)
+		if !ok {
+			return usageError("--graph is required for this source")
+		}
+		graphKey = home
 	}
-	g, err := chatGraph(ctx, rt, graphKey)
-	if err != nil {
-		return err // a missing graph becomes a usage error listing the source's graphs
+	g := datasource.Graph{Key: graphKey, Name: "Home (no graph open)"}
+	if graphKey != tools.HomeGraphKey {
+		if g, err = chatGraph(ctx, rt, graphKey); err != nil {
+			return err // a missing graph becomes a usage error listing the source's graphs
+		}
 	}
 	threadID := ""
 	if o.Thread != "" {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -130,5 +131,9 @@ func chatPictures(rt *Runtime) tui.ChangePictures {
 }
 
 func (c changePictures) ProposedChange(ctx context.Context, graphKey string, a datasource.Action) (graphpic.Change, error) {
+	if a.Type == datasource.CreateGraphAction {
+		// Home mode: the change is a new graph, not a part of one to draw.
+		return graphpic.Change{}, errors.New("a new graph, with its Starter and Return nodes")
+	}
 	return graphpic.ProposedChange(ctx, c.src, graphKey, a, pictureDepth)
 }

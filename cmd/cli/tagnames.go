@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/clientaction"
 )
@@ -50,6 +51,13 @@ func tagNames(ctx context.Context, src datasource.Source, graph string) clientac
 		},
 		Sheet: func(key string) string { return graphDoc().Sheets[key] },
 		Graph: func(key string) string {
+			if graph == tools.HomeGraphKey {
+				// Home mode names the user's graphs, any of them.
+				if gr, err := src.Graph(ctx, key); err == nil {
+					return gr.Name
+				}
+				return ""
+			}
 			if key != graph {
 				return ""
 			}

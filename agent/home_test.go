@@ -1,0 +1,74 @@
+package agent_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
+)
+
+// TestHomeModeListsGraphs: a question with no graph runs in home mode — the home
+// prompt, no retrieval context, the home tools only — and list_user_graphs reads
+// the source's graphs.
+func TestHomeModeListsGraphs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, agent.Options{},
+		turn{calls: []convo.ToolCall{call("c1", "list_user_graphs", `{}`)}},
+		turn{text: "You have one graph: {{graph:demo}}."})
+	res, err := f.agent.Send(ctx, agent.SendRequest{Text: "what graphs do I have?"}, nil)
+	if err != nil || res.Text == "" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	reqs := f.llm.requests()
+	if got := strings.Join(toolNames(reqs[0].Tools), ","); got != "list_user_graphs,list_user_html_classes,list_node_configs,propose_create_graph,propose_create_html_class" {
+		t.Errorf("home tools offered: %s", got)
+	}
+	msgs := reqs[0].Messages
+	if len(msgs) != 2 || !strings.Contains(msgs[0].Content, "no graph is open") || msgs[1].Role != convo.User {
+		t.Errorf("home request: %d messages, first %.80q", len(msgs), msgs[0].Content)
+	}
+	last := reqs[1].Messages[len(reqs[1].Messages)-1]
+	if last.Role != convo.Tool || !strings.Contains(last.Content, "demo") {
+		t.Errorf("list_user_graphs gave %q", last.Content)
+	}
+	tr, _ := f.store.Transcript(ctx, res.ThreadID)
+	if tr.Thread.GraphKey != "home" {
+		t.Errorf("thread graph = %q, want home", tr.Thread.GraphKey)
+	}
+}
+
+// TestHomeModeCreateGraph: propose_create_graph waits for a decision; approved on
+// a source that cannot create graphs it is recorded as not applied, saying why;
+// rejected, it is rejected.
+func TestHomeModeCreateGraph(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, approve := range []bool{true, false} {
+		f := newFixture(t, agent.Options{},
+			turn{calls: []convo.ToolCall{call("p1", "propose_create_graph", `{"name":"Invoices","reason":"asked"}`)}},
+			turn{text: "Noted."})
+		res, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "home", Text: "create an invoices graph"}, nil)
+		if err != nil || res.Proposal == nil || res.Proposal.Action.CreateGraph == nil || res.Proposal.Action.CreateGraph.Name != "Invoices" {
+			t.Fatalf("%+v %v", res, err)
+		}
+		res2, err := f.agent.Resume(ctx, res.ThreadID, convo.Decision{Approved: approve, ProposalID: "p1", Digest: res.Proposal.Digest}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := res2.Decided
+		switch {
+		case d == nil:
+			t.Fatal("no decision recorded")
+		case approve && (d.Outcome != convo.NotApplied || !strings.Contains(d.ApplyError, "cannot create a graph") || !strings.Contains(d.ApplyError, "Invoices")):
+			t.Errorf("approved: %+v", d)
+		case !approve && d.Decision != convo.Rejected:
+			t.Errorf("rejected: %+v", d)
+		}
+		if _, err := f.src.Graph(ctx, "Invoices"); err == nil {
+			t.Error("a graph was created")
+		}
+	}
+}
