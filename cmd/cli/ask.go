@@ -25,9 +25,8 @@ type askOptions struct {
 	Format     string // text | markdown | json
 	OnProposal string // pending | reject | approve
 	// OnToolLimit is what to do when the assistant stops at its tool-round limit:
-	// "" (ask: exit 3), continue (more rounds) or summary (an answer now). Only the
-	// server's assistant stops there today; the local agent's hook is
-	// agent.Result.ToolLimit, which finishRun handles for either runner.
+	// "" (ask: exit 3), continue (more rounds) or summary (an answer now), for the
+	// in-process agent and the server's alike: finishRun reads agent.Result.ToolLimit.
 	OnToolLimit string
 	Question    string
 }
@@ -147,7 +146,7 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 		}
 	}
 	out := newPrinter(f.IO, o.Format)
-	out.names, out.graphFlag = tagNames(ctx, rt.Source, graph), "--graph "+graph
+	out.names, out.graphFlag = tagNames(ctx, rt.Source, graph), graphFlag(graph)
 	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
 	return finishRun(ctx, f, rt, out, o, res, err)
 }
@@ -368,4 +367,13 @@ func toolLimitText(threadID string, tl convo.ToolLimit) string {
 	}
 	return fmt.Sprintf("nodius-ai: the assistant used its %d tool rounds and waits for your choice: 'nodius-ai approve %s' lets it continue%s, 'nodius-ai reject %s' asks it to answer now with what it found (or run ask with --on-tool-limit continue|summary)",
 		tl.RoundsUsed, threadID, more, threadID)
+}
+
+// graphFlag is the --graph part of a command printed for the person ("" without a
+// graph: the command then names none).
+func graphFlag(graph string) string {
+	if graph == "" {
+		return ""
+	}
+	return "--graph " + shellQuote(graph)
 }
