@@ -211,8 +211,12 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	cfg.Debug = debug
 	cfg.ArangoIgnoreServer = fc.ArangoIgnoreServer != nil && *fc.ArangoIgnoreServer
-	if v := getenv("NODIUS_AI_ARANGO_IGNORE_SERVER"); v != "" {
+	switch v := getenv("NODIUS_AI_ARANGO_IGNORE_SERVER"); {
+	case v != "":
 		cfg.ArangoIgnoreServer = truthy(v)
+		cfg.Origins["arango-ignore-server"] = "NODIUS_AI_ARANGO_IGNORE_SERVER"
+	case fc.ArangoIgnoreServer != nil:
+		cfg.Origins["arango-ignore-server"] = OriginFile
 	}
 	switch {
 	case flags["debug"] != "":

@@ -403,3 +403,33 @@ func TestPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadArangoIgnoreServer: arango_ignore_server from the file, overridden by
+// NODIUS_AI_ARANGO_IGNORE_SERVER, with where it came from.
+func TestLoadArangoIgnoreServer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		file, env  string
+		want       bool
+		wantOrigin string
+	}{
+		{"", "", false, ""},
+		{"arango_ignore_server = true\n", "", true, OriginFile},
+		{"arango_ignore_server = true\n", "0", false, "NODIUS_AI_ARANGO_IGNORE_SERVER"},
+		{"", "1", true, "NODIUS_AI_ARANGO_IGNORE_SERVER"},
+	}
+	for i, tt := range tests {
+		dir := t.TempDir()
+		path := filepath.Join(dir, "config.toml")
+		if err := os.WriteFile(path, []byte(tt.file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(LoadOptions{ConfigPath: path, Getenv: env(dir, map[string]string{"NODIUS_AI_ARANGO_IGNORE_SERVER": tt.env})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.ArangoIgnoreServer != tt.want || cfg.Origins["arango-ignore-server"] != tt.wantOrigin {
+			t.Errorf("%d: %v from %q, want %v from %q", i, cfg.ArangoIgnoreServer, cfg.Origins["arango-ignore-server"], tt.want, tt.wantOrigin)
+		}
+	}
+}

@@ -140,6 +140,9 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 	add("sync", val(config.RedactURL(cfg.Sync)), origin("sync", ""))
 	add("max_tool_rounds", strconv.Itoa(cfg.MaxToolRounds), origin("max_tool_rounds", config.OriginDefault))
 	add("debug", strconv.FormatBool(cfg.Debug), origin("debug", config.OriginDefault))
+	if cfg.ArangoIgnoreServer {
+		add("arango-ignore-server", "true", origin("arango-ignore-server", config.OriginDefault))
+	}
 	add("retrieval.expand", cfg.RetrievalExpand, origin("retrieval.expand", config.OriginDefault))
 
 	cfgPath, cfgFrom := cfg.File, "read"
