@@ -530,6 +530,21 @@ func (l *live) catchUp() int {
 	return n
 }
 
+// types reads the node types of a workspace. Only a refused token is an error:
+// without the types, nodes are shown without their type's description.
+func (s *Source) types(ctx context.Context, workspace string) ([]datasource.NodeConfig, error) {
+	configs, _, err := s.nodeConfigs(ctx, workspace)
+	if err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.Auth {
+			return nil, err
+		}
+		s.note("types", "node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
+		return []datasource.NodeConfig{}, nil
+	}
+	return configs, nil
+}
+
 // snapshotOf converts a live graph, with the node types of its workspace.
 func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, error) {
 	snap, err := l.graph.Snapshot()
@@ -537,14 +552,9 @@ func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, 
 		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError, Err: err,
 			Message: fmt.Sprintf("the Nodius server's graph %q has a node or edge this client cannot read: %v", l.graph.Key(), err)}
 	}
-	configs, _, err := s.nodeConfigs(ctx, snap.Graph.Workspace)
+	configs, err := s.types(ctx, snap.Graph.Workspace)
 	if err != nil {
-		var fe *fault.Error
-		if errors.As(err, &fe) && fe.Code == fault.Auth {
-			return datasource.Snapshot{}, err
-		}
-		s.note("types", "node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
-		configs = []datasource.NodeConfig{}
+		return datasource.Snapshot{}, err
 	}
 	snap.Configs = configs
 	// A node's code is its type's (node.process of the node type): resolved here so
@@ -579,13 +589,24 @@ func (s *Source) View(ctx context.Context, graphKey string) (datasource.Source, 
 	return st, nil
 }
 
-// Graph returns the graph's metadata.
-func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
-	src, err := s.View(ctx, graphKey)
+// meta reads the graph document from the saved state: editing messages never
+// change it, so no socket is opened (Graph is the agent's existence check).
+func (s *Source) meta(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	g, err := s.saved(ctx, graphKey)
 	if err != nil {
 		return datasource.Graph{}, err
 	}
-	return src.Graph(ctx, graphKey)
+	gm, err := g.Meta()
+	if err != nil {
+		return datasource.Graph{}, &fault.Error{Code: fault.ServerError, Err: err,
+			Message: fmt.Sprintf("the Nodius server's graph %q has a document this client cannot read: %v", graphKey, err)}
+	}
+	return gm, nil
+}
+
+// Graph returns the graph's metadata (one POST /api/graph/get).
+func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	return s.meta(ctx, graphKey)
 }
 
 // Nodes lists nodes, of one sheet when sheet is not empty.
@@ -615,13 +636,14 @@ func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource
 	return src.Node(ctx, graphKey, nodeKey)
 }
 
-// Configs lists the node types of the graph's workspace.
+// Configs lists the node types of the graph's workspace: the saved document
+// names the workspace, so no socket is opened.
 func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
-	src, err := s.View(ctx, graphKey)
+	gm, err := s.meta(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
-	return src.Configs(ctx, graphKey)
+	return s.types(ctx, gm.Workspace)
 }
 
 // Search ranks nodes by text over the live graph.

@@ -180,6 +180,41 @@ func TestSavedStateOnlyIsSaid(t *testing.T) {
 	}
 }
 
+// TestGraphAndConfigsOpenNoSocket: the graph's metadata and node types come
+// from the saved document (editing messages never change it), so Graph (the
+// agent's existence check) and Configs open no socket: with none to be had they
+// answer without the saved-state-only notice.
+func TestGraphAndConfigsOpenNoSocket(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	var notices []string
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: "ws://127.0.0.1:1/", Token: "tok-alice",
+		Notice: func(m string) { notices = append(notices, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := src.Graph(ctx, graphKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Key != graphKey || g.Workspace == "" || len(g.Sheets) != 2 {
+		t.Errorf("Graph = key %q, workspace %q, sheets %v", g.Key, g.Workspace, g.Sheets)
+	}
+	cfgs, err := src.Configs(ctx, graphKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfgs) == 0 {
+		t.Error("Configs: no node types")
+	}
+	if len(notices) != 0 {
+		t.Errorf("notices = %q, want none: no socket should have been tried", notices)
+	}
+	if _, err := src.Graph(ctx, "nosuchgraph"); !errors.Is(err, datasource.ErrNotFound) {
+		t.Errorf("unknown graph: %v, want not found", err)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	s := standIn(t)
 	ctx := context.Background()
