@@ -34,8 +34,17 @@ func standIn(t *testing.T) *servertest.Server {
 
 func source(t *testing.T, s *servertest.Server, token string, notices *[]string) *server.Source {
 	t.Helper()
+	return sourceAt(t, s, s.WSURL, token, notices)
+}
+
+// noSocket is a WebSocket address nothing listens on.
+const noSocket = "ws://127.0.0.1:1/"
+
+// sourceAt is source with its editing socket at wsURL.
+func sourceAt(t *testing.T, s *servertest.Server, wsURL, token string, notices *[]string) *server.Source {
+	t.Helper()
 	var mu sync.Mutex
-	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: s.WSURL, Token: token, AckTimeout: 5 * time.Second,
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: wsURL, Token: token, AckTimeout: 5 * time.Second,
 		Notice: func(m string) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -160,11 +169,7 @@ func TestSavedStateOnlyIsSaid(t *testing.T) {
 	carol := newEditor(t, s, "tok-carol")
 	move(ctx, t, carol.c, "fetch_api", 4242)
 	var notices []string
-	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: "ws://127.0.0.1:1/", Token: "tok-alice",
-		Notice: func(m string) { notices = append(notices, m) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := sourceAt(t, s, noSocket, "tok-alice", &notices)
 	snap, err := src.Snapshot(ctx, graphKey)
 	if err != nil {
 		t.Fatal(err)
@@ -188,11 +193,7 @@ func TestGraphAndConfigsOpenNoSocket(t *testing.T) {
 	s := standIn(t)
 	ctx := context.Background()
 	var notices []string
-	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: "ws://127.0.0.1:1/", Token: "tok-alice",
-		Notice: func(m string) { notices = append(notices, m) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := sourceAt(t, s, noSocket, "tok-alice", &notices)
 	g, err := src.Graph(ctx, graphKey)
 	if err != nil {
 		t.Fatal(err)
