@@ -427,13 +427,10 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 		refused = errors.As(err, &fe) && fe.Code == fault.Auth
 	} else {
 		l.conn = conn
-		savedState := g.Clone()
 		err = s.register(ctx, l)
 		if err != nil {
-			// A registration refused part-way leaves some sheets replayed: back to
-			// the saved state, which is what the note says.
 			l.close()
-			l.conn, l.graph, l.replayed, l.failed = nil, savedState, 0, 0
+			l.conn = nil
 		}
 	}
 	if err != nil {
@@ -458,12 +455,16 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 	return l, nil
 }
 
-// register registers l.conn on every sheet from the graph's save time and replays
-// the messages each answers. The server files an instruction message under each
-// sheet it touches and a batch under the sender's sheet, so each is replayed once.
+// register registers l.conn on every sheet from the graph's save time and, once
+// all are registered, replays the messages each answered: a registration refused
+// part-way leaves the saved state untouched, which is what the note then says.
+// The server files an instruction message under each sheet it touches and a batch
+// under the sender's sheet, so each is replayed once.
 func (s *Source) register(ctx context.Context, l *live) error {
 	from := l.graph.LastUpdated()
-	for _, id := range l.graph.SheetIDs() {
+	ids := l.graph.SheetIDs()
+	missing := make([][]json.RawMessage, len(ids))
+	for i, id := range ids {
 		reg, err := l.conn.Register(ctx, l.graph.Key(), id, s.name, from)
 		if err != nil {
 			var re *editsock.RefusedError
@@ -477,14 +478,17 @@ func (s *Source) register(ctx context.Context, l *live) error {
 			}
 			return err
 		}
-		for _, m := range reg.Missing {
+		missing[i] = reg.Missing
+		l.regSeq[id] = reg.Seq
+	}
+	for i, id := range ids {
+		for _, m := range missing[i] {
 			if err := l.graph.Replay(m, id); err != nil {
 				l.failed++
 			} else {
 				l.replayed++
 			}
 		}
-		l.regSeq[id] = reg.Seq
 	}
 	return nil
 }

@@ -185,6 +185,28 @@ func TestSavedStateOnlyIsSaid(t *testing.T) {
 	}
 }
 
+// TestRegistrationRefusedPartWayReadsTheSavedState: when the second sheet's
+// registration is refused, the first sheet's replayed messages are not kept: what
+// is read is the saved state, as the notice says.
+func TestRegistrationRefusedPartWayReadsTheSavedState(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	carol := newEditor(t, s, "tok-carol")
+	move(ctx, t, carol.c, "fetch_api", 4242)
+	s.RefuseNext("registerUserOnGraph:1", "refused for the test")
+	var notices []string
+	snap, err := source(t, s, "tok-alice", &notices).Snapshot(ctx, graphKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := nodeOf(t, snap, "fetch_api"); n.PosX != 400 {
+		t.Errorf("fetch_api posX = %v, want the saved 400", n.PosX)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "last saved") || !strings.Contains(notices[0], "refused for the test") {
+		t.Errorf("notices = %q, want one saying only the saved state was read, and why", notices)
+	}
+}
+
 // TestGraphAndConfigsOpenNoSocket: the graph's metadata and node types come
 // from the saved document (editing messages never change it), so Graph (the
 // agent's existence check) and Configs open no socket: with none to be had they
