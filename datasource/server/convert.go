@@ -95,27 +95,16 @@ func (c *converter) action(a datasource.Action, depth int) error {
 		// As createNodeFromConfig: the type's handles, size, data and version,
 		// unless the proposal gives its own.
 		def := c.defaults[p.TypeKey]
-		var data any = map[string]any{}
+		data := orDefault(def.data, map[string]any{})
 		if p.Data != nil {
 			data = plain(p.Data)
-		} else if def.data != nil {
-			data = nodiusgraph.Clone(def.data)
 		}
 		handles := plain(p.Handles)
 		if m, _ := handles.(map[string]any); len(m) == 0 {
-			handles = map[string]any{}
-			if def.handles != nil {
-				handles = nodiusgraph.Clone(def.handles)
-			}
+			handles = orDefault(def.handles, map[string]any{})
 		}
-		var size any = map[string]any{"width": 200, "height": 100}
-		if def.size != nil {
-			size = nodiusgraph.Clone(def.size)
-		}
-		var version any = 1
-		if def.version != nil {
-			version = def.version
-		}
+		size := orDefault(def.size, map[string]any{"width": 200, "height": 100})
+		version := orDefault(def.version, 1)
 		node := map[string]any{"_key": key, "graphKey": gk, "sheet": sheet, "type": p.TypeKey, "typeVersion": version,
 			"posX": p.PosX, "posY": p.PosY, "size": size, "handles": handles, "data": data}
 		if p.Process != "" {
@@ -231,6 +220,14 @@ func setAlong(node map[string]any, path []string, v any) nodiusgraph.Instruction
 func instruction(in nodiusgraph.Instruction, sheet, nodeKey, hint string) json.RawMessage {
 	b, _ := json.Marshal(map[string]any{"i": in, "sheetId": sheet, "nodeId": nodeKey, hint: true})
 	return b
+}
+
+// orDefault is a copy of a node type's default, or fallback when the type has none.
+func orDefault(def, fallback any) any {
+	if def == nil {
+		return fallback
+	}
+	return nodiusgraph.Clone(def)
 }
 
 // plain turns a value of the data source model into plain JSON values.

@@ -427,13 +427,10 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 		refused = errors.As(err, &fe) && fe.Code == fault.Auth
 	} else {
 		l.conn = conn
-		savedState := g.Clone()
 		err = s.register(ctx, l)
 		if err != nil {
-			// A registration refused part-way leaves some sheets replayed: back to
-			// the saved state, which is what the note says.
 			l.close()
-			l.conn, l.graph, l.replayed, l.failed = nil, savedState, 0, 0
+			l.conn = nil
 		}
 	}
 	if err != nil {
@@ -458,12 +455,16 @@ func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, e
 	return l, nil
 }
 
-// register registers l.conn on every sheet from the graph's save time and replays
-// the messages each answers. The server files an instruction message under each
-// sheet it touches and a batch under the sender's sheet, so each is replayed once.
+// register registers l.conn on every sheet from the graph's save time and, once
+// all are registered, replays the messages each answered: a registration refused
+// part-way leaves the saved state untouched, which is what the note then says.
+// The server files an instruction message under each sheet it touches and a batch
+// under the sender's sheet, so each is replayed once.
 func (s *Source) register(ctx context.Context, l *live) error {
 	from := l.graph.LastUpdated()
-	for _, id := range l.graph.SheetIDs() {
+	ids := l.graph.SheetIDs()
+	missing := make([][]json.RawMessage, len(ids))
+	for i, id := range ids {
 		reg, err := l.conn.Register(ctx, l.graph.Key(), id, s.name, from)
 		if err != nil {
 			var re *editsock.RefusedError
@@ -477,14 +478,17 @@ func (s *Source) register(ctx context.Context, l *live) error {
 			}
 			return err
 		}
-		for _, m := range reg.Missing {
+		missing[i] = reg.Missing
+		l.regSeq[id] = reg.Seq
+	}
+	for i, id := range ids {
+		for _, m := range missing[i] {
 			if err := l.graph.Replay(m, id); err != nil {
 				l.failed++
 			} else {
 				l.replayed++
 			}
 		}
-		l.regSeq[id] = reg.Seq
 	}
 	return nil
 }
@@ -530,6 +534,21 @@ func (l *live) catchUp() int {
 	return n
 }
 
+// types reads the node types of a workspace. Only a refused token is an error:
+// without the types, nodes are shown without their type's description.
+func (s *Source) types(ctx context.Context, workspace string) ([]datasource.NodeConfig, error) {
+	configs, _, err := s.nodeConfigs(ctx, workspace)
+	if err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) && fe.Code == fault.Auth {
+			return nil, err
+		}
+		s.note("types", "node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
+		return []datasource.NodeConfig{}, nil
+	}
+	return configs, nil
+}
+
 // snapshotOf converts a live graph, with the node types of its workspace.
 func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, error) {
 	snap, err := l.graph.Snapshot()
@@ -537,14 +556,9 @@ func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, 
 		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError, Err: err,
 			Message: fmt.Sprintf("the Nodius server's graph %q has a node or edge this client cannot read: %v", l.graph.Key(), err)}
 	}
-	configs, _, err := s.nodeConfigs(ctx, snap.Graph.Workspace)
+	configs, err := s.types(ctx, snap.Graph.Workspace)
 	if err != nil {
-		var fe *fault.Error
-		if errors.As(err, &fe) && fe.Code == fault.Auth {
-			return datasource.Snapshot{}, err
-		}
-		s.note("types", "node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
-		configs = []datasource.NodeConfig{}
+		return datasource.Snapshot{}, err
 	}
 	snap.Configs = configs
 	// A node's code is its type's (node.process of the node type): resolved here so
@@ -579,13 +593,24 @@ func (s *Source) View(ctx context.Context, graphKey string) (datasource.Source, 
 	return st, nil
 }
 
-// Graph returns the graph's metadata.
-func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
-	src, err := s.View(ctx, graphKey)
+// meta reads the graph document from the saved state: editing messages never
+// change it, so no socket is opened (Graph is the agent's existence check).
+func (s *Source) meta(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	g, err := s.saved(ctx, graphKey)
 	if err != nil {
 		return datasource.Graph{}, err
 	}
-	return src.Graph(ctx, graphKey)
+	gm, err := g.Meta()
+	if err != nil {
+		return datasource.Graph{}, &fault.Error{Code: fault.ServerError, Err: err,
+			Message: fmt.Sprintf("the Nodius server's graph %q has a document this client cannot read: %v", graphKey, err)}
+	}
+	return gm, nil
+}
+
+// Graph returns the graph's metadata (one POST /api/graph/get).
+func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	return s.meta(ctx, graphKey)
 }
 
 // Nodes lists nodes, of one sheet when sheet is not empty.
@@ -615,13 +640,14 @@ func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource
 	return src.Node(ctx, graphKey, nodeKey)
 }
 
-// Configs lists the node types of the graph's workspace.
+// Configs lists the node types of the graph's workspace: the saved document
+// names the workspace, so no socket is opened.
 func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
-	src, err := s.View(ctx, graphKey)
+	gm, err := s.meta(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
-	return src.Configs(ctx, graphKey)
+	return s.types(ctx, gm.Workspace)
 }
 
 // Search ranks nodes by text over the live graph.

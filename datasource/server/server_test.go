@@ -34,8 +34,17 @@ func standIn(t *testing.T) *servertest.Server {
 
 func source(t *testing.T, s *servertest.Server, token string, notices *[]string) *server.Source {
 	t.Helper()
+	return sourceAt(t, s, s.WSURL, token, notices)
+}
+
+// noSocket is a WebSocket address nothing listens on.
+const noSocket = "ws://127.0.0.1:1/"
+
+// sourceAt is source with its editing socket at wsURL.
+func sourceAt(t *testing.T, s *servertest.Server, wsURL, token string, notices *[]string) *server.Source {
+	t.Helper()
 	var mu sync.Mutex
-	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: s.WSURL, Token: token, AckTimeout: 5 * time.Second,
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: wsURL, Token: token, AckTimeout: 5 * time.Second,
 		Notice: func(m string) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -160,11 +169,7 @@ func TestSavedStateOnlyIsSaid(t *testing.T) {
 	carol := newEditor(t, s, "tok-carol")
 	move(ctx, t, carol.c, "fetch_api", 4242)
 	var notices []string
-	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: "ws://127.0.0.1:1/", Token: "tok-alice",
-		Notice: func(m string) { notices = append(notices, m) }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := sourceAt(t, s, noSocket, "tok-alice", &notices)
 	snap, err := src.Snapshot(ctx, graphKey)
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +182,59 @@ func TestSavedStateOnlyIsSaid(t *testing.T) {
 	}
 	if d := src.Describe(); !strings.Contains(d, "saved state only") {
 		t.Errorf("Describe = %q", d)
+	}
+}
+
+// TestRegistrationRefusedPartWayReadsTheSavedState: when the second sheet's
+// registration is refused, the first sheet's replayed messages are not kept: what
+// is read is the saved state, as the notice says.
+func TestRegistrationRefusedPartWayReadsTheSavedState(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	carol := newEditor(t, s, "tok-carol")
+	move(ctx, t, carol.c, "fetch_api", 4242)
+	s.RefuseNext("registerUserOnGraph:1", "refused for the test")
+	var notices []string
+	snap, err := source(t, s, "tok-alice", &notices).Snapshot(ctx, graphKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := nodeOf(t, snap, "fetch_api"); n.PosX != 400 {
+		t.Errorf("fetch_api posX = %v, want the saved 400", n.PosX)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "last saved") || !strings.Contains(notices[0], "refused for the test") {
+		t.Errorf("notices = %q, want one saying only the saved state was read, and why", notices)
+	}
+}
+
+// TestGraphAndConfigsOpenNoSocket: the graph's metadata and node types come
+// from the saved document (editing messages never change it), so Graph (the
+// agent's existence check) and Configs open no socket: with none to be had they
+// answer without the saved-state-only notice.
+func TestGraphAndConfigsOpenNoSocket(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	var notices []string
+	src := sourceAt(t, s, noSocket, "tok-alice", &notices)
+	g, err := src.Graph(ctx, graphKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Key != graphKey || g.Workspace == "" || len(g.Sheets) != 2 {
+		t.Errorf("Graph = key %q, workspace %q, sheets %v", g.Key, g.Workspace, g.Sheets)
+	}
+	cfgs, err := src.Configs(ctx, graphKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfgs) == 0 {
+		t.Error("Configs: no node types")
+	}
+	if len(notices) != 0 {
+		t.Errorf("notices = %q, want none: no socket should have been tried", notices)
+	}
+	if _, err := src.Graph(ctx, "nosuchgraph"); !errors.Is(err, datasource.ErrNotFound) {
+		t.Errorf("unknown graph: %v, want not found", err)
 	}
 }
 

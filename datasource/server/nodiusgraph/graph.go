@@ -474,17 +474,17 @@ func (g *Graph) Replay(raw json.RawMessage, historySheet string) error {
 	return fmt.Errorf("%w: %q", ErrNotEditing, m.Type)
 }
 
-// Snapshot converts the graph to the data source model: sheetsList becomes the
-// sheet names, every node and edge carries its sheet, and an edge whose ends are
-// not both in the graph is left out.
-func (g *Graph) Snapshot() (datasource.Snapshot, error) {
+// Meta converts the graph document (name, workspace, sheet names…) to the data
+// source model. Editing messages change nodes and edges, never the document, so
+// the saved state's Meta is the live one.
+func (g *Graph) Meta() (datasource.Graph, error) {
 	var gm datasource.Graph
 	doc, err := json.Marshal(g.Doc)
 	if err != nil {
-		return datasource.Snapshot{}, err
+		return datasource.Graph{}, err
 	}
 	if err := json.Unmarshal(doc, &gm); err != nil {
-		return datasource.Snapshot{}, err
+		return datasource.Graph{}, err
 	}
 	if list, ok := g.Doc["sheetsList"].(map[string]any); ok && len(gm.Sheets) == 0 {
 		gm.Sheets = map[string]string{}
@@ -492,6 +492,17 @@ func (g *Graph) Snapshot() (datasource.Snapshot, error) {
 			s, _ := name.(string)
 			gm.Sheets[id] = s
 		}
+	}
+	return gm, nil
+}
+
+// Snapshot converts the graph to the data source model: sheetsList becomes the
+// sheet names, every node and edge carries its sheet, and an edge whose ends are
+// not both in the graph is left out.
+func (g *Graph) Snapshot() (datasource.Snapshot, error) {
+	gm, err := g.Meta()
+	if err != nil {
+		return datasource.Snapshot{}, err
 	}
 	snap := datasource.Snapshot{Graph: gm, Nodes: []datasource.Node{}, Edges: []datasource.Edge{}, Configs: []datasource.NodeConfig{}}
 	seen := map[string]bool{}

@@ -231,7 +231,8 @@ func (s *Server) Save(graphKey string) {
 // RefuseNext makes the stand-in refuse the next editing message of that type
 // (applyInstructionToGraph, batchCreateElements, batchDeleteElements) with the
 // sentence, as the real server refuses one the graph does not allow: for testing
-// what a client does when a change stops part-way.
+// what a client does when a change stops part-way. "registerUserOnGraph:SHEET"
+// refuses the next registration on that sheet.
 func (s *Server) RefuseNext(msgType, sentence string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -581,6 +582,13 @@ func (s *Server) register(c *client, m map[string]any, id any, hasID bool) bool 
 	}
 	if lg.g.Sheets[sheet] == nil {
 		c.send(map[string]any{"error": "Invalid JSON"})
+		return true
+	}
+	if sentence, ok := s.refuse["registerUserOnGraph:"+sheet]; ok {
+		delete(s.refuse, "registerUserOnGraph:"+sheet)
+		if hasID {
+			c.send(map[string]any{"_id": id, "_response": map[string]any{"status": false, "message": sentence}})
+		}
 		return true
 	}
 	lg.editors[sheet] = append(lg.editors[sheet], c)
