@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -313,27 +312,14 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	return conn, nil
 }
 
-func (c *Client) networkError(what string, err error) error {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+// networkError classifies a failed HTTP call to the server.
+func networkError(what string, err error) error {
+	if nodiusws.IsTimeout(err) {
 		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
 			Message: fmt.Sprintf("could not %s in time — check the server URL and the network", what)}
 	}
 	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
-		Message: fmt.Sprintf("could not %s (%s) — check the server URL and that the server is running", what, netReason(err))}
-}
-
-// netReason is a short, credential-free reason for a network failure.
-func netReason(err error) string {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err.Error()
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) && ue.Err != nil {
-		return ue.Err.Error()
-	}
-	return "network error"
+		Message: fmt.Sprintf("could not %s (%s) — check the server URL and that the server is running", what, nodiusws.Reason(err))}
 }
 
 // statusError classifies an HTTP status from the server.
