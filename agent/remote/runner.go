@@ -307,11 +307,10 @@ type run struct {
 	runTag   string // makes the server's tool call ids unique in the thread
 	calls    int    // tool results recorded in this run
 	usage    convo.Usage
-	limit    *convo.ToolLimit // ai:tool_limit seen
-	decision *convo.Decision  // Resume: the decision sent
-	pending  *convo.Proposal  // Resume: the proposal it decides (nil: unknown here)
-	decided  bool             // the decision is recorded
-	stopped  bool             // the run was ended here (an apply failed)
+	decision *convo.Decision // Resume: the decision sent
+	pending  *convo.Proposal // Resume: the proposal it decides (nil: unknown here)
+	decided  bool            // the decision is recorded
+	stopped  bool            // the run was ended here (an apply failed)
 }
 
 type toolStart struct {
@@ -406,7 +405,8 @@ func (ru *run) handle(in Inbound) (done bool, err error) {
 		ru.addUsage(in.Usage)
 		return false, nil
 	case TypeToolLimit:
-		ru.limit = &convo.ToolLimit{RoundsUsed: in.RoundsUsed, MaxExtended: in.MaxExtended}
+		// Its numbers come again in the fullText of the ai:complete that follows
+		// (the web client reads them there too): the run ends on that one.
 		return false, nil
 	case TypeComplete:
 		return true, ru.complete(in)
@@ -607,10 +607,7 @@ func (ru *run) toolLimit(n ToolLimitNotice) error {
 	if err := ru.closeCur(ru.ctx, convo.Complete); err != nil {
 		return err
 	}
-	tl := ru.limit
-	if tl == nil || tl.RoundsUsed == 0 {
-		tl = &convo.ToolLimit{RoundsUsed: n.RoundsUsed, MaxExtended: n.MaxExtended}
-	}
+	tl := &convo.ToolLimit{RoundsUsed: n.RoundsUsed, MaxExtended: n.MaxExtended}
 	ru.result.ToolLimit = tl
 	ru.r.log.Info("remote tool limit", "thread", ru.th.ID, "rounds", tl.RoundsUsed, "max", tl.MaxExtended)
 	ru.emit(convo.Event{Type: convo.EventToolLimit, ThreadID: ru.th.ID, ToolLimit: tl})
