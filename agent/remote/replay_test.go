@@ -250,12 +250,7 @@ type replayEnv struct {
 func newReplayEnv(t *testing.T, file, conn string, keep func(int, step) bool) *replayEnv {
 	t.Helper()
 	rp := newReplay(t, file, conn, keep)
-	db := filepath.Join(t.TempDir(), "threads.db")
-	st, err := threads.Open(context.Background(), db, threads.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, db := openStore(t)
 	c, err := remote.New(remote.Options{BaseURL: rp.URL, WSURL: rp.WSURL, Token: testToken, StallTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -59,13 +59,7 @@ func newEnv(t *testing.T, tune func(*remote.Options)) *env {
 	t.Helper()
 	srv := remotetest.New(t, func(s *remotetest.Server) { s.Token = testToken })
 	e := &env{srv: srv, logs: &syncBuffer{}}
-	e.dbPath = filepath.Join(t.TempDir(), "threads.db")
-	st, err := threads.Open(context.Background(), e.dbPath, threads.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e.store = st
+	e.store, e.dbPath = openStore(t)
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opt := remote.Options{BaseURL: srv.URL, WSURL: srv.WSURL, Token: testToken, Logger: log,
 		PingInterval: 50 * time.Millisecond, StallTimeout: 5 * time.Second}
@@ -80,8 +74,20 @@ func newEnv(t *testing.T, tune func(*remote.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.run = remote.NewRunner(c, st, src, log)
+	e.run = remote.NewRunner(c, e.store, src, log)
 	return e
+}
+
+// openStore opens a thread store in a fresh SQLite file, closed with the test.
+func openStore(t *testing.T) (*threads.Store, string) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "threads.db")
+	st, err := threads.Open(context.Background(), db, threads.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, db
 }
 
 // collect gathers a run's public events.
