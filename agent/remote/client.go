@@ -67,20 +67,16 @@ func ParseServerURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-			"the server URL %q is not an http:// or https:// URL — use e.g. --agent server:https://nodius.example.com", Redact(raw))}
+			"the server URL %q is not an http:// or https:// URL — use e.g. --agent server:https://nodius.example.com", fault.MaskCredentials(raw))}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-			"the server URL %q must not have a query or a fragment", Redact(raw))}
+			"the server URL %q must not have a query or a fragment", fault.MaskCredentials(raw))}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
 }
-
-// Redact masks a URL's credentials (fault.MaskCredentials): they never leave in
-// messages, logs or the thread store.
-func Redact(raw string) string { return fault.MaskCredentials(raw) }
 
 // New returns a Client for the server at opt.BaseURL.
 func New(opt Options) (*Client, error) {
@@ -123,8 +119,9 @@ func New(opt Options) (*Client, error) {
 // WebSocketURL is where the client's runs connect.
 func (c *Client) WebSocketURL() string { return c.wsURL }
 
-// Server is the server's URL without credentials: what is shown and stored.
-func (c *Client) Server() string { return Redact(c.base.String()) }
+// Server is the server's URL without credentials (masked): what is shown, logged
+// and stored.
+func (c *Client) Server() string { return fault.MaskCredentials(c.base.String()) }
 
 // newID numbers a request. The real server keeps its running sessions in one map
 // keyed by _id for every connection of every user, so a small counter (the web
