@@ -346,9 +346,7 @@ func serverError(in Inbound) *fault.Error {
 	switch code {
 	case fault.RateLimit, fault.ServerError, fault.Auth, fault.Timeout, fault.Network,
 		fault.ContentFilter, fault.ContextLength, fault.BudgetExceeded, fault.InvalidRequest, fault.Internal:
-	case "":
-		code = fault.Internal
-	default:
+	default: // none, or one this client does not know
 		code = fault.Internal
 	}
 	msg := strings.TrimSpace(in.Error)
@@ -358,7 +356,10 @@ func serverError(in Inbound) *fault.Error {
 	hint := ""
 	switch code {
 	case fault.Auth:
-		hint = " — check --token or NODIUS_AI_TOKEN"
+		// The socket is already authenticated: an ai:error auth_error is the model
+		// provider refusing the server's own API key (errorClassifier.ts), not the
+		// user's token.
+		hint = " — the server's key for its model was refused: tell the server's administrator (your token is fine)"
 	case fault.RateLimit, fault.ServerError, fault.Timeout, fault.Network:
 		hint = " — try again in a moment"
 	case fault.ContextLength:
