@@ -455,6 +455,7 @@ func TestReplayApplyFailsPartWay(t *testing.T) {
 	if stored.Outcome != convo.NotApplied || stored.ApplyError != d.ApplyError {
 		t.Fatalf("stored %+v", stored)
 	}
+	e.rp.check(t)
 }
 
 // Without an editing connection an approval is recorded as not applied, in words.
@@ -469,6 +470,7 @@ func TestReplayApproveWithoutApplier(t *testing.T) {
 	if err != nil || res2.Decided == nil || res2.Decided.Outcome != convo.NotApplied || !strings.Contains(res2.Decided.ApplyError, "no editing connection") {
 		t.Fatalf("%+v %v", res2.Decided, err)
 	}
+	e.rp.check(t)
 }
 
 func TestReplayHomeProposalIsAnError(t *testing.T) {
@@ -558,6 +560,7 @@ func TestReplayStopSendsNoInterrupt(t *testing.T) {
 	if got := e.rp.sentTypes(); got != "authenticate,ai:chat" {
 		t.Fatalf("sent %s", got)
 	}
+	e.rp.check(t)
 }
 
 func TestReplayToolLimit(t *testing.T) {
