@@ -246,13 +246,7 @@ func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error
 			if in.HasID && in.ID != id && !(in.Type == TypeError && in.ID == 0) || !in.HasID && in.Type != TypeError {
 				continue
 			}
-			if !stall.Stop() {
-				select {
-				case <-stall.C:
-				default:
-				}
-			}
-			stall.Reset(c.opt.StallTimeout)
+			stall.Reset(c.opt.StallTimeout) // no stale tick survives a Reset (Go 1.23 timers)
 			done, err := h(in)
 			if ctx.Err() != nil {
 				return stopRun()
