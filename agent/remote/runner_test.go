@@ -340,6 +340,27 @@ func TestProposalThenApprove(t *testing.T) {
 	e.noSecret(t)
 }
 
+// "Always for this thread" on an approval the server took is kept with the thread.
+func TestApproveAlwaysForThread(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.SetChat(propose)
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
+	if err != nil || res.Proposal == nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	always := convo.Decision{Approved: true, AlwaysForThread: true}
+	e.srv.SetResume(nil)
+	e.run.SetApplier(&fakeApplier{})
+	if res2, err := e.run.Resume(context.Background(), res.ThreadID, always, nil); err != nil || res2.Decided == nil {
+		t.Fatalf("%+v %v", res2, err)
+	}
+	th, err := e.store.Thread(context.Background(), res.ThreadID)
+	if err != nil || len(th.AutoApprove) != 1 || th.AutoApprove[0] != datasource.DeleteNodeAction {
+		t.Fatalf("auto-approve %v %v", th.AutoApprove, err)
+	}
+}
+
 func TestRejectWithFeedback(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
