@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -68,20 +67,16 @@ func ParseServerURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-			"the server URL %q is not an http:// or https:// URL — use e.g. --agent server:https://nodius.example.com", Redact(raw))}
+			"the server URL %q is not an http:// or https:// URL — use e.g. --agent server:https://nodius.example.com", fault.MaskCredentials(raw))}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-			"the server URL %q must not have a query or a fragment", Redact(raw))}
+			"the server URL %q must not have a query or a fragment", fault.MaskCredentials(raw))}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
 }
-
-// Redact masks a URL's credentials (fault.MaskCredentials): they never leave in
-// messages, logs or the thread store.
-func Redact(raw string) string { return fault.MaskCredentials(raw) }
 
 // New returns a Client for the server at opt.BaseURL.
 func New(opt Options) (*Client, error) {
@@ -124,8 +119,9 @@ func New(opt Options) (*Client, error) {
 // WebSocketURL is where the client's runs connect.
 func (c *Client) WebSocketURL() string { return c.wsURL }
 
-// Server is the server's URL without credentials: what is shown and stored.
-func (c *Client) Server() string { return Redact(c.base.String()) }
+// Server is the server's URL without credentials (masked): what is shown, logged
+// and stored.
+func (c *Client) Server() string { return fault.MaskCredentials(c.base.String()) }
 
 // newID numbers a request. The real server keeps its running sessions in one map
 // keyed by _id for every connection of every user, so a small counter (the web
@@ -250,13 +246,7 @@ func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error
 			if in.HasID && in.ID != id && !(in.Type == TypeError && in.ID == 0) || !in.HasID && in.Type != TypeError {
 				continue
 			}
-			if !stall.Stop() {
-				select {
-				case <-stall.C:
-				default:
-				}
-			}
-			stall.Reset(c.opt.StallTimeout)
+			stall.Reset(c.opt.StallTimeout) // no stale tick survives a Reset (Go 1.23 timers)
 			done, err := h(in)
 			if ctx.Err() != nil {
 				return stopRun()
@@ -313,27 +303,14 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	return conn, nil
 }
 
-func (c *Client) networkError(what string, err error) error {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+// networkError classifies a failed HTTP call to the server.
+func networkError(what string, err error) error {
+	if nodiusws.IsTimeout(err) {
 		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
 			Message: fmt.Sprintf("could not %s in time — check the server URL and the network", what)}
 	}
 	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
-		Message: fmt.Sprintf("could not %s (%s) — check the server URL and that the server is running", what, netReason(err))}
-}
-
-// netReason is a short, credential-free reason for a network failure.
-func netReason(err error) string {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err.Error()
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) && ue.Err != nil {
-		return ue.Err.Error()
-	}
-	return "network error"
+		Message: fmt.Sprintf("could not %s (%s) — check the server URL and that the server is running", what, nodiusws.Reason(err))}
 }
 
 // statusError classifies an HTTP status from the server.
@@ -363,9 +340,7 @@ func serverError(in Inbound) *fault.Error {
 	switch code {
 	case fault.RateLimit, fault.ServerError, fault.Auth, fault.Timeout, fault.Network,
 		fault.ContentFilter, fault.ContextLength, fault.BudgetExceeded, fault.InvalidRequest, fault.Internal:
-	case "":
-		code = fault.Internal
-	default:
+	default: // none, or one this client does not know
 		code = fault.Internal
 	}
 	msg := strings.TrimSpace(in.Error)
@@ -375,7 +350,10 @@ func serverError(in Inbound) *fault.Error {
 	hint := ""
 	switch code {
 	case fault.Auth:
-		hint = " — check --token or NODIUS_AI_TOKEN"
+		// The socket is already authenticated: an ai:error auth_error is the model
+		// provider refusing the server's own API key (errorClassifier.ts), not the
+		// user's token.
+		hint = " — the server's key for its model was refused: tell the server's administrator (your token is fine)"
 	case fault.RateLimit, fault.ServerError, fault.Timeout, fault.Network:
 		hint = " — try again in a moment"
 	case fault.ContextLength:

@@ -186,12 +186,12 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, what 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, c.networkError("reach the server at "+c.Server(), err)
+		return nil, networkError("reach the server at "+c.Server(), err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opt.MaxHTTPBytes)+1))
 	if err != nil {
-		return nil, c.networkError("read the server's answer", err)
+		return nil, networkError("read the server's answer", err)
 	}
 	if len(raw) > c.opt.MaxHTTPBytes {
 		return nil, fault.Limit("an answer of the server's HTTP API", "max_snapshot_bytes", c.opt.MaxHTTPBytes)

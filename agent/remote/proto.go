@@ -117,20 +117,18 @@ type Inbound struct {
 	ID    int64
 	HasID bool
 
-	Token       string               // ai:token
-	ToolCallID  string               // ai:tool_start, ai:tool_result
-	ToolName    string               // ai:tool_start
-	Result      string               // ai:tool_result: the tool's output as text
-	Usage       Usage                // ai:usage
-	RoundsUsed  int                  // ai:tool_limit
-	MaxExtended int                  // ai:tool_limit
-	ThreadID    string               // ai:complete
-	FullText    string               // ai:complete
-	Error       string               // ai:error: the server's message for the user
-	Details     string               // ai:error: the schema issues, in words
-	Code        string               // ai:error, optional
-	Retryable   bool                 // ai:error, optional
-	Apply       nodiusws.ApplyAction // ai:apply_action
+	Token      string               // ai:token
+	ToolCallID string               // ai:tool_start, ai:tool_result
+	ToolName   string               // ai:tool_start
+	Result     string               // ai:tool_result: the tool's output as text
+	Usage      Usage                // ai:usage
+	ThreadID   string               // ai:complete
+	FullText   string               // ai:complete
+	Error      string               // ai:error: the server's message for the user
+	Details    string               // ai:error: the schema issues, in words
+	Code       string               // ai:error, optional
+	Retryable  bool                 // ai:error, optional
+	Apply      nodiusws.ApplyAction // ai:apply_action
 }
 
 // MalformedError is a message from the server that breaks the protocol.
@@ -145,22 +143,20 @@ func malformed(format string, args ...any) error {
 // inboundWire is the union of every field a server message may carry. Pointers
 // tell a missing field from an empty one; Result stays raw (a string, or JSON).
 type inboundWire struct {
-	Type        *string         `json:"type"`
-	ID          json.RawMessage `json:"_id"`
-	Token       *string         `json:"token"`
-	ToolCallID  *string         `json:"toolCallId"`
-	ToolName    *string         `json:"toolName"`
-	Result      json.RawMessage `json:"result"`
-	Usage       *Usage          `json:"usage"`
-	RoundsUsed  *int            `json:"roundsUsed"`
-	MaxExtended *int            `json:"maxExtended"`
-	ThreadID    *string         `json:"threadId"`
-	FullText    *string         `json:"fullText"`
-	Error       json.RawMessage `json:"error"`
-	Details     json.RawMessage `json:"details"`
-	Code        *string         `json:"code"`
-	Retryable   *bool           `json:"retryable"`
-	Action      json.RawMessage `json:"action"`
+	Type       *string         `json:"type"`
+	ID         json.RawMessage `json:"_id"`
+	Token      *string         `json:"token"`
+	ToolCallID *string         `json:"toolCallId"`
+	ToolName   *string         `json:"toolName"`
+	Result     json.RawMessage `json:"result"`
+	Usage      *Usage          `json:"usage"`
+	ThreadID   *string         `json:"threadId"`
+	FullText   *string         `json:"fullText"`
+	Error      json.RawMessage `json:"error"`
+	Details    json.RawMessage `json:"details"`
+	Code       *string         `json:"code"`
+	Retryable  *bool           `json:"retryable"`
+	Action     json.RawMessage `json:"action"`
 }
 
 // ParseInbound decodes and checks one server message. A message that is not an
@@ -219,13 +215,6 @@ func ParseInbound(data []byte) (in Inbound, ok bool, err error) {
 			err = malformed("ai:usage without usage")
 		} else {
 			in.Usage = *w.Usage
-		}
-	case TypeToolLimit:
-		if w.RoundsUsed != nil {
-			in.RoundsUsed = *w.RoundsUsed
-		}
-		if w.MaxExtended != nil {
-			in.MaxExtended = *w.MaxExtended
 		}
 	case TypeComplete:
 		if in.ThreadID, err = need("threadId", w.ThreadID); err == nil {

@@ -250,12 +250,7 @@ type replayEnv struct {
 func newReplayEnv(t *testing.T, file, conn string, keep func(int, step) bool) *replayEnv {
 	t.Helper()
 	rp := newReplay(t, file, conn, keep)
-	db := filepath.Join(t.TempDir(), "threads.db")
-	st, err := threads.Open(context.Background(), db, threads.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st, db := openStore(t)
 	c, err := remote.New(remote.Options{BaseURL: rp.URL, WSURL: rp.WSURL, Token: testToken, StallTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -460,6 +455,7 @@ func TestReplayApplyFailsPartWay(t *testing.T) {
 	if stored.Outcome != convo.NotApplied || stored.ApplyError != d.ApplyError {
 		t.Fatalf("stored %+v", stored)
 	}
+	e.rp.check(t)
 }
 
 // Without an editing connection an approval is recorded as not applied, in words.
@@ -474,6 +470,7 @@ func TestReplayApproveWithoutApplier(t *testing.T) {
 	if err != nil || res2.Decided == nil || res2.Decided.Outcome != convo.NotApplied || !strings.Contains(res2.Decided.ApplyError, "no editing connection") {
 		t.Fatalf("%+v %v", res2.Decided, err)
 	}
+	e.rp.check(t)
 }
 
 func TestReplayHomeProposalIsAnError(t *testing.T) {
@@ -563,6 +560,7 @@ func TestReplayStopSendsNoInterrupt(t *testing.T) {
 	if got := e.rp.sentTypes(); got != "authenticate,ai:chat" {
 		t.Fatalf("sent %s", got)
 	}
+	e.rp.check(t)
 }
 
 func TestReplayToolLimit(t *testing.T) {

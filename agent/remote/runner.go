@@ -133,16 +133,6 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	// approval is recorded with what became of it: the server sends ai:apply_action
 	// first, and the change is applied here before anything is said to be done.
 	ru.decision, ru.pending = &d, p
-	ru.accepted = func() error {
-		if d.AlwaysForThread && d.Approved && p != nil {
-			types := append([]string(nil), actionTypes(th.AutoApprove)...)
-			types = append(types, string(p.Action.Type))
-			if err := r.store.SetAutoApprove(ctx, th.ID, types); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	r.log.Info("remote resume", "thread", th.ID, "server_thread", rem.ID, "id", msg.ID, "approved", d.Approved)
 	return ru.stream(msg.ID, msg)
 }
@@ -301,17 +291,15 @@ type run struct {
 	lastSave  time.Time
 	streaming bool
 	started   map[string]toolStart // tool calls announced, by id
-	accepted  func() error         // run once, at the server's first non-error message
 	result    agent.Result
 
 	runTag   string // makes the server's tool call ids unique in the thread
 	calls    int    // tool results recorded in this run
 	usage    convo.Usage
-	limit    *convo.ToolLimit // ai:tool_limit seen
-	decision *convo.Decision  // Resume: the decision sent
-	pending  *convo.Proposal  // Resume: the proposal it decides (nil: unknown here)
-	decided  bool             // the decision is recorded
-	stopped  bool             // the run was ended here (an apply failed)
+	decision *convo.Decision // Resume: the decision sent
+	pending  *convo.Proposal // Resume: the proposal it decides (nil: unknown here)
+	decided  bool            // the decision is recorded
+	stopped  bool            // the run was ended here (an apply failed)
 }
 
 type toolStart struct {
@@ -337,10 +325,6 @@ func (r *Runner) newRun(ctx context.Context, th convo.Thread, rem threads.Remote
 func (ru *run) stream(id int64, req any) (agent.Result, error) {
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
 	err := ru.r.c.stream(ru.ctx, id, req, ru.handle)
-	if err == nil && !ru.stopped && ru.decision != nil && !ru.decided && ru.result.Proposal == nil && ru.result.ToolLimit == nil {
-		// The run ended without a continued answer (nothing but ai:complete).
-		err = ru.recordDecision(nil)
-	}
 	if err != nil {
 		// Keep what arrived, marked interrupted, even when the run's context is gone.
 		ru.closeCur(context.WithoutCancel(ru.ctx), convo.Interrupted)
@@ -369,13 +353,6 @@ func (ru *run) fail(err error) (agent.Result, error) {
 
 // handle takes one of the run's messages; done is true when the run is over.
 func (ru *run) handle(in Inbound) (done bool, err error) {
-	if ru.accepted != nil && in.Type != TypeError {
-		f := ru.accepted
-		ru.accepted = nil
-		if err := f(); err != nil {
-			return true, err
-		}
-	}
 	if in.Type == TypeApplyAction {
 		if ru.decision == nil || !ru.decision.Approved || ru.decided {
 			ru.r.log.Warn("ai:apply_action outside an approval: ignored", "thread", ru.th.ID)
@@ -406,7 +383,8 @@ func (ru *run) handle(in Inbound) (done bool, err error) {
 		ru.addUsage(in.Usage)
 		return false, nil
 	case TypeToolLimit:
-		ru.limit = &convo.ToolLimit{RoundsUsed: in.RoundsUsed, MaxExtended: in.MaxExtended}
+		// Its numbers come again in the fullText of the ai:complete that follows
+		// (the web client reads them there too): the run ends on that one.
 		return false, nil
 	case TypeComplete:
 		return true, ru.complete(in)
@@ -607,10 +585,7 @@ func (ru *run) toolLimit(n ToolLimitNotice) error {
 	if err := ru.closeCur(ru.ctx, convo.Complete); err != nil {
 		return err
 	}
-	tl := ru.limit
-	if tl == nil || tl.RoundsUsed == 0 {
-		tl = &convo.ToolLimit{RoundsUsed: n.RoundsUsed, MaxExtended: n.MaxExtended}
-	}
+	tl := &convo.ToolLimit{RoundsUsed: n.RoundsUsed, MaxExtended: n.MaxExtended}
 	ru.result.ToolLimit = tl
 	ru.r.log.Info("remote tool limit", "thread", ru.th.ID, "rounds", tl.RoundsUsed, "max", tl.MaxExtended)
 	ru.emit(convo.Event{Type: convo.EventToolLimit, ThreadID: ru.th.ID, ToolLimit: tl})
@@ -664,6 +639,12 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 	ru.decided = true
 	d := *ru.decision
 	p := ru.pending
+	if d.AlwaysForThread && d.Approved && p != nil {
+		types := append(actionTypes(ru.th.AutoApprove), string(p.Action.Type))
+		if err := ru.r.store.SetAutoApprove(ru.ctx, ru.th.ID, types); err != nil {
+			return err
+		}
+	}
 	if !d.Approved {
 		if p == nil {
 			return nil

@@ -59,13 +59,7 @@ func newEnv(t *testing.T, tune func(*remote.Options)) *env {
 	t.Helper()
 	srv := remotetest.New(t, func(s *remotetest.Server) { s.Token = testToken })
 	e := &env{srv: srv, logs: &syncBuffer{}}
-	e.dbPath = filepath.Join(t.TempDir(), "threads.db")
-	st, err := threads.Open(context.Background(), e.dbPath, threads.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	e.store = st
+	e.store, e.dbPath = openStore(t)
 	log := slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	opt := remote.Options{BaseURL: srv.URL, WSURL: srv.WSURL, Token: testToken, Logger: log,
 		PingInterval: 50 * time.Millisecond, StallTimeout: 5 * time.Second}
@@ -80,8 +74,20 @@ func newEnv(t *testing.T, tune func(*remote.Options)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.run = remote.NewRunner(c, st, src, log)
+	e.run = remote.NewRunner(c, e.store, src, log)
 	return e
+}
+
+// openStore opens a thread store in a fresh SQLite file, closed with the test.
+func openStore(t *testing.T) (*threads.Store, string) {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "threads.db")
+	st, err := threads.Open(context.Background(), db, threads.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, db
 }
 
 // collect gathers a run's public events.
@@ -334,6 +340,27 @@ func TestProposalThenApprove(t *testing.T) {
 	e.noSecret(t)
 }
 
+// "Always for this thread" on an approval the server took is kept with the thread.
+func TestApproveAlwaysForThread(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, nil)
+	e.srv.SetChat(propose)
+	res, err := e.run.Send(context.Background(), agent.SendRequest{GraphKey: "demo", Text: "remove fetch-api"}, nil)
+	if err != nil || res.Proposal == nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	always := convo.Decision{Approved: true, AlwaysForThread: true}
+	e.srv.SetResume(nil)
+	e.run.SetApplier(&fakeApplier{})
+	if res2, err := e.run.Resume(context.Background(), res.ThreadID, always, nil); err != nil || res2.Decided == nil {
+		t.Fatalf("%+v %v", res2, err)
+	}
+	th, err := e.store.Thread(context.Background(), res.ThreadID)
+	if err != nil || len(th.AutoApprove) != 1 || th.AutoApprove[0] != datasource.DeleteNodeAction {
+		t.Fatalf("auto-approve %v %v", th.AutoApprove, err)
+	}
+}
+
 func TestRejectWithFeedback(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
@@ -424,6 +451,11 @@ func TestServerErrorsMapToClasses(t *testing.T) {
 			}
 			if got := col.types(); got != "thread,token,error" {
 				t.Fatalf("events %s", got)
+			}
+			// auth_error is the model provider refusing the server's key: the user's
+			// token (already accepted by authResult) is not to blame.
+			if tc.code == "auth_error" && (strings.Contains(ce.Message, "--token") || !strings.Contains(ce.Message, "administrator")) {
+				t.Fatalf("auth_error message %q", ce.Message)
 			}
 			msgs, _ := e.store.Messages(context.Background(), res.ThreadID)
 			if len(msgs) != 2 || msgs[1].Content != "partial " || msgs[1].Status != convo.Interrupted {
@@ -851,7 +883,10 @@ func TestServerURL(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	if got := remote.Redact("https://user:pw@host/x"); got != "https://user:***@host/x" {
+	// The server's URL as shown and stored keeps no password.
+	if c, err := remote.New(remote.Options{BaseURL: "https://user:pw@host/x"}); err != nil {
+		t.Error(err)
+	} else if got := c.Server(); got != "https://user:***@host/x" {
 		t.Errorf("redact: %s", got)
 	}
 }

@@ -95,4 +95,8 @@ func TestRemoteApprovalAppliesThroughTheEditingSocket(t *testing.T) {
 	if strings.Contains(r.stdout, "not_applied") {
 		t.Fatalf("recorded as not applied: %s", r.stdout)
 	}
+	// Not vacuous: the show ran and the thread records the outcome.
+	if r.code != 0 || !strings.Contains(r.stdout, `"outcome": "applied"`) {
+		t.Fatalf("threads show: code %d stdout %s stderr %s", r.code, r.stdout, r.stderr)
+	}
 }

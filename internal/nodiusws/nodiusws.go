@@ -130,13 +130,12 @@ func Dial(ctx context.Context, addr string, opt Options) (*websocket.Conn, AuthR
 			return nil, AuthResult{}, &fault.Error{Code: fault.Network, Status: resp.StatusCode, Retryable: resp.StatusCode >= 500, Err: err,
 				Message: fmt.Sprintf("the server answered %d instead of opening its WebSocket at %s — check the server URL, or give the address with --ws-url", resp.StatusCode, where)}
 		}
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
+		if IsTimeout(err) {
 			return nil, AuthResult{}, &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
 				Message: fmt.Sprintf("could not open the server's WebSocket at %s in time — check the server URL and the network", where)}
 		}
 		return nil, AuthResult{}, &fault.Error{Code: fault.Network, Retryable: true, Err: err,
-			Message: fmt.Sprintf("could not open the server's WebSocket at %s (%s) — check that the server is running, or give the address with --ws-url", where, reason(err))}
+			Message: fmt.Sprintf("could not open the server's WebSocket at %s (%s) — check that the server is running, or give the address with --ws-url", where, Reason(err))}
 	}
 	conn.SetReadLimit(MaxFrameBytes)
 	res, err := authenticate(ctx, conn, opt)
@@ -213,11 +212,18 @@ func handshakeError(ctx context.Context, err error) error {
 			Message: "the server did not answer the authentication in time — check that the URL is a Nodius server"}
 	}
 	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
-		Message: "the connection to the server closed during authentication (" + reason(err) + ") — check the server URL"}
+		Message: "the connection to the server closed during authentication (" + Reason(err) + ") — check the server URL"}
 }
 
-// reason is a short, credential-free reason for a network failure.
-func reason(err error) string {
+// IsTimeout reports whether a network failure is a timeout.
+func IsTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Reason is a short, credential-free reason for a network failure (the WebSocket's
+// and the HTTP API's alike).
+func Reason(err error) string {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Err != nil {
 		return op.Err.Error()
