@@ -28,7 +28,7 @@ const (
 
 // ActionTypes lists every action type, in the order they are documented.
 var ActionTypes = []ActionType{CreateNodeAction, UpdateNodeAction, MoveNodeAction, DeleteNodeAction, CreateEdgeAction, DeleteEdgeAction, BatchAction,
-	CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction}
+	CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction, CreateGraphAction}
 
 // Action is a ProposedAction: a change to a graph that the model proposes and a person
 // approves. Its JSON form is {"type": ..., "payload": {...}}, as the server stores it;
