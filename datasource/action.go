@@ -284,16 +284,6 @@ func fresh[T any](p **T) *T {
 	return *p
 }
 
-// ServerOnly reports whether a is a type only the Nodius server's assistant
-// proposes (and only the server can carry out).
-func (a Action) ServerOnly() bool {
-	switch a.Type {
-	case CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction, CreateGraphAction:
-		return true
-	}
-	return false
-}
-
 // describeServer is Describe for the server-only types.
 func describeServer(a Action) (string, bool) {
 	switch a.Type {
