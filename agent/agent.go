@@ -84,9 +84,8 @@ type Result struct {
 	// Decided is the proposal this run decided last (by Resume, or auto-approved),
 	// with its outcome: a caller reports "approved but not applied" from it.
 	Decided *convo.Proposal
-	// ToolLimit is set when the run stopped at the tool-round limit and waits for
-	// the choice to continue or to answer now (the server's assistant; the local
-	// agent does not stop there yet).
+	// ToolLimit is set when the run stopped at the tool-round limit (MaxToolRounds)
+	// and waits for the choice to continue or to answer now, given to Resume.
 	ToolLimit *convo.ToolLimit
 }
 

@@ -147,15 +147,16 @@ func (r *run) loop() (Result, error) {
 // atToolLimit reports whether the thread stopped at the tool-round limit and waits
 // for the person's choice: no proposal waits, the history ends on the results of
 // read tools, and the turn since the last question used at least MaxToolRounds
-// rounds. It returns the rounds used.
+// rounds. It returns the rounds used, and leaves the history it read in r.history
+// for resumeToolLimit.
 func (r *run) atToolLimit() (int, bool, error) {
 	if p, err := r.a.opt.Store.PendingProposal(r.ctx, r.th.ID); err != nil || p != nil {
 		return 0, false, err
 	}
-	h, err := r.a.opt.Store.History(r.ctx, r.th.ID)
-	if err != nil {
+	if err := r.loadHistory(false); err != nil {
 		return 0, false, err
 	}
+	h := r.history
 	if len(h) == 0 || h[len(h)-1].Role != convo.Tool {
 		return 0, false, nil
 	}
@@ -175,13 +176,11 @@ func (r *run) atToolLimit() (int, bool, error) {
 }
 
 // resumeToolLimit gives the person's choice at the tool-round limit: more rounds
-// (up to MaxExtendedRounds in all), or the answer now, without tools.
+// (up to MaxExtendedRounds in all), or the answer now, without tools. The history
+// is the one atToolLimit read.
 func (r *run) resumeToolLimit(rounds int, more bool) (Result, error) {
 	if r.a.opt.Provider == nil {
 		return r.fail(r.a.noProvider())
-	}
-	if err := r.loadHistory(false); err != nil {
-		return r.fail(err)
 	}
 	r.roundsUsed, r.extended, r.summary = rounds, more, !more
 	r.a.log.Info("tool limit decided", "thread", r.th.ID, "continue", more, "rounds", rounds)

@@ -28,7 +28,7 @@ const (
 
 // ActionTypes lists every action type, in the order they are documented.
 var ActionTypes = []ActionType{CreateNodeAction, UpdateNodeAction, MoveNodeAction, DeleteNodeAction, CreateEdgeAction, DeleteEdgeAction, BatchAction,
-	CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction}
+	CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction, CreateGraphAction}
 
 // Action is a ProposedAction: a change to a graph that the model proposes and a person
 // approves. Its JSON form is {"type": ..., "payload": {...}}, as the server stores it;
@@ -248,38 +248,27 @@ func (a *Action) UnmarshalJSON(data []byte) error {
 	var target any
 	switch aj.Type {
 	case CreateNodeAction:
-		a.CreateNode = new(CreateNodePayload)
-		target = a.CreateNode
+		target = fresh(&a.CreateNode)
 	case UpdateNodeAction:
-		a.UpdateNode = new(UpdateNodePayload)
-		target = a.UpdateNode
+		target = fresh(&a.UpdateNode)
 	case MoveNodeAction:
-		a.MoveNode = new(MoveNodePayload)
-		target = a.MoveNode
+		target = fresh(&a.MoveNode)
 	case DeleteNodeAction:
-		a.DeleteNode = new(DeleteNodePayload)
-		target = a.DeleteNode
+		target = fresh(&a.DeleteNode)
 	case CreateEdgeAction:
-		a.CreateEdge = new(CreateEdgePayload)
-		target = a.CreateEdge
+		target = fresh(&a.CreateEdge)
 	case DeleteEdgeAction:
-		a.DeleteEdge = new(DeleteEdgePayload)
-		target = a.DeleteEdge
+		target = fresh(&a.DeleteEdge)
 	case BatchAction:
-		a.Batch = new(BatchPayload)
-		target = a.Batch
+		target = fresh(&a.Batch)
 	case CreateNodeWithEdgesAction:
-		a.CreateNodeWithEdges = new(CreateNodeWithEdgesPayload)
-		target = a.CreateNodeWithEdges
+		target = fresh(&a.CreateNodeWithEdges)
 	case ConfigureNodeTypeAction:
-		a.ConfigureNodeType = new(ConfigureNodeTypePayload)
-		target = a.ConfigureNodeType
+		target = fresh(&a.ConfigureNodeType)
 	case ReorganizeLayoutAction:
-		a.ReorganizeLayout = new(ReorganizeLayoutPayload)
-		target = a.ReorganizeLayout
+		target = fresh(&a.ReorganizeLayout)
 	case CreateGraphAction:
-		a.CreateGraph = new(CreateGraphPayload)
-		target = a.CreateGraph
+		target = fresh(&a.CreateGraph)
 	default:
 		return fmt.Errorf("unknown action type %q", aj.Type)
 	}
@@ -289,14 +278,10 @@ func (a *Action) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(aj.Payload, target)
 }
 
-// ServerOnly reports whether a is a type only the Nodius server's assistant
-// proposes (and only the server can carry out).
-func (a Action) ServerOnly() bool {
-	switch a.Type {
-	case CreateNodeWithEdgesAction, ConfigureNodeTypeAction, ReorganizeLayoutAction, CreateGraphAction:
-		return true
-	}
-	return false
+// fresh points *p at a new zero payload and returns it, the target to decode into.
+func fresh[T any](p **T) *T {
+	*p = new(T)
+	return *p
 }
 
 // describeServer is Describe for the server-only types.

@@ -43,7 +43,6 @@ func Lower(a Action, newKey func() string) (Action, bool) {
 	case a.Type == ReorganizeLayoutAction && a.ReorganizeLayout != nil && len(a.ReorganizeLayout.Moves) > 0:
 		steps := make([]Action, len(a.ReorganizeLayout.Moves))
 		for i, m := range a.ReorganizeLayout.Moves {
-			m := m
 			steps[i] = Action{Type: MoveNodeAction, MoveNode: &m}
 		}
 		return Action{Type: BatchAction, Batch: &BatchPayload{Actions: steps}}, true

@@ -48,7 +48,12 @@ func HomePrompt(role string) string {
 ## References
 Mention graphs as {{graph:KEY}}, HTML classes as {{html:KEY}} and node types as {{nodeConfig:KEY}}; external links as {{link:url|text}}.
 
-Strategy: list with the read tools, create with propose_create_*. Use the standard function calling only, never tool calls written as XML or JSON text.
 `)
+	if tools.CanPropose(role) {
+		b.WriteString("Strategy: list with the read tools, create with propose_create_*. ")
+	} else {
+		b.WriteString("Strategy: list with the read tools. ")
+	}
+	b.WriteString("Use the standard function calling only, never tool calls written as XML or JSON text.\n")
 	return b.String()
 }

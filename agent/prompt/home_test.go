@@ -14,7 +14,7 @@ func TestHomePrompt(t *testing.T) {
 			t.Errorf("editor's home prompt lacks %q", want)
 		}
 	}
-	if v := HomePrompt("viewer"); strings.Contains(v, "propose_create_graph") || !strings.Contains(v, "read-only") {
+	if v := HomePrompt("viewer"); strings.Contains(v, "propose_create") || !strings.Contains(v, "read-only") {
 		t.Errorf("viewer's home prompt offers creation or does not say read-only:\n%s", v)
 	}
 	if HomePrompt("editor") != ed {

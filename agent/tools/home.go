@@ -106,17 +106,14 @@ func parseHomeProposal(name, argsJSON string) (datasource.Action, string, error)
 	return act, strings.TrimSpace(a.str("reason")), nil
 }
 
-// GraphLister is a source that can list the keys of its graphs (file, arango,
-// server sources); home mode needs one.
-type GraphLister interface {
-	ListGraphKeys(ctx context.Context) ([]string, error)
-}
-
-// ListGraphs lists the graphs src holds, sorted; ok is false when src cannot list
-// them (home mode is then not offered).
+// ListGraphs lists the graphs src holds, sorted: an arango source lists its
+// collection, a memgraph store its graphs, a file source its one graph. ok is false
+// when src cannot list them (home mode is then not offered).
 func ListGraphs(ctx context.Context, src datasource.Source) (keys []string, ok bool, err error) {
 	switch s := src.(type) {
-	case GraphLister:
+	case interface {
+		ListGraphKeys(ctx context.Context) ([]string, error)
+	}:
 		keys, err = s.ListGraphKeys(ctx)
 	case interface{ GraphKeys() []string }:
 		keys = s.GraphKeys()
@@ -132,12 +129,15 @@ func ListGraphs(ctx context.Context, src datasource.Source) (keys []string, ok b
 
 // runHome runs one of home mode's read tools.
 func (x *Executor) runHome(ctx context.Context, name string) (any, error) {
+	if name == ListUserHTMLClasses {
+		return toon.Object{{Key: "htmlClasses", Value: []toon.Object{}},
+			{Key: "note", Value: "this source holds workflow graphs only, no HTML classes"}}, nil
+	}
 	keys, ok, err := ListGraphs(ctx, x.src)
 	if err != nil {
 		return nil, x.srcErr(name, "listing graphs", err)
 	}
-	switch name {
-	case ListUserGraphs:
+	if name == ListUserGraphs {
 		if !ok {
 			return toon.Object{{Key: "graphs", Value: []toon.Object{}}, {Key: "note", Value: "this source cannot list its graphs"}}, nil
 		}
@@ -152,9 +152,6 @@ func (x *Executor) runHome(ctx context.Context, name string) (any, error) {
 				{Key: "description", Value: preview(g.Description, ConfigDescMax)}})
 		}
 		return toon.Object{{Key: "graphs", Value: rows}}, nil
-	case ListUserHTMLClasses:
-		return toon.Object{{Key: "htmlClasses", Value: []toon.Object{}},
-			{Key: "note", Value: "this source holds workflow graphs only, no HTML classes"}}, nil
 	}
 	// list_node_configs: the built-in types and the custom types of the workspace,
 	// read through its first graph (a source's configs are per workspace).

@@ -2,8 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,53 +13,8 @@ import (
 // (testdata/home-tools.json, recorded): an editor is offered exactly those names,
 // each with the server's required set and every argument it takes.
 func TestHomeToolsParity(t *testing.T) {
-	raw, err := os.ReadFile("testdata/home-tools.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var real []struct {
-		Function struct {
-			Name       string `json:"name"`
-			Parameters struct {
-				Properties map[string]json.RawMessage `json:"properties"`
-				Required   []string                   `json:"required"`
-			} `json:"parameters"`
-		} `json:"function"`
-	}
-	if err := json.Unmarshal(raw, &real); err != nil {
-		t.Fatal(err)
-	}
-	type schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	ours := map[string]schema{}
-	for _, d := range HomeToolDefs(RoleEditor, nil) {
-		var s schema
-		if err := json.Unmarshal(d.Parameters, &s); err != nil {
-			t.Fatalf("%s: %v", d.Name, err)
-		}
-		ours[d.Name] = s
-	}
-	if len(ours) != len(real) {
-		t.Errorf("home mode offers %d tools, the server %d", len(ours), len(real))
-	}
-	for _, r := range real {
-		o, ok := ours[r.Function.Name]
-		if !ok {
-			t.Errorf("%s: the server's home tool is missing", r.Function.Name)
-			continue
-		}
-		want := slices.Sorted(slices.Values(r.Function.Parameters.Required))
-		got := slices.Sorted(slices.Values(o.Required))
-		if !slices.Equal(want, got) {
-			t.Errorf("%s: required %v, the server's %v", r.Function.Name, got, want)
-		}
-		for p := range r.Function.Parameters.Properties {
-			if _, ok := o.Properties[p]; !ok {
-				t.Errorf("%s: the server's argument %q is missing", r.Function.Name, p)
-			}
-		}
+	if real, ours := checkParity(t, "testdata/home-tools.json", HomeToolDefs(RoleEditor, nil)); real != ours {
+		t.Errorf("home mode offers %d tools, the server %d", ours, real)
 	}
 }
 

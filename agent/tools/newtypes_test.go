@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,10 +12,11 @@ import (
 	"github.com/nodius/nodius-ai/datasource/undo"
 )
 
-// TestServerProposalTypesApplyAndUndo: each proposal type the server's tools add is
-// applied to the in-memory store as an approval does (keys assigned, what was shown
-// checked, the undo recorded), does what it says, and its undo puts the graph back.
-func TestServerProposalTypesApplyAndUndo(t *testing.T) {
+// TestProposalsApplyAndUndo: what ParseProposal produces, for each proposal type, is
+// applied to the in-memory store as an approval does (stored and read back, keys
+// assigned, what was shown checked, the undo recorded), does what it says, and its
+// undo puts the graph back.
+func TestProposalsApplyAndUndo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
@@ -83,6 +85,61 @@ func TestServerProposalTypesApplyAndUndo(t *testing.T) {
 					t.Errorf("process %q", n.Process)
 				}
 			}},
+		{name: "batch insert node", tool: ProposeBatch, args: `{"actions":[
+				{"type":"create_node","nodeKey":"sorter","typeKey":"transform","sheet":"main","posX":900,"posY":0,"data":{"by":"pts","n":1.50}},
+				{"type":"delete_edge","edgeKey":"e5"},
+				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"},
+				{"type":"create_edge","sheet":"0","sourceKey":"sorter","sourceHandle":"R:0","targetKey":"display-html","targetHandle":"0"}],"reason":"sort"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.Action, res datasource.ApplyResult) {
+				n, err := src.Node(ctx, "demo", "sorter")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if HandlesSummary(n.Handles) != "L:0:in, R:0:out" || n.Sheet != "0" {
+					t.Errorf("created node = %+v", n)
+				}
+				if len(res.Created.Edges) != 2 {
+					t.Errorf("created edges = %v", res.Created.Edges)
+				}
+			}},
+		{name: "update handles and data path", tool: ProposeUpdateNode,
+			args: `{"nodeKey":"fetch-api","updates":{"data":{"season":2025},"size":{"width":300,"height":90}},"reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.Action, _ datasource.ApplyResult) {
+				n, _ := src.Node(ctx, "demo", "fetch-api")
+				if n.Size.Width != 300 || n.Size.Height != 90 {
+					t.Errorf("size = %+v", n.Size)
+				}
+				if d, _ := n.Data.(map[string]any); d == nil || strings.TrimSpace(toString(d["season"])) != "2025" {
+					t.Errorf("data = %v", n.Data)
+				}
+			}},
+		{name: "delete edge", tool: ProposeDeleteEdge, args: `{"edgeKey":"e4","reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.Action, _ datasource.ApplyResult) {
+				edges, _ := src.Edges(ctx, "demo", "")
+				if len(edges) != 5 {
+					t.Errorf("%d edges left, want 5", len(edges))
+				}
+			}},
+		{name: "batch: edge into a node then its deletion, two updates of one field", tool: ProposeBatch, args: `{"actions":[
+				{"type":"create_edge","sheet":"0","sourceKey":"display-html","sourceHandle":"0","targetKey":"fetch-api","targetHandle":"0"},
+				{"type":"update_node","nodeKey":"root","updates":{"data":{"a":1}}},
+				{"type":"update_node","nodeKey":"root","updates":{"data":{"b":2}}},
+				{"type":"delete_node","nodeKey":"fetch-api"}],"reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.Action, _ datasource.ApplyResult) {
+				if _, err := src.Node(ctx, "demo", "fetch-api"); err == nil {
+					t.Error("fetch-api is still there")
+				}
+				if n, _ := src.Node(ctx, "demo", "root"); dataText(n.Data, 100) != `{"b":2}` {
+					t.Errorf("root = %+v", n)
+				}
+			}},
+		{name: "delete node", tool: ProposeDeleteNode, args: `{"nodeKey":"fetch-api","reason":"r"}`,
+			check: func(t *testing.T, src datasource.Source, _ datasource.Action, _ datasource.ApplyResult) {
+				edges, _ := src.Edges(ctx, "demo", "")
+				if len(edges) != 3 {
+					t.Errorf("%d edges left, want 3", len(edges))
+				}
+			}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,12 +183,20 @@ func TestServerProposalTypesApplyAndUndo(t *testing.T) {
 	}
 }
 
+// snapshotJSON is the demo graph's nodes and edges, each sorted by key: undo puts a
+// deleted node or edge back at the end of the store's list, and the order of a
+// graph's nodes carries no meaning. The slices are copied before sorting, as the
+// store may hand out its own.
 func snapshotJSON(t *testing.T, src datasource.Source) string {
 	t.Helper()
 	s, err := datasource.LoadSnapshot(context.Background(), src, "demo")
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Nodes = slices.Clone(s.Nodes)
+	slices.SortFunc(s.Nodes, func(a, b datasource.Node) int { return strings.Compare(a.Key, b.Key) })
+	s.Edges = slices.Clone(s.Edges)
+	slices.SortFunc(s.Edges, func(a, b datasource.Edge) int { return strings.Compare(a.Key, b.Key) })
 	b, _ := json.Marshal(struct {
 		N []datasource.Node
 		E []datasource.Edge

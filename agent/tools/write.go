@@ -100,17 +100,19 @@ func writeSpecs() []writeSpec {
 	sheet := param{name: "sheet", kind: kString, desc: "Sheet id the node goes on (default \"0\")."}
 	data := param{name: "data", kind: kObject, desc: "The node's data, specific to its type (free JSON object). Optional."}
 	typeKey := param{name: "typeKey", kind: kString, required: true, desc: "Node type: a built-in (starter, return, html, entryType) or a custom type of the workspace."}
+	// newNode are the arguments of a new node, the same for create_node and
+	// create_node_with_edges.
+	newNode := []param{typeKey, sheet,
+		pos("posX", false, "Horizontal position (default: right of the sheet's nodes)."),
+		pos("posY", false, "Vertical position."),
+		data}
 	return []writeSpec{
 		{action: datasource.CreateNodeAction, spec: spec{name: ProposeCreateNode, strict: true,
 			desc: "Propose to add a node to the graph. Nothing changes until the user approves. Use an existing type (list_available_node_types). Its code is its type's. To connect it too, prefer propose_create_node_with_edges.",
-			params: []param{
-				typeKey, sheet,
-				pos("posX", false, "Horizontal position (default: right of the sheet's nodes)."),
-				pos("posY", false, "Vertical position."),
-				data,
+			params: slices.Concat(newNode, []param{
 				{name: "nodeKey", kind: kString, maxLen: MaxKeyLen, desc: "Key for the new node (letters, digits, - _ .), unique in the graph. Optional: one is generated; give one to refer to the node in later steps of a batch."},
 				reasonParam,
-			}}},
+			})}},
 		{action: datasource.CreateEdgeAction, spec: spec{name: ProposeCreateEdge, strict: true,
 			desc: "Propose to connect two nodes of the same sheet: from an output point of the source to an input point of the target. Handles are point ids (see read_node_detail: \"R:0:out\" is point \"0\", an output). Nothing changes until the user approves.",
 			params: []param{
@@ -146,11 +148,7 @@ func writeSpecs() []writeSpec {
 			params: []param{{name: "edgeKey", kind: kString, required: true, desc: "Key of the edge to delete."}, reasonParam}}},
 		{action: datasource.CreateNodeWithEdgesAction, spec: spec{name: ProposeCreateNodeWithEdges, strict: true,
 			desc: "Propose to create a node and its edges to existing nodes in one change. Prefer it to propose_create_node followed by propose_create_edge.",
-			params: []param{
-				typeKey, sheet,
-				pos("posX", false, "Horizontal position (default: right of the sheet's nodes)."),
-				pos("posY", false, "Vertical position."),
-				data,
+			params: slices.Concat(newNode, []param{
 				{name: "edges", kind: kArray, required: true, hasRange: true, min: 0, max: MaxNewEdges, desc: "The edges to create with the node.", fields: []param{
 					{name: "direction", kind: kString, required: true, enum: []string{"in", "out"}, desc: "out: the new node is the source; in: the new node is the target."},
 					{name: "handleId", kind: kString, required: true, desc: "Point id on the new node, e.g. \"0\"."},
@@ -159,7 +157,7 @@ func writeSpecs() []writeSpec {
 					{name: "label", kind: kString, maxLen: 200, desc: "Edge label. Optional."},
 				}},
 				reasonParam,
-			}}},
+			})}},
 		{action: datasource.ConfigureNodeTypeAction, spec: spec{name: ProposeConfigureNodeType, strict: true,
 			desc: "Propose to create or change a node type (NodeTypeConfig): its code (process), handles, border, size. Every node of the type runs its code, so a change reaches all of them. For mode=update prefer processPatches (exact search/replace) to a whole new process. Nothing changes until the user approves.",
 			params: []param{

@@ -27,29 +27,45 @@ func WriteForDecision(w io.Writer, a datasource.Action, indent string) {
 	write(w, a, indent, termtext.Reveal)
 }
 
+// printer writes the lines of one change at indent, each text from the model or the
+// graph cleaned by clean.
+type printer struct {
+	w      io.Writer
+	indent string
+	clean  func(string) string
+}
+
+// line prints one line of the change.
+func (p printer) line(format string, args ...any) {
+	fmt.Fprintln(p.w, p.indent+p.clean(fmt.Sprintf(format, args...)))
+}
+
+// code prints each line of text after sign, indented as code.
+func (p printer) code(sign, text string) {
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		fmt.Fprintln(p.w, p.indent+"    "+sign+" "+p.clean(l))
+	}
+}
+
+// numbered prints a line diff with its line numbers.
+func (p printer) numbered(diff []DiffLine) {
+	wide := len(fmt.Sprint(lastNumber(diff)))
+	for _, d := range diff {
+		if d.Op == Gap {
+			fmt.Fprintln(p.w, p.indent+"    "+strings.Repeat(" ", wide)+" ⋮")
+			continue
+		}
+		fmt.Fprintf(p.w, "%s    %*d %c %s\n", p.indent, wide, d.Number(), d.Op, p.clean(d.Text))
+	}
+}
+
 // write is Write with clean as the sanitiser of every text from the model or graph.
 func write(w io.Writer, a datasource.Action, indent string, clean func(string) string) {
-	line := func(format string, args ...any) {
-		fmt.Fprintln(w, indent+clean(fmt.Sprintf(format, args...)))
-	}
-	code := func(sign, text string) {
-		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			fmt.Fprintln(w, indent+"    "+sign+" "+clean(l))
-		}
-	}
-	numbered := func(diff []DiffLine) {
-		wide := len(fmt.Sprint(lastNumber(diff)))
-		for _, d := range diff {
-			if d.Op == Gap {
-				fmt.Fprintln(w, indent+"    "+strings.Repeat(" ", wide)+" ⋮")
-				continue
-			}
-			fmt.Fprintf(w, "%s    %*d %c %s\n", indent, wide, d.Number(), d.Op, clean(d.Text))
-		}
-	}
-	if writeServer(w, a, indent, clean, numbered) {
+	p := printer{w: w, indent: indent, clean: clean}
+	if writeServer(p, a) {
 		return
 	}
+	line, code, numbered := p.line, p.code, p.numbered
 	switch a.Type {
 	case datasource.CreateNodeAction:
 		c := a.CreateNode

@@ -1,8 +1,6 @@
 package changetext
 
 import (
-	"fmt"
-	"io"
 	"sort"
 	"strings"
 
@@ -13,17 +11,8 @@ import (
 // (create_node_with_edges, configure_node_type, reorganize_layout, create_graph);
 // false when a is not one of them. Code the server diffed is shown as a line diff,
 // new code as added lines.
-// clean sanitises every text from the model or the server; numbered prints a line
-// diff with line numbers.
-func writeServer(w io.Writer, a datasource.Action, indent string, clean func(string) string, numbered func([]DiffLine)) bool {
-	line := func(format string, args ...any) {
-		fmt.Fprintln(w, indent+clean(fmt.Sprintf(format, args...)))
-	}
-	code := func(sign, text string) {
-		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-			fmt.Fprintln(w, indent+"    "+sign+" "+clean(l))
-		}
-	}
+func writeServer(p printer, a datasource.Action) bool {
+	line, code, numbered := p.line, p.code, p.numbered
 	switch a.Type {
 	case datasource.CreateNodeWithEdgesAction:
 		c := a.CreateNodeWithEdges
