@@ -876,6 +876,7 @@ func (m *Model) switchThread(id string) tea.Cmd {
 func (m *Model) newThread() {
 	m.tr.reset()
 	m.threadID, m.pending, m.lastErr, m.lastReq, m.cur = "", nil, nil, nil, nil
+	m.limit = nil // the limit's choice was the other thread's
 	m.badges = map[string]*entry{}
 	m.st.usage, m.st.lastPrompt = convo.Usage{}, 0
 	if m.opts.Runner != nil {
@@ -903,7 +904,7 @@ func (m *Model) onThreadOpened(msg threadOpenedMsg) {
 	m.hdr.setTitle(msg.thread.Title)
 	m.st.usage = msg.thread.Usage
 	m.st.lastPrompt = 0
-	m.lastErr, m.lastReq, m.cur = nil, nil, nil
+	m.lastErr, m.lastReq, m.cur, m.limit = nil, nil, nil, nil
 	m.loadHistory(msg.msgs, msg.decided)
 	m.pending = msg.proposal
 	m.asked, m.deciding = nil, nil
