@@ -6,6 +6,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,7 +164,7 @@ func (m *Model) Init() tea.Cmd {
 			}
 			types := make(map[string]string, len(n))
 			for _, r := range n {
-				types[r.Key] = r.Type
+				types[r.Key] = cmp.Or(r.TypeName, r.Type)
 			}
 			return nodesLoadedMsg{c: newCompletion(n), types: types}
 		})
