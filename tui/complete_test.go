@@ -160,13 +160,14 @@ func TestGraphLoadsWhileTyping(t *testing.T) {
 }
 
 // A {{node:K}} tag names the node's type by its config's display name when the
-// lister has it (as ask and the web client do), else by its type key.
+// lister has it (as ask and the web client do), else by its type key; the open
+// graph's tag names it.
 func TestTagsNameTheNodeType(t *testing.T) {
 	t.Parallel()
 	nodes := blockingNodes{release: make(chan struct{}), refs: []NodeRef{
 		{Key: "fetch-api", Type: "api-call", TypeName: "API Call"}, {Key: "root", Type: "starter"}}}
 	close(nodes.release)
-	m := New(Options{Runner: &fakeRunner{}, GraphKey: "demo", Nodes: nodes, NoColor: true})
+	m := New(Options{Runner: &fakeRunner{}, GraphKey: "demo", GraphName: "NBA Stats", Nodes: nodes, NoColor: true})
 	loaded := false
 	for _, c := range m.Init()().(tea.BatchMsg) {
 		if c == nil {
@@ -180,8 +181,9 @@ func TestTagsNameTheNodeType(t *testing.T) {
 	if !loaded {
 		t.Fatal("Init did not load the nodes")
 	}
-	out := m.lk.md.Render("{{node:fetch-api}} then {{node:root}}", 80)
-	if !strings.Contains(out, "API Call") || strings.Contains(out, "api-call") || !strings.Contains(out, "starter") {
+	out := m.lk.md.Render("{{node:fetch-api}} then {{node:root}} in {{graph:demo}}", 80)
+	if !strings.Contains(out, "API Call") || strings.Contains(out, "api-call") || !strings.Contains(out, "starter") ||
+		!strings.Contains(out, "NBA Stats") {
 		t.Fatalf("rendered %q", out)
 	}
 }

@@ -268,10 +268,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.in.setNodes(msg.c)
 		if msg.types != nil {
-			types, sheets := msg.types, m.sheets
+			types, sheets, graphKey, graphName := msg.types, m.sheets, m.opts.GraphKey, m.opts.GraphName
 			m.lk.md.names = clientaction.Names{
 				NodeType: func(k string) string { return types[k] },
 				Sheet:    func(k string) string { return sheets[k] },
+				// The open graph, named as ask names it; another graph shows its key.
+				Graph: func(k string) string {
+					if k == graphKey {
+						return graphName
+					}
+					return ""
+				},
 			}
 		}
 		m.in.refreshMenu() // a mention typed while the graph loaded gets its menu now
