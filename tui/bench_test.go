@@ -42,11 +42,17 @@ func streamingModel(b *testing.B, n int) *Model {
 // BenchmarkStreamToken is one streamed token's Update+View with 1,000 earlier
 // messages (target < 1 ms). Tokens between frames only append; the frame variant
 // adds the 33 ms repaint of the unfinished tail.
+// The tagged variant streams the assistant's tags ({{node:K}}), which every
+// repaint of the tail turns into names.
 func BenchmarkStreamToken(b *testing.B) {
-	for _, withFrame := range []bool{false, true} {
-		b.Run(fmt.Sprintf("frame=%v", withFrame), func(b *testing.B) {
+	for _, c := range []struct {
+		withFrame bool
+		token     string
+	}{{false, "word "}, {true, "word "}, {true, "see {{node:fetch-api}} "}} {
+		withFrame := c.withFrame
+		b.Run(fmt.Sprintf("frame=%v/tagged=%v", withFrame, strings.Contains(c.token, "{{")), func(b *testing.B) {
 			m := streamingModel(b, 1000)
-			msg := runBatchMsg{runID: m.run.id, items: []runItem{{ev: tok("word ")}}}
+			msg := runBatchMsg{runID: m.run.id, items: []runItem{{ev: tok(c.token)}}}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

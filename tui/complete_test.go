@@ -101,7 +101,7 @@ func (b blockingNodes) NodeRefs(ctx context.Context, _ string) ([]NodeRef, error
 // loaded, @ completion works.
 func TestGraphLoadsWhileTyping(t *testing.T) {
 	t.Parallel()
-	nodes := blockingNodes{release: make(chan struct{}), refs: []NodeRef{{"fetch-api", "api-call"}, {"root", "starter"}}}
+	nodes := blockingNodes{release: make(chan struct{}), refs: []NodeRef{{Key: "fetch-api", Type: "api-call"}, {Key: "root", Type: "starter"}}}
 	m := New(Options{Runner: &fakeRunner{}, GraphKey: "big", Nodes: nodes, NoColor: true})
 	msgs := make(chan tea.Msg, 8)
 	var run func(cmd tea.Cmd)
@@ -156,5 +156,34 @@ func TestGraphLoadsWhileTyping(t *testing.T) {
 	m.Update(LoadingMsg{Stage: "late report"}) // a report after the load changes nothing
 	if strings.Contains(view(m), "late report") {
 		t.Fatal("a progress report after the load was shown")
+	}
+}
+
+// A {{node:K}} tag names the node's type by its config's display name when the
+// lister has it (as ask and the web client do), else by its type key; the open
+// graph's tag names it.
+func TestTagsNameTheNodeType(t *testing.T) {
+	t.Parallel()
+	nodes := blockingNodes{release: make(chan struct{}), refs: []NodeRef{
+		{Key: "fetch-api", Type: "api-call", TypeName: "API Call"}, {Key: "root", Type: "starter"}}}
+	close(nodes.release)
+	m := New(Options{Runner: &fakeRunner{}, GraphKey: "demo", GraphName: "NBA Stats", Nodes: nodes, NoColor: true})
+	loaded := false
+	for _, c := range m.Init()().(tea.BatchMsg) {
+		if c == nil {
+			continue
+		}
+		if msg, ok := c().(nodesLoadedMsg); ok {
+			m.Update(msg)
+			loaded = true
+		}
+	}
+	if !loaded {
+		t.Fatal("Init did not load the nodes")
+	}
+	out := m.lk.md.Render("{{node:fetch-api}} then {{node:root}} in {{graph:demo}}", 80)
+	if !strings.Contains(out, "API Call") || strings.Contains(out, "api-call") || !strings.Contains(out, "starter") ||
+		!strings.Contains(out, "NBA Stats") {
+		t.Fatalf("rendered %q", out)
 	}
 }

@@ -35,6 +35,10 @@ type Threads interface {
 type NodeRef struct {
 	Key  string
 	Type string
+	// TypeName is the type's display name when a node type config names it
+	// ("API Call" for api-call): what the assistant's {{node:K}} tags show, as
+	// the web client does. Empty: the type key is shown.
+	TypeName string
 }
 
 // NodeLister lists the graph's nodes for @ completion (loaded once, in a command).

@@ -6,6 +6,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,7 +164,7 @@ func (m *Model) Init() tea.Cmd {
 			}
 			types := make(map[string]string, len(n))
 			for _, r := range n {
-				types[r.Key] = r.Type
+				types[r.Key] = cmp.Or(r.TypeName, r.Type)
 			}
 			return nodesLoadedMsg{c: newCompletion(n), types: types}
 		})
@@ -267,10 +268,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.in.setNodes(msg.c)
 		if msg.types != nil {
-			types, sheets := msg.types, m.sheets
+			types, sheets, graphKey, graphName := msg.types, m.sheets, m.opts.GraphKey, m.opts.GraphName
 			m.lk.md.names = clientaction.Names{
 				NodeType: func(k string) string { return types[k] },
 				Sheet:    func(k string) string { return sheets[k] },
+				// The open graph, named as ask names it; another graph shows its key.
+				Graph: func(k string) string {
+					if k == graphKey {
+						return graphName
+					}
+					return ""
+				},
 			}
 		}
 		m.in.refreshMenu() // a mention typed while the graph loaded gets its menu now
@@ -876,6 +884,7 @@ func (m *Model) switchThread(id string) tea.Cmd {
 func (m *Model) newThread() {
 	m.tr.reset()
 	m.threadID, m.pending, m.lastErr, m.lastReq, m.cur = "", nil, nil, nil, nil
+	m.limit = nil // the limit's choice was the other thread's
 	m.badges = map[string]*entry{}
 	m.st.usage, m.st.lastPrompt = convo.Usage{}, 0
 	if m.opts.Runner != nil {
@@ -903,7 +912,7 @@ func (m *Model) onThreadOpened(msg threadOpenedMsg) {
 	m.hdr.setTitle(msg.thread.Title)
 	m.st.usage = msg.thread.Usage
 	m.st.lastPrompt = 0
-	m.lastErr, m.lastReq, m.cur = nil, nil, nil
+	m.lastErr, m.lastReq, m.cur, m.limit = nil, nil, nil, nil
 	m.loadHistory(msg.msgs, msg.decided)
 	m.pending = msg.proposal
 	m.asked, m.deciding = nil, nil

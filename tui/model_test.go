@@ -381,7 +381,7 @@ func TestMentionCompletion(t *testing.T) {
 	t.Parallel()
 	fr := &fakeRunner{}
 	m := newTestModel(t, Options{Runner: fr, GraphKey: "demo", NoColor: true})
-	m.Update(nodesLoadedMsg{nodes: []NodeRef{{"fetch-api", "api-call"}, {"filter-games", "filter"}, {"root", "starter"}}})
+	m.Update(nodesLoadedMsg{nodes: []NodeRef{{Key: "fetch-api", Type: "api-call"}, {Key: "filter-games", Type: "filter"}, {Key: "root", Type: "starter"}}})
 	typeText(m, "what does @fapi")
 	v := view(m)
 	if !strings.Contains(v, "@fetch-api") || !strings.Contains(v, "api-call") {

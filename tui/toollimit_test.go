@@ -57,3 +57,28 @@ func TestToolLimitIsAChoice(t *testing.T) {
 		}
 	}
 }
+
+// TestToolLimitChoiceStaysWithItsThread: the choice belongs to the thread that
+// stopped; once another thread is open, the limit keys resume nothing (resuming
+// the new thread would approve whatever it is waiting on).
+func TestToolLimitChoiceStaysWithItsThread(t *testing.T) {
+	t.Parallel()
+	fr := &fakeRunner{}
+	fr.send = func(_ context.Context, _ agent.SendRequest, emit func(convo.Event)) (agent.Result, error) {
+		return agent.Result{ThreadID: "t1", ToolLimit: &convo.ToolLimit{RoundsUsed: 5, MaxExtended: 10}}, nil
+	}
+	opts := testOptions()
+	opts.Runner = fr
+	m := newTestModel(t, opts)
+	typeText(m, "search everything")
+	pumpRun(m, press(m, "enter"))
+	if v := view(m); !strings.Contains(strings.Join(strings.Fields(v), " "), "used its 5 tool rounds") {
+		t.Fatalf("no choice offered:\n%s", v)
+	}
+	m.Update(openThreadMsg{id: ""}) // a new thread
+	pumpRun(m, press(m, "ctrl+g"))
+	pumpRun(m, press(m, "ctrl+s"))
+	if _, res := fr.calls(); len(res) != 0 {
+		t.Fatalf("a limit key resumed after the thread changed: %+v", res)
+	}
+}

@@ -167,24 +167,39 @@ type nodeLister struct {
 }
 
 func (n nodeLister) NodeRefs(ctx context.Context, graph string) ([]tui.NodeRef, error) {
+	var out []tui.NodeRef
 	if n.retriever != nil {
 		keys, types, err := n.retriever.NodeKeys(ctx, graph)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]tui.NodeRef, len(keys))
+		out = make([]tui.NodeRef, len(keys))
 		for i := range keys {
 			out[i] = tui.NodeRef{Key: keys[i], Type: types[i]}
 		}
-		return out, nil
+	} else {
+		nodes, err := n.src.Nodes(ctx, graph, "")
+		if err != nil {
+			return nil, err
+		}
+		out = make([]tui.NodeRef, len(nodes))
+		for i, nd := range nodes {
+			out[i] = tui.NodeRef{Key: nd.Key, Type: nd.Type}
+		}
 	}
-	nodes, err := n.src.Nodes(ctx, graph, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]tui.NodeRef, len(nodes))
-	for i, nd := range nodes {
-		out[i] = tui.NodeRef{Key: nd.Key, Type: nd.Type}
+	// The types' display names, read once here (off the UI loop), name the nodes
+	// of the assistant's tags as ask does (tagNames); without them a tag shows
+	// the type key.
+	if n.src != nil {
+		if cs, err := n.src.Configs(ctx, graph); err == nil {
+			names := make(map[string]string, len(cs))
+			for _, c := range cs {
+				names[c.Key] = c.DisplayName
+			}
+			for i := range out {
+				out[i].TypeName = names[out[i].Type]
+			}
+		}
 	}
 	return out, nil
 }

@@ -116,13 +116,15 @@ func (p *printer) write(s string) {
 	if s == "" {
 		return
 	}
-	segs := clientaction.Parse(s)
-	for _, seg := range segs {
-		if seg.Action != nil {
-			p.actions = append(p.actions, *seg.Action)
+	if strings.Contains(s, "{{") { // most tokens hold no tag: no parse on their path
+		segs := clientaction.Parse(s)
+		for _, seg := range segs {
+			if seg.Action != nil {
+				p.actions = append(p.actions, *seg.Action)
+			}
 		}
+		s = clientaction.Render(segs, clientaction.Options{Names: p.names, Hyperlinks: p.ios.OutTTY && p.md == nil})
 	}
-	s = clientaction.Render(segs, clientaction.Options{Names: p.names, Hyperlinks: p.ios.OutTTY && p.md == nil})
 	if p.md != nil {
 		p.pending.WriteString(s)
 		// Render the blocks that are done; keep the unfinished one for later.

@@ -11,7 +11,9 @@ import (
 // tagNames resolves the keys the assistant tags in an answer ({{node:K}},
 // {{sheet:K}}, {{graph:K}}) through the source: a node's type by its display name,
 // a sheet's and the graph's names. Only the keys an answer names are looked up, and
-// each type list and graph document is read once. A failed read shows the key alone.
+// each key, type list and graph document is read once: the lookups run as tokens
+// stream, and a model names the same node many times. A failed read shows the key
+// alone.
 func tagNames(ctx context.Context, src datasource.Source, graph string) clientaction.Names {
 	if src == nil || graph == "" {
 		return clientaction.Names{}
@@ -19,6 +21,8 @@ func tagNames(ctx context.Context, src datasource.Source, graph string) clientac
 	var (
 		g       *datasource.Graph
 		configs map[string]string
+		types   = map[string]string{} // node key → type name, "" when unknown
+		graphs  = map[string]string{} // graph key → name (home mode)
 	)
 	graphDoc := func() *datasource.Graph {
 		if g == nil {
@@ -30,33 +34,45 @@ func tagNames(ctx context.Context, src datasource.Source, graph string) clientac
 		}
 		return g
 	}
-	return clientaction.Names{
-		NodeType: func(key string) string {
-			n, err := src.Node(ctx, graph, key)
-			if err != nil || n.Type == "" {
-				return ""
-			}
-			if configs == nil {
-				configs = map[string]string{}
-				if cs, err := src.Configs(ctx, graph); err == nil {
-					for _, c := range cs {
-						configs[c.Key] = c.DisplayName
-					}
+	nodeType := func(key string) string {
+		n, err := src.Node(ctx, graph, key)
+		if err != nil || n.Type == "" {
+			return ""
+		}
+		if configs == nil {
+			configs = map[string]string{}
+			if cs, err := src.Configs(ctx, graph); err == nil {
+				for _, c := range cs {
+					configs[c.Key] = c.DisplayName
 				}
 			}
-			if name := configs[n.Type]; name != "" {
-				return name
+		}
+		if name := configs[n.Type]; name != "" {
+			return name
+		}
+		return n.Type
+	}
+	return clientaction.Names{
+		NodeType: func(key string) string {
+			if t, ok := types[key]; ok {
+				return t
 			}
-			return n.Type
+			t := nodeType(key)
+			types[key] = t
+			return t
 		},
 		Sheet: func(key string) string { return graphDoc().Sheets[key] },
 		Graph: func(key string) string {
 			if graph == tools.HomeGraphKey {
 				// Home mode names the user's graphs, any of them.
-				if gr, err := src.Graph(ctx, key); err == nil {
-					return gr.Name
+				name, ok := graphs[key]
+				if !ok {
+					if gr, err := src.Graph(ctx, key); err == nil {
+						name = gr.Name
+					}
+					graphs[key] = name
 				}
-				return ""
+				return name
 			}
 			if key != graph {
 				return ""

@@ -121,26 +121,23 @@ func linkable(u string) bool {
 		termtext.Strip(u) == u && !strings.ContainsAny(u, " \t\n")
 }
 
-// Notes turns the canvas actions of an answer (select, highlight, fitArea, node)
-// into lines a terminal user can act on: the command that draws those nodes.
-// graphFlag is the --graph (and --source) part of the command, e.g. "--graph demo".
+// Notes turns the select and highlight actions of an answer into lines a terminal
+// user can act on: the command that draws those nodes (other tags need no note:
+// their text already says what they name). graphFlag is the --graph (and
+// --source) part of the command, e.g. "--graph demo".
 func Notes(actions []Action, graphFlag string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, a := range actions {
-		var keys []string
-		switch a.Kind {
-		case Select, Highlight:
-			keys = a.Keys
-		default:
+		if a.Kind != Select && a.Kind != Highlight {
 			continue
 		}
 		cmd := "nodius-ai inspect graph"
 		if graphFlag != "" {
 			cmd += " " + graphFlag
 		}
-		safe := make([]string, len(keys))
-		for i, k := range keys {
+		safe := make([]string, len(a.Keys))
+		for i, k := range a.Keys {
 			safe[i] = termtext.Strip(k)
 		}
 		cmd += " --around " + shellWord(safe[0])
