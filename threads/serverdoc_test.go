@@ -51,7 +51,8 @@ func TestServerThreadDocuments(t *testing.T) {
 		}
 		switch filepath.Base(f) {
 		case "03-pending-proposal.json":
-			if p == nil || p.Tool != "propose_create_node" || p.Action.Type != "create_node" {
+			if p == nil || p.Tool != "propose_create_node" || p.Action.Type != "create_node" ||
+				p.Action.CreateNode == nil || p.Action.CreateNode.TypeKey != "log-node" || p.Action.CreateNode.PosX != 900 {
 				t.Errorf("03: pending proposal %+v", p)
 			}
 		default:
@@ -83,5 +84,57 @@ func TestServerThreadDocuments(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestServerProposalArgs: a pending proposal the server wrote is read as the server's
+// parseProposedAction reads its arguments: an update's "updates" are its changes,
+// and a batch's flat steps are actions (03 with other propose_* calls).
+func TestServerProposalArgs(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/serverdocs/03-pending-proposal.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := func(tool, args string) []byte {
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		in := doc["pendingInterrupt"].(map[string]any)
+		in["toolName"] = tool
+		in["args"] = json.RawMessage(args)
+		hist := doc["conversationHistory"].([]any)
+		call := hist[len(hist)-1].(map[string]any)["tool_calls"].([]any)[0].(map[string]any)
+		call["function"].(map[string]any)["name"] = tool
+		call["function"].(map[string]any)["arguments"] = args
+		out, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	doc, err := threads.ParseDocument(bytes.NewReader(with("propose_update_node",
+		`{"nodeKey":"n1","updates":{"name":"Renamed"},"reason":"r"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := doc.PendingInterrupt.ProposedAction; a.UpdateNode == nil || a.UpdateNode.NodeKey != "n1" || a.UpdateNode.Changes["name"] != "Renamed" {
+		t.Errorf("update: action %+v, want n1's name changed to Renamed", a.UpdateNode)
+	}
+	doc, err = threads.ParseDocument(bytes.NewReader(with("propose_batch",
+		`{"actions":[{"type":"move_node","nodeKey":"n1","posX":5,"posY":6},{"type":"update_node","nodeKey":"n2","updates":{"name":"B"}}],"reason":"r"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := doc.PendingInterrupt.ProposedAction
+	if a.Batch == nil || len(a.Batch.Actions) != 2 {
+		t.Fatalf("batch: action %+v, want 2 steps", a)
+	}
+	if m := a.Batch.Actions[0].MoveNode; m == nil || m.NodeKey != "n1" || m.PosX != 5 || m.PosY != 6 {
+		t.Errorf("batch step 1 = %+v, want n1 moved to 5,6", a.Batch.Actions[0])
+	}
+	if u := a.Batch.Actions[1].UpdateNode; u == nil || u.NodeKey != "n2" || u.Changes["name"] != "B" {
+		t.Errorf("batch step 2 = %+v, want n2's name changed to B", a.Batch.Actions[1])
 	}
 }
