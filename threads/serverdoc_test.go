@@ -138,3 +138,37 @@ func TestServerProposalArgs(t *testing.T) {
 		t.Errorf("batch step 2 = %+v, want n2's name changed to B", a.Batch.Actions[1])
 	}
 }
+
+// TestRepeatedCallIDs: a provider that numbers calls per response ("call_0" each
+// round) gives ids the thread renames; the pending proposal and the calls it has
+// still to run keep pointing at the calls of the last round.
+func TestRepeatedCallIDs(t *testing.T) {
+	t.Parallel()
+	const doc = `{"_key":"t1","graphKey":"g","workspace":"w","userId":"u","conversationHistory":[
+	 {"role":"user","content":"q"},
+	 {"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"search_nodes","arguments":"{}"}},{"id":"call_1","type":"function","function":{"name":"search_nodes","arguments":"{}"}}]},
+	 {"role":"tool","tool_call_id":"call_0","content":"a"},
+	 {"role":"tool","tool_call_id":"call_1","content":"b"},
+	 {"role":"assistant","content":null,"tool_calls":[{"id":"call_0","type":"function","function":{"name":"propose_delete_node","arguments":"{\"nodeKey\":\"n1\",\"reason\":\"r\"}"}},{"id":"call_1","type":"function","function":{"name":"search_nodes","arguments":"{}"}}]}],
+	 "pendingInterrupt":{"kind":"hitl","toolCallId":"call_0","toolName":"propose_delete_node","args":{"nodeKey":"n1","reason":"r"},"context":{},"toolCallLog":[],
+	  "remainingToolCalls":[{"id":"call_1","type":"function","function":{"name":"search_nodes","arguments":"{}"}}]}}`
+	d, err := threads.ParseDocument(bytes.NewReader([]byte(doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := d.ConversationHistory
+	if h[2].ToolCallID != "call_0" || h[3].ToolCallID != "call_1" {
+		t.Errorf("first round's results answer %q, %q; want call_0, call_1", h[2].ToolCallID, h[3].ToolCallID)
+	}
+	last := h[4].ToolCalls
+	in := d.PendingInterrupt
+	if last[0].ID == "call_0" || last[1].ID == "call_1" {
+		t.Errorf("second round's ids %q, %q are not renamed", last[0].ID, last[1].ID)
+	}
+	if in.ToolCallID != last[0].ID || in.ToolCall.ID != last[0].ID {
+		t.Errorf("pending call %q / %q, want %q", in.ToolCallID, in.ToolCall.ID, last[0].ID)
+	}
+	if len(in.RemainingToolCalls) != 1 || in.RemainingToolCalls[0].ID != last[1].ID {
+		t.Errorf("remaining calls %+v, want %q", in.RemainingToolCalls, last[1].ID)
+	}
+}

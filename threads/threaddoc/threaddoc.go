@@ -343,7 +343,7 @@ func Parse(r io.Reader) (Document, error) {
 // uniqueCallIDs renames a tool call id used again by a later assistant message
 // (some providers number calls per response: "call_0" in every round) to
 // "ID~N", with the tool results that answer it, so that every call of the thread has
-// its own id; the pending interrupt follows its call.
+// its own id; the pending interrupt and the calls it has still to run follow theirs.
 func (d *Document) uniqueCallIDs() {
 	seen := map[string]int{}
 	current := map[string]string{} // id as written -> id in force since the last assistant message
@@ -371,6 +371,13 @@ func (d *Document) uniqueCallIDs() {
 			in.ToolCallID = id
 			if in.ToolCall.ID != "" {
 				in.ToolCall.ID = id
+			}
+		}
+	}
+	if in := d.PendingInterrupt; in != nil {
+		for j := range in.RemainingToolCalls {
+			if id, ok := current[in.RemainingToolCalls[j].ID]; ok {
+				in.RemainingToolCalls[j].ID = id
 			}
 		}
 	}
