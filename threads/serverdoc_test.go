@@ -72,6 +72,18 @@ func TestServerThreadDocuments(t *testing.T) {
 				t.Errorf("%s: exported document lacks %q", filepath.Base(f), k)
 			}
 		}
+		var in map[string]json.RawMessage
+		_ = json.Unmarshal(b, &in)
+		for _, k := range []string{"totalPromptTokens", "totalCompletionTokens", "totalTokens", "totalCost", "provider", "model"} {
+			if _, ok := in[k]; !ok {
+				continue // 07a: a minimal document without totals
+			}
+			var got, want any
+			_ = json.Unmarshal(fields[k], &got)
+			if err := json.Unmarshal(in[k], &want); err != nil || got != want {
+				t.Errorf("%s: exported %s = %s, the server wrote %s", filepath.Base(f), k, fields[k], in[k])
+			}
+		}
 		if p == nil && string(fields["pendingInterrupt"]) != "null" {
 			t.Errorf("%s: pendingInterrupt = %s, want null", filepath.Base(f), fields["pendingInterrupt"])
 		}
