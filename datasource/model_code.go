@@ -52,8 +52,12 @@ func (d *Document) ResolveCode() {
 // carries itself (kept in Extra; Nodius ignores it). Only a node whose type has
 // no config shows it as its code: a node of a built-in type converted from the
 // earlier format keeps its code there, as there is no type to hold it.
-func OwnProcess(n Node) string {
-	raw, ok := n.Extra["process"]
+func OwnProcess(n Node) string { return n.ExtraString("process") }
+
+// ExtraString is the string value of the unknown member k of n ("" when it is
+// absent or not a JSON string).
+func (n Node) ExtraString(k string) string {
+	raw, ok := n.Extra[k]
 	if !ok {
 		return ""
 	}

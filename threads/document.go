@@ -206,9 +206,12 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 		}
 		msgs = append(msgs, m)
 	}
+	// The server's totals are kept: the thread's usage grows from them, and an export
+	// written back does not reset the web chat's figures.
 	t := convo.Thread{
 		ID: doc.Key, GraphKey: doc.GraphKey, Workspace: doc.Workspace, UserID: doc.UserID, Title: title,
-		Status: convo.Active, CreatedAt: created, UpdatedAt: updated,
+		Provider: doc.Provider, Model: doc.Model, Status: convo.Active, CreatedAt: created, UpdatedAt: updated,
+		Usage: convo.Usage{PromptTokens: doc.TotalPromptTokens, CompletionTokens: doc.TotalCompletionTokens, CostUSD: doc.TotalCost},
 	}
 	var incoming []convo.Proposal
 	if in := doc.PendingInterrupt; in != nil && !in.ToolLimit() {
@@ -225,9 +228,11 @@ func (s *Store) Import(ctx context.Context, doc Document, o ImportOptions) (conv
 		if n, _ := res.RowsAffected(); n > 0 && !o.Replace {
 			return fmt.Errorf("thread %q is already in the threads database (use --replace to overwrite it): %w", doc.Key, ErrExists)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO threads (id, graph_key, workspace, user_id, title, status, created_ms, updated_ms)
-			VALUES (?, ?, ?, ?, ?, 'active', ?, ?)`,
-			t.ID, t.GraphKey, t.Workspace, t.UserID, t.Title, ms(created), ms(updated))
+		_, err = tx.ExecContext(ctx, `INSERT INTO threads (id, graph_key, workspace, user_id, title, provider, model, status,
+				prompt_tokens, completion_tokens, cost_usd, created_ms, updated_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)`,
+			t.ID, t.GraphKey, t.Workspace, t.UserID, t.Title, t.Provider, t.Model,
+			t.Usage.PromptTokens, t.Usage.CompletionTokens, t.Usage.CostUSD, ms(created), ms(updated))
 		if err != nil {
 			return err
 		}

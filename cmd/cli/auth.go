@@ -141,7 +141,7 @@ func refusalReason(why string) string {
 	why = termtext.OneLine(why)
 	switch low := strings.ToLower(why); {
 	case strings.Contains(low, "revoked"):
-		return "was revoked by a newer login of the same user (the web editor or another terminal)"
+		return "was revoked by a newer login or a logout of the same user (in the web editor or another terminal)"
 	case strings.Contains(low, "expired"):
 		return "has expired"
 	case why == "":

@@ -44,7 +44,7 @@ JSON payload; OUT is writable with --source file:OUT. OUT must not exist unless
 			if secret == "" {
 				secret = f.IO.Getenv(ndex.SecretEnv)
 			}
-			doc, _, err := file.Load(cmd.Context(), in, file.Options{Secret: secret})
+			doc, err := file.Load(cmd.Context(), in, file.Options{Secret: secret})
 			if err != nil {
 				if cmd.Context().Err() != nil {
 					return err

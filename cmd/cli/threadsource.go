@@ -61,15 +61,12 @@ func parsedWhole(u *url.URL, err error, raw string) bool {
 	return err == nil && u.Host != "" && (u.User != nil || !strings.Contains(raw, "@"))
 }
 
-// secretParam reports whether a URL query parameter may hold a credential.
-func secretParam(name string) bool { return fault.SecretParam(name) }
-
 // withoutSecretParams drops the query parameters that may hold a credential, and
 // the fragment.
 func withoutSecretParams(u *url.URL) *url.URL {
 	q := u.Query()
 	for k := range q {
-		if secretParam(k) {
+		if fault.SecretParam(k) {
 			q.Del(k)
 		}
 	}

@@ -146,17 +146,7 @@ func canonical(v any) any {
 func Stamp(model string, n datasource.Node) string { return model + "@" + ContentHash(n) }
 
 // StoredHash reads HashField from a node's unknown fields ("" when absent).
-func StoredHash(n datasource.Node) string {
-	raw, ok := n.Extra[HashField]
-	if !ok {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return s
-}
+func StoredHash(n datasource.Node) string { return n.ExtraString(HashField) }
 
 // NeedsEmbedding reports whether n must be (re)embedded with model: no vector yet, or
 // a stamp of other content or another model.

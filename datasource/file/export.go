@@ -140,28 +140,31 @@ func exportNotice(path string, kind exportKind, key string) string {
 }
 
 // Load reads the graph file, .ndex export or export payload at path whole, as the
-// source would, and returns it as a document with the notices about it.
-func Load(ctx context.Context, path string, o Options) (datasource.Document, []string, error) {
+// source would, and returns it as a document.
+func Load(ctx context.Context, path string, o Options) (datasource.Document, error) {
 	if err := ctx.Err(); err != nil {
-		return datasource.Document{}, nil, err
+		return datasource.Document{}, err
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return datasource.Document{}, nil, fmt.Errorf("graph file %s does not exist: %w", path, err)
-		}
-		return datasource.Document{}, nil, fmt.Errorf("graph file %s: %w", path, err)
+		return datasource.Document{}, err
 	}
 	s := &Source{path: path, real: real, Secret: o.Secret}
 	doc, _, _, err := s.read()
+	return doc, err
+}
+
+// realPath resolves the symbolic links of the graph file at path; the error
+// names path.
+func realPath(path string) (string, error) {
+	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return datasource.Document{}, nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("graph file %s does not exist: %w", path, err)
+		}
+		return "", fmt.Errorf("graph file %s: %w", path, err)
 	}
-	var notes []string
-	if s.export != notExport {
-		notes = append(notes, exportNotice(path, s.export, doc.Graph.Key))
-	}
-	return doc, append(notes, Notices(path, doc)...), nil
+	return real, nil
 }
 
 // Create writes doc as a new graph file at path, atomically, in doc's format; an

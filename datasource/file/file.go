@@ -97,12 +97,9 @@ func OpenWith(ctx context.Context, path string, o Options, opts ...memgraph.Opti
 	if path == "" {
 		return nil, errors.New("file source: no path given (use file:PATH)")
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("graph file %s does not exist: %w", path, err)
-		}
-		return nil, fmt.Errorf("graph file %s: %w", path, err)
+		return nil, err
 	}
 	s := &Source{path: path, real: real, Notify: o.Notify, Secret: o.Secret}
 	doc, spans, st, err := s.read()

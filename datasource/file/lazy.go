@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -51,12 +49,9 @@ func OpenLazy(ctx context.Context, path string, opts ...memgraph.Option) (*Lazy,
 	if path == "" {
 		return nil, errors.New("file source: no path given (use file:PATH)")
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("graph file %s does not exist: %w", path, err)
-		}
-		return nil, fmt.Errorf("graph file %s: %w", path, err)
+		return nil, err
 	}
 	if _, err := checkRegular(path, real); err != nil {
 		return nil, err

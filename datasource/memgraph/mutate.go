@@ -443,22 +443,34 @@ func (tx *txn) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
 		if e.Key, err = tx.generateKey("edge"); err != nil {
 			return datasource.Edge{}, err
 		}
-	} else {
-		if err := checkKey("edge", e.Key); err != nil {
-			return datasource.Edge{}, err
-		}
-		if _, dup := tx.edgeIdx[e.Key]; dup {
-			return datasource.Edge{}, fmt.Errorf("an edge with key %q already exists", e.Key)
-		}
-		if _, dup := tx.nodeIdx[e.Key]; dup {
-			return datasource.Edge{}, fmt.Errorf("key %q is already used by a node", e.Key)
-		}
+	} else if err := tx.checkNewEdgeKey(e.Key); err != nil {
+		return datasource.Edge{}, err
 	}
+	tx.appendEdge(e)
+	return e, nil
+}
+
+// checkNewEdgeKey refuses a caller-chosen edge key that is malformed or already
+// used by an edge or a node (CreateEdge and RestoreEdge).
+func (tx *txn) checkNewEdgeKey(key string) error {
+	if err := checkKey("edge", key); err != nil {
+		return err
+	}
+	if _, dup := tx.edgeIdx[key]; dup {
+		return fmt.Errorf("an edge with key %q already exists", key)
+	}
+	if _, dup := tx.nodeIdx[key]; dup {
+		return fmt.Errorf("key %q is already used by a node", key)
+	}
+	return nil
+}
+
+// appendEdge adds e (its key checked) to the transaction's copy of the edges.
+func (tx *txn) appendEdge(e datasource.Edge) {
 	tx.writeEdges()
 	tx.writeEdgeIdx()
 	tx.edgeIdx[e.Key] = int32(len(tx.edges))
 	tx.edges = append(tx.edges, e)
-	return e, nil
 }
 
 // RestoreEdge puts back an edge undo recorded, as it was (datasource.EdgeRestorer):
@@ -471,22 +483,13 @@ func (tx *txn) RestoreEdge(e datasource.Edge) (datasource.Edge, error) {
 	if _, err := tx.node(e.Target); err != nil {
 		return datasource.Edge{}, fmt.Errorf("target: %w", err)
 	}
-	if err := checkKey("edge", e.Key); err != nil {
+	if err := tx.checkNewEdgeKey(e.Key); err != nil {
 		return datasource.Edge{}, err
-	}
-	if _, dup := tx.edgeIdx[e.Key]; dup {
-		return datasource.Edge{}, fmt.Errorf("an edge with key %q already exists", e.Key)
-	}
-	if _, dup := tx.nodeIdx[e.Key]; dup {
-		return datasource.Edge{}, fmt.Errorf("key %q is already used by a node", e.Key)
 	}
 	if e.Sheet == "" {
 		e.Sheet = tx.nodes[si].Sheet
 	}
-	tx.writeEdges()
-	tx.writeEdgeIdx()
-	tx.edgeIdx[e.Key] = int32(len(tx.edges))
-	tx.edges = append(tx.edges, e)
+	tx.appendEdge(e)
 	return e, nil
 }
 

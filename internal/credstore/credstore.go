@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/zalando/go-keyring"
+
+	"github.com/nodius/nodius-ai/internal/fault"
 )
 
 // FileName is the file, in the config directory, that lists the servers logged in
@@ -115,7 +117,7 @@ func Host(raw string) (string, error) {
 	raw = strings.TrimPrefix(strings.TrimSpace(raw), "server:")
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%q is not a server URL like https://nodius.example", redact(raw))
+		return "", fmt.Errorf("%q is not a server URL like https://nodius.example", fault.MaskCredentials(raw))
 	}
 	scheme := strings.ToLower(u.Scheme)
 	port := u.Port()
@@ -129,24 +131,13 @@ func Host(raw string) (string, error) {
 			port = "443"
 		}
 	default:
-		return "", fmt.Errorf("%q is not a server URL: it must start with http:// or https://", redact(raw))
+		return "", fmt.Errorf("%q is not a server URL: it must start with http:// or https://", fault.MaskCredentials(raw))
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if host == "" {
-		return "", fmt.Errorf("%q is not a server URL: it names no host", redact(raw))
+		return "", fmt.Errorf("%q is not a server URL: it names no host", fault.MaskCredentials(raw))
 	}
 	return scheme + "://" + net.JoinHostPort(host, port), nil
-}
-
-// redact keeps only what follows a URL's last '@', for messages.
-func redact(raw string) string {
-	if i := strings.LastIndex(raw, "@"); i >= 0 {
-		if j := strings.Index(raw, "://"); j >= 0 && j < i {
-			return raw[:j+3] + raw[i+1:]
-		}
-		return raw[i+1:]
-	}
-	return raw
 }
 
 // Save stores host's token and user: in the keyring unless insecure (or the keyring

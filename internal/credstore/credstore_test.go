@@ -69,6 +69,12 @@ func TestHost(t *testing.T) {
 			t.Errorf("Host(%q) = %q, want an error", bad, got)
 		}
 	}
+	// A refused URL is quoted without the secret it may carry.
+	for _, bad := range []string{"ftp://bob:SECRET@x", "ftp://x/?token=SECRET", "arango://root:SECRET@db", "https://?access_token=SECRET"} {
+		if _, err := Host(bad); err == nil || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("Host(%q) error = %v; want one that hides the secret", bad, err)
+		}
+	}
 	// http and https of one name are different servers, as are two ports.
 	a, _ := Host("http://h.example")
 	b, _ := Host("https://h.example")

@@ -195,7 +195,8 @@ func (in *DocInterrupt) ToolLimit() bool { return in != nil && in.Kind == KindTo
 
 // fillAction reads the proposed action of an interrupt the server wrote (ToolName
 // and Args, no proposedAction): the action type is the tool's name without
-// "propose_", its payload the arguments, as the server's own actions are.
+// "propose_", its payload the arguments, as the server's parseProposedAction
+// makes it (see serverPayload).
 func (in *DocInterrupt) fillAction() error {
 	if in.ToolLimit() || in.ProposedAction.Type != "" || in.ToolName == "" {
 		return nil
@@ -214,17 +215,71 @@ func (in *DocInterrupt) fillAction() error {
 	if in.Reason == "" {
 		in.Reason = reason.Reason
 	}
-	raw, err := json.Marshal(map[string]json.RawMessage{
-		"type":    json.RawMessage(strconv.Quote(strings.TrimPrefix(in.ToolName, "propose_"))),
-		"payload": args,
-	})
-	if err != nil {
-		return err
+	raw, err := serverAction(strings.TrimPrefix(in.ToolName, "propose_"), args)
+	if err == nil {
+		err = json.Unmarshal(raw, &in.ProposedAction)
 	}
-	if err := json.Unmarshal(raw, &in.ProposedAction); err != nil {
+	if err != nil {
 		return invalidBecause(err, "pendingInterrupt: the arguments of %s are not a proposal this nodius-ai reads", in.ToolName)
 	}
 	return nil
+}
+
+// serverAction is the {"type","payload"} action the server makes of a propose_*
+// tool's arguments: the arguments themselves, except that an update's "updates"
+// are its payload's "changes", and a batch's flat steps ({"type", ...fields})
+// become actions of their own.
+func serverAction(typ string, args json.RawMessage) (json.RawMessage, error) {
+	switch typ {
+	case "update_node":
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(args, &m); err != nil {
+			return nil, err
+		}
+		if u, ok := m["updates"]; ok {
+			if _, has := m["changes"]; !has {
+				m["changes"] = u
+			}
+			delete(m, "updates")
+		}
+		var err error
+		if args, err = json.Marshal(m); err != nil {
+			return nil, err
+		}
+	case "batch":
+		var b struct {
+			Actions []map[string]json.RawMessage `json:"actions"`
+		}
+		if err := json.Unmarshal(args, &b); err != nil {
+			return nil, err
+		}
+		steps := make([]json.RawMessage, len(b.Actions))
+		for i, step := range b.Actions {
+			var t string
+			if err := json.Unmarshal(step["type"], &t); err != nil {
+				return nil, fmt.Errorf("batch step %d has no type", i+1)
+			}
+			if _, ok := step["payload"]; ok { // already an action
+				steps[i], _ = json.Marshal(step)
+				continue
+			}
+			delete(step, "type")
+			fields, _ := json.Marshal(step)
+			a, err := serverAction(t, fields)
+			if err != nil {
+				return nil, err
+			}
+			steps[i] = a
+		}
+		var err error
+		if args, err = json.Marshal(map[string][]json.RawMessage{"actions": steps}); err != nil {
+			return nil, err
+		}
+	}
+	return json.Marshal(map[string]json.RawMessage{
+		"type":    json.RawMessage(strconv.Quote(typ)),
+		"payload": args,
+	})
 }
 
 // UndoRecord is what a thread keeps to undo one applied change, and where that undo
@@ -288,7 +343,7 @@ func Parse(r io.Reader) (Document, error) {
 // uniqueCallIDs renames a tool call id used again by a later assistant message
 // (some providers number calls per response: "call_0" in every round) to
 // "ID~N", with the tool results that answer it, so that every call of the thread has
-// its own id; the pending interrupt follows its call.
+// its own id; the pending interrupt and the calls it has still to run follow theirs.
 func (d *Document) uniqueCallIDs() {
 	seen := map[string]int{}
 	current := map[string]string{} // id as written -> id in force since the last assistant message
@@ -316,6 +371,13 @@ func (d *Document) uniqueCallIDs() {
 			in.ToolCallID = id
 			if in.ToolCall.ID != "" {
 				in.ToolCall.ID = id
+			}
+		}
+	}
+	if in := d.PendingInterrupt; in != nil {
+		for j := range in.RemainingToolCalls {
+			if id, ok := current[in.RemainingToolCalls[j].ID]; ok {
+				in.RemainingToolCalls[j].ID = id
 			}
 		}
 	}
