@@ -22,6 +22,9 @@ func TestProposalsApplyAndUndo(t *testing.T) {
 	tests := []struct {
 		name, tool, args string
 		check            func(t *testing.T, src datasource.Source, a datasource.Action, res datasource.ApplyResult)
+		// deletes: the change deletes a node or an edge, which undo puts back at the
+		// end of the store's lists; every other undo keeps the order too.
+		deletes bool
 	}{
 		{name: "node with edges", tool: ProposeCreateNodeWithEdges,
 			args: `{"typeKey":"log-node","posX":900,"posY":300,"edges":[{"direction":"in","handleId":"0","targetNodeKey":"display-html","targetHandleId":"0","label":"ok"}],"reason":"log"}`,
@@ -85,7 +88,7 @@ func TestProposalsApplyAndUndo(t *testing.T) {
 					t.Errorf("process %q", n.Process)
 				}
 			}},
-		{name: "batch insert node", tool: ProposeBatch, args: `{"actions":[
+		{name: "batch insert node", deletes: true, tool: ProposeBatch, args: `{"actions":[
 				{"type":"create_node","nodeKey":"sorter","typeKey":"transform","sheet":"main","posX":900,"posY":0,"data":{"by":"pts","n":1.50}},
 				{"type":"delete_edge","edgeKey":"e5"},
 				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"},
@@ -113,14 +116,14 @@ func TestProposalsApplyAndUndo(t *testing.T) {
 					t.Errorf("data = %v", n.Data)
 				}
 			}},
-		{name: "delete edge", tool: ProposeDeleteEdge, args: `{"edgeKey":"e4","reason":"r"}`,
+		{name: "delete edge", deletes: true, tool: ProposeDeleteEdge, args: `{"edgeKey":"e4","reason":"r"}`,
 			check: func(t *testing.T, src datasource.Source, _ datasource.Action, _ datasource.ApplyResult) {
 				edges, _ := src.Edges(ctx, "demo", "")
 				if len(edges) != 5 {
 					t.Errorf("%d edges left, want 5", len(edges))
 				}
 			}},
-		{name: "batch: edge into a node then its deletion, two updates of one field", tool: ProposeBatch, args: `{"actions":[
+		{name: "batch: edge into a node then its deletion, two updates of one field", deletes: true, tool: ProposeBatch, args: `{"actions":[
 				{"type":"create_edge","sheet":"0","sourceKey":"display-html","sourceHandle":"0","targetKey":"fetch-api","targetHandle":"0"},
 				{"type":"update_node","nodeKey":"root","updates":{"data":{"a":1}}},
 				{"type":"update_node","nodeKey":"root","updates":{"data":{"b":2}}},
@@ -133,7 +136,7 @@ func TestProposalsApplyAndUndo(t *testing.T) {
 					t.Errorf("root = %+v", n)
 				}
 			}},
-		{name: "delete node", tool: ProposeDeleteNode, args: `{"nodeKey":"fetch-api","reason":"r"}`,
+		{name: "delete node", deletes: true, tool: ProposeDeleteNode, args: `{"nodeKey":"fetch-api","reason":"r"}`,
 			check: func(t *testing.T, src datasource.Source, _ datasource.Action, _ datasource.ApplyResult) {
 				edges, _ := src.Edges(ctx, "demo", "")
 				if len(edges) != 3 {
@@ -148,7 +151,7 @@ func TestProposalsApplyAndUndo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before := snapshotJSON(t, src)
+			before, beforeOrdered := snapshotJSON(t, src), orderedJSON(t, src)
 			a, _, err := ParseProposal(ctx, src, "demo", tc.tool, tc.args)
 			if err != nil {
 				t.Fatalf("ParseProposal: %v", err)
@@ -178,6 +181,9 @@ func TestProposalsApplyAndUndo(t *testing.T) {
 			}
 			if after := snapshotJSON(t, src); after != before {
 				t.Errorf("undo did not put the graph back:\nbefore %s\nafter  %s", before, after)
+			}
+			if after := orderedJSON(t, src); !tc.deletes && after != beforeOrdered {
+				t.Errorf("undo changed the order of the graph's nodes or edges:\nbefore %s\nafter  %s", beforeOrdered, after)
 			}
 		})
 	}
@@ -233,4 +239,18 @@ func TestServerProposalTypesRefused(t *testing.T) {
 			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.errHas)
 		}
 	}
+}
+
+// orderedJSON is the demo graph's nodes and edges in the store's order.
+func orderedJSON(t *testing.T, src datasource.Source) string {
+	t.Helper()
+	s, err := datasource.LoadSnapshot(context.Background(), src, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(struct {
+		N []datasource.Node
+		E []datasource.Edge
+	}{s.Nodes, s.Edges})
+	return string(b)
 }
