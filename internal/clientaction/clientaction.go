@@ -87,19 +87,46 @@ func Parse(s string) []Segment {
 }
 
 // nextTag finds the first {{word:params}} in s: its start and end offsets.
+// Code is left as written, as the web client leaves it: a tag inside an inline code
+// span (`…`) or a fenced block (```…```) is text the model is quoting.
 func nextTag(s string) (start, end int, ok bool) {
 	from := 0
 	for {
-		i := strings.Index(s[from:], "{{")
+		i := strings.IndexAny(s[from:], "`{")
 		if i < 0 {
 			return 0, 0, false
 		}
 		i += from
-		if n, ok := tagLen(s[i:]); ok {
-			return i, i + n, true
+		if s[i] == '`' {
+			from = skipCode(s, i)
+			continue
+		}
+		if strings.HasPrefix(s[i:], "{{") {
+			if n, ok := tagLen(s[i:]); ok {
+				return i, i + n, true
+			}
 		}
 		from = i + 1
 	}
+}
+
+// skipCode returns where the code that starts with the backtick at s[i] ends: after
+// its closing run of as many backticks (a fence of three or more runs to its closing
+// fence, or to the end of s). A backtick never closed is a plain character.
+func skipCode(s string, i int) int {
+	n := 0
+	for i+n < len(s) && s[i+n] == '`' {
+		n++
+	}
+	run := s[i : i+n]
+	closing := strings.Index(s[i+n:], run)
+	switch {
+	case closing >= 0:
+		return i + n + closing + n
+	case n >= 3:
+		return len(s) // an open fence: the rest is code
+	}
+	return i + n
 }
 
 // tagLen returns the length of the tag at the start of s, if s starts with one.

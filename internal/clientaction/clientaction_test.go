@@ -26,6 +26,10 @@ func TestParse(t *testing.T) {
 		{"{ {node:a}}", "{ {node:a}}"},
 		{"{{{node:a}}}", "{|{node:a}|}"},
 		{"code {{ x }} braces", "code {{ x }} braces"},
+		{"quoted `{{node:a}}` and {{node:b}}", "quoted `{{node:a}}` and |{node:b}"},
+		{"```\n{{node:a}}\n```\n{{node:b}}", "```\n{{node:a}}\n```\n|{node:b}"},
+		{"open fence ```\n{{node:a}}", "open fence ```\n{{node:a}}"},
+		{"a lone ` then {{node:a}}", "a lone ` then |{node:a}"},
 	}
 	for _, tt := range tests {
 		var parts []string
