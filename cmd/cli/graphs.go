@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -13,18 +14,8 @@ import (
 // graphKeys lists the graphs a source holds, sorted, for completion and for the
 // message of a wrong --graph. A source that cannot list its graphs gives nil.
 func graphKeys(ctx context.Context, src datasource.Source) []string {
-	switch s := src.(type) {
-	case interface{ GraphKeys() []string }:
-		return s.GraphKeys()
-	case interface{ GraphKey() string }:
-		return []string{s.GraphKey()}
-	case interface {
-		ListGraphKeys(context.Context) ([]string, error)
-	}:
-		keys, _ := s.ListGraphKeys(ctx)
-		return keys
-	}
-	return nil
+	keys, _, _ := tools.ListGraphs(ctx, src)
+	return keys
 }
 
 // graphNotFound rewrites "graph not found: KEY" as a usage error (exit 2) that lists
