@@ -53,17 +53,22 @@ func (c *Config) ServerToken(serverURL string) (token, origin string, err error)
 	return tok, fmt.Sprintf("auth login for %s (%s)", host, where), nil
 }
 
-// configuredServer reports whether host is the host of a server the user named:
-// the server: agent, or a server: source that was not adopted from a thread.
-func (c *Config) configuredServer(host string) bool {
+// configuredServers are the servers the user named, agent first: the server:
+// agent, and a server: source that was not adopted from a thread's record.
+func (c *Config) configuredServers() []string {
 	var named []string
-	if strings.HasPrefix(c.Agent, "server:") {
-		named = append(named, c.Agent)
+	if u, ok := strings.CutPrefix(c.Agent, "server:"); ok {
+		named = append(named, u)
 	}
-	if strings.HasPrefix(c.Source, "server:") && c.Origins["source"] != OriginThread {
-		named = append(named, c.Source)
+	if u, ok := strings.CutPrefix(c.Source, "server:"); ok && c.Origins["source"] != OriginThread {
+		named = append(named, u)
 	}
-	for _, s := range named {
+	return named
+}
+
+// configuredServer reports whether host is the host of a server the user named.
+func (c *Config) configuredServer(host string) bool {
+	for _, s := range c.configuredServers() {
 		if h, err := credstore.Host(s); err == nil && h == host {
 			return true
 		}
@@ -74,11 +79,8 @@ func (c *Config) configuredServer(host string) bool {
 // ConfiguredServer is the server the configuration names ("" when none): the agent
 // when it is a server, else a server: source; config shows the token for it.
 func (c *Config) ConfiguredServer() string {
-	if u, ok := strings.CutPrefix(c.Agent, "server:"); ok {
-		return u
-	}
-	if u, ok := strings.CutPrefix(c.Source, "server:"); ok && c.Origins["source"] != OriginThread {
-		return u
+	if named := c.configuredServers(); len(named) > 0 {
+		return named[0]
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"sync"
 
@@ -72,7 +73,7 @@ func (c *lineConn) readLoop(in io.Reader, max int) {
 			var bad *jsonrpc.Error
 			var id jsonrpc.ID
 			if tooLong {
-				bad = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "message too large: a message is at most 4 MiB on one line"}
+				bad = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("message too large: a message is at most %d MiB on one line", max>>20)}
 			} else {
 				msg, id, bad = decode(line)
 			}
