@@ -348,6 +348,12 @@ func serverError(in Inbound) *fault.Error {
 		msg = "an error with no message"
 	}
 	hint := ""
+	if strings.HasPrefix(msg, "No pending action") {
+		// The server's answer to a resume with nothing waiting (05b): a decision
+		// that cannot be taken, exit 2 as for the in-process agent, not a failure.
+		code = fault.Decision
+		hint = " — nothing waits for a decision in this thread (it was decided already, here or in the web client)"
+	}
 	switch code {
 	case fault.Auth:
 		// The socket is already authenticated: an ai:error auth_error is the model

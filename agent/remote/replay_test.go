@@ -519,7 +519,7 @@ func TestReplayResumeNothingPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
-	if ce, ok := fault.As(err); !ok || !strings.Contains(ce.Message, "No pending action to approve/reject") {
+	if ce, ok := fault.As(err); !ok || !strings.Contains(ce.Message, "No pending action to approve/reject") || ce.Code != fault.Decision {
 		t.Fatalf("resume with nothing pending: %v", err)
 	}
 	res, err = e.run.Send(context.Background(), agent.SendRequest{ThreadID: res.ThreadID, Text: "Move root to 10,20"}, nil)
