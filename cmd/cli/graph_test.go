@@ -59,6 +59,31 @@ func TestGraphConvert(t *testing.T) {
 	}
 }
 
+// `graph convert --node-type KEY=FILE` gives a graph export the code of a type
+// exported on its own; the converted file then answers with that code.
+func TestGraphConvertWithTypeExport(t *testing.T) {
+	export := copyTestdata(t, filepath.Join("..", "..", "datasource", "ndex", "testdata", "07-export-graph.ndex"), "team.ndex")
+	dir := t.TempDir()
+	typeFile := filepath.Join(dir, "api.json")
+	payload := `{"displayName":"API Call","category":"network","node":{"handles":{},"size":{"width":240,"height":120},"process":"return fetchPlayersFromSportsdata();"},"border":{}}`
+	if err := os.WriteFile(typeFile, []byte(payload), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "team.json")
+	stdout, stderr, code := runCLI(t, "", nil, "graph", "convert", export, out, "--node-type", "api-call="+typeFile)
+	if code != 0 || !strings.Contains(stdout, "1 node types") || strings.Contains(stderr, `"api-call"`) {
+		t.Fatalf("convert with a type export: exit %d\n%s%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, "", nil, "inspect", "context", "--source", "file:"+out, "what does fetch_api do")
+	if code != 0 || !strings.Contains(stdout, "fetchPlayersFromSportsdata") {
+		t.Errorf("inspect context after adding the type: exit %d\n%.600s\n%s", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, "", nil, "graph", "convert", export, filepath.Join(dir, "x.json"), "--node-type", "nope="+typeFile)
+	if code != 2 || !strings.Contains(stderr, `no node of the graph has type "nope"`) {
+		t.Errorf("type no node uses: exit %d, %s", code, stderr)
+	}
+}
+
 // Contract: an export needs no --graph (its key is its file name), says what it
 // lacks, a wrong secret exits 2 naming it; file:/dev/zero fails at once.
 func TestExportAsSource(t *testing.T) {

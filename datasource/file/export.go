@@ -136,7 +136,7 @@ func payloadDocument(name, key string, payload []byte) (datasource.Document, err
 
 // exportNotice says what an export is and lacks.
 func exportNotice(path string, kind exportKind, key string) string {
-	return fmt.Sprintf("graph file %s is %s: read-only, with no graph key (it is %q, after the file's name) and no node types; `nodius-ai graph convert %s COPY.json` makes a writable copy", path, kind, key, path)
+	return fmt.Sprintf("graph file %s is %s: read-only, with no graph key (it is %q, after the file's name) and no node types; `nodius-ai graph convert %s COPY.json` makes a writable copy (add each type's own export with --node-type KEY=FILE to give it its code)", path, kind, key, path)
 }
 
 // Load reads the graph file, .ndex export or export payload at path whole, as the
@@ -178,5 +178,86 @@ func Create(path string, doc datasource.Document, replace bool) error {
 	if err := writeAtomic(path, 0o644, func(w io.Writer) error { return datasource.WriteDocument(w, doc) }); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
+	return nil
+}
+
+// LoadTypeExport reads a node type export — a .ndex file of export type 0x03, or
+// its JSON payload — as the config of the node type key. Nodius exports a type
+// without its key (and without node.type), and gives it a new key on import, so
+// nothing in the export says which type of a graph it is: the user says so, and
+// the config gets key as its _key and node.type, as Nodius's import does.
+func LoadTypeExport(ctx context.Context, path, key, secret string) (datasource.NodeConfig, error) {
+	if err := ctx.Err(); err != nil {
+		return datasource.NodeConfig{}, err
+	}
+	if key == "" || datasource.IsBuiltinType(key) {
+		return datasource.NodeConfig{}, fmt.Errorf("node type %q: give the key of a custom node type used in the graph", key)
+	}
+	real, err := realPath(path)
+	if err != nil {
+		return datasource.NodeConfig{}, err
+	}
+	data, _, err := readRegular(path, real)
+	if err != nil {
+		return datasource.NodeConfig{}, err
+	}
+	payload := data
+	if ndex.IsExport(data) {
+		if secret == "" {
+			secret = ndex.DefaultSecret
+		}
+		t, p, err := ndex.Decode(data, secret)
+		switch {
+		case errors.Is(err, ndex.ErrDecrypt):
+			return datasource.NodeConfig{}, &decryptError{path: path}
+		case err != nil:
+			return datasource.NodeConfig{}, fmt.Errorf("node type file %s: %w", path, err)
+		case t != ndex.NodeConfig:
+			return datasource.NodeConfig{}, fmt.Errorf("node type file %s is a %s export, not a node type's", path, t)
+		}
+		payload = p
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &probe); err != nil {
+		return datasource.NodeConfig{}, fmt.Errorf("node type file %s is neither a .ndex export nor JSON: %v", path, err)
+	}
+	if _, ok := probe["node"]; !ok {
+		return datasource.NodeConfig{}, fmt.Errorf("node type file %s holds no node type (no \"node\" object): give the export of a node type", path)
+	}
+	var c datasource.NodeConfig
+	if err := json.Unmarshal(payload, &c); err != nil {
+		return datasource.NodeConfig{}, fmt.Errorf("node type file %s: %v", path, err)
+	}
+	c.Key = key
+	raw, _ := json.Marshal(key)
+	if c.NodeExtra == nil {
+		c.NodeExtra = map[string]json.RawMessage{}
+	}
+	c.NodeExtra["type"] = raw
+	return c, nil
+}
+
+// AddTypes gives doc the configs of node types it lacks (from LoadTypeExport) and
+// resolves its nodes' code through them. A config for a type no node of doc uses,
+// or for a type doc already defines, is refused: it would be a guess, or would
+// replace a type's code behind the user's back.
+func AddTypes(doc *datasource.Document, configs []datasource.NodeConfig) error {
+	missing := map[string]bool{}
+	for _, t := range datasource.MissingTypes(doc.Nodes, doc.NodeConfigs) {
+		missing[t] = true
+	}
+	for _, c := range configs {
+		if !missing[c.Key] {
+			for _, have := range doc.NodeConfigs {
+				if have.Key == c.Key {
+					return fmt.Errorf("node type %q already has a config in the graph", c.Key)
+				}
+			}
+			return fmt.Errorf("no node of the graph has type %q (types without code: %s)", c.Key, strings.Join(datasource.MissingTypes(doc.Nodes, doc.NodeConfigs), ", "))
+		}
+		delete(missing, c.Key)
+		doc.NodeConfigs = append(doc.NodeConfigs, c)
+	}
+	doc.ResolveCode()
 	return nil
 }
