@@ -111,13 +111,15 @@ func (p *printer) token(s string) {
 	p.write(p.tags.Feed(s))
 }
 
-// write renders the tags of ready text and writes it.
-func (p *printer) write(s string) {
-	if s == "" {
+// write renders the tags of ready segments and writes them.
+func (p *printer) write(segs []clientaction.Segment) {
+	var s string
+	switch {
+	case len(segs) == 0:
 		return
-	}
-	if strings.Contains(s, "{{") { // most tokens hold no tag: no parse on their path
-		segs := clientaction.Parse(s)
+	case len(segs) == 1 && segs[0].Action == nil: // most tokens hold no tag
+		s = segs[0].Text
+	default:
 		for _, seg := range segs {
 			if seg.Action != nil {
 				p.actions = append(p.actions, *seg.Action)

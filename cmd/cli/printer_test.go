@@ -145,3 +145,26 @@ func TestPrinterRendersTags(t *testing.T) {
 		t.Errorf("no note for the highlight: %q", errOut)
 	}
 }
+
+// TestPrinterLeavesQuotedTags: a tag inside code the model quotes stays as written,
+// as the web client leaves it, even when the backtick that opened the code came
+// tokens earlier; a tag after the code is rendered.
+func TestPrinterLeavesQuotedTags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		tokens []string
+		quoted string
+	}{
+		{"inline span", []string{"write `", "{{no", "de:a}}", "` and {{node:b}}"}, "`{{node:a}}`"},
+		{"fenced block", []string{"```js\n", "const s = '", "{{node:a}}", "';\n``", "`\nthen {{node:b}}"}, "'{{node:a}}'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _ := printEvents("text", false, false, answerEvents(tt.tokens...)...)
+			if !strings.Contains(out, tt.quoted) || strings.Contains(out, "{{node:b}}") || !strings.Contains(out, "b") {
+				t.Errorf("text = %q: want %s kept and {{node:b}} rendered", out, tt.quoted)
+			}
+		})
+	}
+}
