@@ -158,6 +158,7 @@ func holdFrom(t string) int {
 	}
 	return len(t)
 }
+
 // couldBeTag reports whether s (starting with "{{") is an unfinished tag: a word,
 // optionally ':' and parameters without '}', optionally one closing '}'.
 func couldBeTag(s string) bool {
