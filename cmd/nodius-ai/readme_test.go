@@ -204,8 +204,8 @@ func TestReadmeScripting(t *testing.T) {
 // TestReadmeNodiusServer runs the README's Nodius server section: the lines that need
 // a server are not run (as the ones that need a cloud key are not), but every flag they
 // use must be one their command has; the lines that need none run as written, in a
-// directory holding a Nodius export (team.ndex) and a file of the earlier format
-// (old-graph.json).
+// directory holding a Nodius export (team.ndex), a node type's export (api-call.ndex)
+// and a file of the earlier format (old-graph.json).
 func TestReadmeNodiusServer(t *testing.T) {
 	t.Parallel()
 	steps := readmeSteps(t, "Working with a Nodius server")
@@ -252,7 +252,7 @@ func TestReadmeNodiusServer(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"team.ndex", "old-graph.json"} {
+	for _, name := range []string{"team.ndex", "old-graph.json", "api-call.ndex"} {
 		b, err := os.ReadFile(filepath.Join("testdata", "readme", name))
 		if err != nil {
 			t.Fatal(err)
@@ -270,10 +270,13 @@ func TestReadmeNodiusServer(t *testing.T) {
 			t.Errorf("%s drew no fetch_api:\n%s", line, r.stdout)
 		}
 	}
-	for _, name := range []string{"team.json", "graph.json"} {
+	for _, name := range []string{"team.json", "graph.json", "typed.json"} {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil || !strings.Contains(string(b), `"sheetsList"`) {
 			t.Errorf("%s is not a graph file in Nodius's format (%v)", name, err)
+		}
+		if name == "typed.json" && !strings.Contains(string(b), "await fetch(node.data.url") {
+			t.Errorf("typed.json lacks the code of the api-call type given with --node-type")
 		}
 		if r := e.run("", "inspect", "graph", "--source", "file:"+filepath.Join(dir, name)); r.code != 0 {
 			t.Errorf("the converted %s does not open: exit %d\n%s", name, r.code, r.stderr)
