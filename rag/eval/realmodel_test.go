@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -325,42 +326,51 @@ func (r measured) of(mode string) []evaluate.Outcome {
 }
 
 // realModelTable is the markdown of docs/retrieval.md's real-model section: MRR per
-// set and kind, earlier format → each Nodius model, text alone then hybrid, and the
-// totals with Hit@1 and Hit@5.
+// set and kind, earlier format → Nodius's model as the server keys it (bold: a
+// fall), text alone then hybrid; then the totals of every model.
 func realModelTable(sets []evaltest.Set, got [][numModels]measured) string {
 	var b strings.Builder
 	kinds := append(append([]string(nil), evaltest.Kinds...), "all")
-	for _, mode := range []string{"text", "hybrid"} {
-		fmt.Fprintf(&b, "\nMRR, %s: earlier format → Nodius, readable type keys → Nodius, opaque type keys\n\n", mode)
-		fmt.Fprintf(&b, "| set (questions) | %s |\n|---|%s\n", strings.Join(kinds, " | "), strings.Repeat("---|", len(kinds)))
-		var all [numModels][]evaluate.Outcome
+	cell := func(was, now []evaluate.Outcome, cat string) string {
+		w, n := evaltest.MetricsOf(was, cat).MRR, evaltest.MetricsOf(now, cat).MRR
+		if math.Round(1000*n) < math.Round(1000*w) {
+			return fmt.Sprintf("%.3f → **%.3f**", w, n)
+		}
+		return fmt.Sprintf("%.3f → %.3f", w, n)
+	}
+	var all [numModels][2][]evaluate.Outcome
+	for k, mode := range []string{"text", "hybrid"} {
+		fmt.Fprintf(&b, "\nMRR, %s, %s → %s:\n\n", mode, earlier, nodiusOpaque)
+		b.WriteString("| set (questions) | paraphrase | French | code value | relational | all |\n| --- | --- | --- | --- | --- | --- |\n")
 		for i, s := range sets {
-			fmt.Fprintf(&b, "| %s (%d) |", filepath.Base(s.Dir), len(got[i][earlier].of(mode)))
+			was, now := got[i][earlier].of(mode), got[i][nodiusOpaque].of(mode)
+			fmt.Fprintf(&b, "| %s (%d) |", filepath.Base(s.Dir), len(was))
 			for _, cat := range kinds {
-				var cells []string
-				for m := range numModels {
-					cells = append(cells, fmt.Sprintf("%.3f", evaltest.MetricsOf(got[i][m].of(mode), cat).MRR))
-				}
-				fmt.Fprintf(&b, " %s |", strings.Join(cells, " → "))
+				fmt.Fprintf(&b, " %s |", cell(was, now, cat))
 			}
 			b.WriteString("\n")
 			for m := range numModels {
-				all[m] = append(all[m], got[i][m].of(mode)...)
+				all[m][k] = append(all[m][k], got[i][m].of(mode)...)
 			}
 		}
-		fmt.Fprintf(&b, "| **all (%d)** |", len(all[earlier]))
+		fmt.Fprintf(&b, "| **all (%d)** |", len(all[earlier][k]))
 		for _, cat := range kinds {
-			var cells []string
-			for m := range numModels {
-				cells = append(cells, fmt.Sprintf("%.3f", evaltest.MetricsOf(all[m], cat).MRR))
-			}
-			fmt.Fprintf(&b, " **%s** |", strings.Join(cells, " → "))
+			fmt.Fprintf(&b, " %s |", cell(all[earlier][k], all[nodiusOpaque][k], cat))
 		}
-		b.WriteString("\n\nAll sets, " + mode + ":\n\n| model | Hit@1 | Hit@5 | MRR | context | questions ranked higher / lower than in the earlier format |\n|---|---|---|---|---|---|\n")
+		b.WriteString("\n")
+	}
+	b.WriteString("\nAll sets together:\n\n| model | ranking | MRR paraphrase | French | code | relational | all: Hit@1 | Hit@5 | MRR | context | questions higher / lower than earlier |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+	for k, mode := range []string{"text", "hybrid"} {
 		for m := range numModels {
-			x := evaltest.MetricsOf(all[m], "all")
-			up, down := moves(all[earlier], all[m])
-			fmt.Fprintf(&b, "| %s | %.3f | %.3f | %.3f | %.1f %% | %d / %d |\n", m, x.Hit1, x.Hit5, x.MRR, 100*x.ContextRecall, up, down)
+			outs := all[m][k]
+			fmt.Fprintf(&b, "| %s | %s |", m, mode)
+			for _, cat := range evaltest.Kinds {
+				fmt.Fprintf(&b, " %.3f |", evaltest.MetricsOf(outs, cat).MRR)
+			}
+			x := evaltest.MetricsOf(outs, "all")
+			up, down := moves(all[earlier][k], outs)
+			fmt.Fprintf(&b, " %.3f | %.3f | %.3f | %.1f %% | %d / %d |\n", x.Hit1, x.Hit5, x.MRR, 100*x.ContextRecall, up, down)
 		}
 	}
 	return b.String()
