@@ -64,9 +64,13 @@ type Source interface {
 func NodeText(n datasource.Node, cfg *datasource.NodeConfig) string {
 	var b strings.Builder
 	b.WriteString("node: " + n.Key + "\n")
-	b.WriteString("type: " + n.Type)
-	if cfg != nil && cfg.DisplayName != "" {
-		b.WriteString(" (" + cfg.DisplayName + ")")
+	switch {
+	case cfg != nil && cfg.DisplayName != "" && generatedKey(n.Type):
+		b.WriteString("type: " + cfg.DisplayName)
+	case cfg != nil && cfg.DisplayName != "":
+		b.WriteString("type: " + n.Type + " (" + cfg.DisplayName + ")")
+	default:
+		b.WriteString("type: " + n.Type)
 	}
 	b.WriteString("\n")
 	if cfg != nil && cfg.Description != "" {
@@ -84,6 +88,22 @@ func NodeText(n datasource.Node, cfg *datasource.NodeConfig) string {
 		b.WriteString("process:\n" + n.Process + "\n")
 	}
 	return truncate(b.String(), MaxTextLen)
+}
+
+// generatedKey reports whether a type key is one Nodius generated (a long run of
+// hex digits, as its unique tokens are): it means nothing, and in the embedded text
+// it would only dilute the words of the type's name.
+func generatedKey(k string) bool {
+	if len(k) < 16 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // handleSummary writes handles compactly and in a stable order: "L:in(any) R:out(any)".

@@ -120,6 +120,16 @@ func TestNodeTextAndHash(t *testing.T) {
 			t.Errorf("NodeText lacks %q:\n%s", want, text)
 		}
 	}
+	// A type key Nodius generated means nothing: the embedded text names the type
+	// by its displayName only.
+	opaque := strings.Repeat("3f9a", 16)
+	text = NodeText(datasource.Node{Key: "fetch", Type: opaque}, &datasource.NodeConfig{Key: opaque, DisplayName: "API Call"})
+	if !strings.Contains(text, "type: API Call\n") || strings.Contains(text, opaque) {
+		t.Errorf("NodeText of a node of a generated type key:\n%s", text)
+	}
+	if text := NodeText(datasource.Node{Key: "fetch", Type: opaque}, nil); !strings.Contains(text, "type: "+opaque) {
+		t.Errorf("NodeText of a type without config must keep its key:\n%s", text)
+	}
 	if long := NodeText(datasource.Node{Key: "k", Process: strings.Repeat("é", 10000)}, nil); len(long) > MaxTextLen || !strings.HasSuffix(long, "é") {
 		t.Errorf("long text not cut on a rune boundary at %d bytes: %d", MaxTextLen, len(long))
 	}
