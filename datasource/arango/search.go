@@ -34,6 +34,7 @@ import (
 //
 // What is indexed mirrors the in-process index (datasource/search), field by field
 // and with its weights:
+//
 //   - on nodius_nodes: the key (its words, so fetch-api and fetch_api match "fetch
 //     api"), the type, the process code (its identifiers and string literals) and
 //     every text value of data (includeAllFields under data; numbers and booleans
@@ -44,12 +45,19 @@ import (
 //     both its ends, as the in-process index counts a node's edge labels as its own;
 //   - the sheet id, unanalysed. Sheet names live in the graph document, read for
 //     the workspace check anyway: the question is matched against them here
-//     (search.MatchingSheets) and the sheets found are sent along, to be boosted.
+//     (search.MatchingSheets) and the sheets found are sent along, to be boosted;
+//   - on nodius_node_config, in the same View: a node type's code (node.process),
+//     for on Nodius's schema a node has no code, its type has. A type whose code
+//     matches credits the graph's nodes of that type with its score, weighted as
+//     a node's own code, so a node is found by its type's code as the in-process
+//     index finds it (it reads each node's code from its type). The Nodius server
+//     makes no View of its own (its search is a CONTAINS scan): nothing to share.
 //
-// Type display names, descriptions and categories live in nodius_node_config: the
-// question is matched against them here too (search.MatchingTypes) and the types
-// found are sent along. One View for both collections: one setup, one check that
-// it is ready, one thing to drop.
+// Type display names, descriptions and categories live in nodius_node_config too,
+// and are matched here against the question (search.MatchingTypes, with the
+// lexicon and prefixes a View lacks); the types found are sent along. One View
+// for the three collections: one setup, one check that it is ready, one thing to
+// drop.
 //
 // Where it differs from the in-process ranking: data is searched in its text
 // values at most two levels down and in the graph's maxDataPaths most common
