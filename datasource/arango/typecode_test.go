@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/nodius/nodius-ai/datasource/arango"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
 	"github.com/nodius/nodius-ai/datasource/embedding"
 	"github.com/nodius/nodius-ai/rag"
@@ -300,5 +301,30 @@ func TestEmbedTextHoldsTheTypeCode(t *testing.T) {
 		if !strings.Contains(text, "* 2;") {
 			t.Errorf("re-embedded text without the new code:\n%s", text)
 		}
+	}
+}
+
+// The fake's View is faithful for node types too: a View whose link to the node
+// types lacks node.process finds nothing by a type's code.
+func TestFakeViewFindsTypeCodeOnlyWhenIndexed(t *testing.T) {
+	t.Parallel()
+	h := fakeOnly(t)
+	addRealSchemaGraph(t, h)
+	ctx := ctxT(t)
+	if _, err := h.src.SetupSearch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitKeys(searchUntil(t, h, "rs", "formatTable", 5)); !slices.Equal(got, []string{"report"}) {
+		t.Fatalf("formatTable = %q, want [report]", got)
+	}
+	view := h.fake.View(arango.SearchView)
+	links := view["links"].(map[string]any)
+	configs := links[arangotest.Configs].(map[string]any)
+	delete(configs["fields"].(map[string]any), "node")
+	h.fake.SetView(arango.SearchView, view)
+	src := reopen(t, h)
+	src.SetSearchReadyForTest(true) // as a View read before it changed
+	if hits, err := src.TextSearch(ctx, "rs", "formatTable", 5); err != nil || len(hits) != 0 {
+		t.Errorf("formatTable on a view without node.process = %q, %v; want nothing", hitKeys(hits), err)
 	}
 }
