@@ -183,15 +183,19 @@ func textSearchQuery() string {
 	b.WriteString(`FOR endID IN UNIQUE([e._from, e._to]) RETURN {id: endID, score: escore}) `)
 	// Node types of the workspace match by their code (node.process, where
 	// Nodius's schema keeps a node's code), weighted as a node's own code, and
-	// credit the graph's nodes of that type (at most @limit per type, found
-	// through the View's type field).
+	// credit the graph's nodes of those types, found through the View's type
+	// field, best type first (at most @limit nodes). One search over all the
+	// types found, not one per type: a SEARCH inside a loop whose condition
+	// changes with the loop is what some ArangoDB releases mis-optimise
+	// (immutable-search-condition).
 	b.WriteString(`LET typeHits = (FOR c IN nodius_nodes_search SEARCH BOOST(c.workspace == @ws, 0) AND (`)
 	b.WriteString(`ANALYZER(` + in("c.node.process", "@q", "nodius_text_en", wProcess) + ` OR ` + in("c.node.process", "@alt", "nodius_text_en", wProcess*wAlt) + `, "nodius_text_en") OR `)
 	b.WriteString(`ANALYZER(` + in("c.node.process", "@q", "nodius_text_fr", wProcess) + `, "nodius_text_fr")) `)
 	b.WriteString(`OPTIONS {collections: ["nodius_node_config"]} `)
 	b.WriteString(`LET tscore = BM25(c) SORT tscore DESC, c._key LIMIT @limit RETURN {type: c._key, score: tscore}) `)
-	b.WriteString(`LET typeNodeHits = (FOR t IN typeHits FOR tid IN (FOR m IN nodius_nodes_search SEARCH m.graphKey == @gk AND m.type == t.type `)
-	b.WriteString(`OPTIONS {collections: ["nodius_nodes"]} SORT m._key LIMIT @limit RETURN m._id) RETURN {id: tid, score: t.score}) `)
+	b.WriteString(`LET typeScores = ZIP(typeHits[*].type, typeHits[*].score) `)
+	b.WriteString(`LET typeNodeHits = (FOR m IN nodius_nodes_search SEARCH m.graphKey == @gk AND m.type IN typeHits[*].type `)
+	b.WriteString(`OPTIONS {collections: ["nodius_nodes"]} LET mscore = typeScores[m.type] SORT mscore DESC, m._key LIMIT @limit RETURN {id: m._id, score: mscore}) `)
 	// Each name is declared once in the whole query, subqueries included.
 	b.WriteString(`FOR h IN UNION(nodeHits, edgeHits, typeNodeHits) COLLECT hid = h.id AGGREGATE total = SUM(h.score) `)
 	b.WriteString(`LET node = DOCUMENT(hid) FILTER node != null AND IS_SAME_COLLECTION("nodius_nodes", node) AND node.graphKey == @gk `)

@@ -317,8 +317,8 @@ func (s *Server) checkFields(level map[string]any) string {
 // of @alt scores 0.6 of that; a type in @types scores 1.38 and a sheet in @sheets
 // 0.65. Edges of gk score 0.65 per word of their label (0.6 of it for @alt), and
 // credit both their ends. Node types of workspace @ws score 1 per word of their
-// code (node.process; 0.6 for @alt), and credit the first @limit nodes (by _key)
-// of gk of that type. The three are summed per node, best first, then by _key.
+// code (node.process; 0.6 for @alt), and the best @limit credit the nodes of gk
+// of their type (at most @limit nodes, best type first, then by _key). The three are summed per node, best first, then by _key.
 // The weights are the query's own (its signature holds them).
 //
 // Like a View, it finds a field only when the View's link indexes it with the
@@ -427,8 +427,9 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 			}
 		}
 	}
-	// Node types of ws score by the words of their code (node.process), then
-	// credit the graph's nodes of their type, the first limit of each by _key.
+	// Node types of ws score by the words of their code (node.process); the best
+	// limit of them credit the graph's nodes of their type, at most limit nodes
+	// in all, best type first, then by _key.
 	var typeNodeHits []hit
 	if configLink != nil && indexedWith(configLink, []string{"workspace"}, "identity") {
 		var typeHits []hit
@@ -437,15 +438,17 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 				typeHits = append(typeHits, hit{c["_key"].(string), c["_key"].(string), score})
 			}
 		}
-		byType := nodeLink != nil && indexedWith(nodeLink, []string{"graphKey"}, "identity") && indexedWith(nodeLink, []string{"type"}, "identity")
-		for _, t := range best(typeHits) {
-			if !byType {
-				break
+		if nodeLink != nil && indexedWith(nodeLink, []string{"graphKey"}, "identity") && indexedWith(nodeLink, []string{"type"}, "identity") {
+			scores := map[string]float64{}
+			for _, t := range best(typeHits) {
+				scores[t.key] = t.score
 			}
-			nodes := s.sorted(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk && d["type"] == t.key })
-			for _, n := range nodes[:min(len(nodes), limit)] {
-				typeNodeHits = append(typeNodeHits, hit{n["_id"].(string), n["_key"].(string), t.score})
+			for _, n := range s.stored(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk }) {
+				if typ, _ := n["type"].(string); scores[typ] > 0 {
+					typeNodeHits = append(typeNodeHits, hit{n["_id"].(string), n["_key"].(string), scores[typ]})
+				}
 			}
+			typeNodeHits = best(typeNodeHits)
 		}
 	}
 	sum := map[string]float64{}
