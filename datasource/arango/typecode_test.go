@@ -180,7 +180,7 @@ func TestTypeCodeSearchUsesBindVariablesOnly(t *testing.T) {
 	searched := false
 	for _, q := range h.fake.Queries()[before:] {
 		low := strings.ToLower(q.Query)
-		for _, w := range []string{"computeelorating", "elo", "scorer", "return 1", "ws1", `"rs"`} {
+		for _, w := range []string{"computeelorating", "elo", "ranker", "return 1", "ws1", `"rs"`} {
 			if strings.Contains(low, w) {
 				t.Errorf("%q is inside the query text: %s", w, q.Query)
 			}
