@@ -167,6 +167,9 @@ func (r *Retriever) readAround(ctx context.Context, graphKey string, mentions []
 			}
 		}
 	}
+	// Nodes read one by one carry no code on Nodius's schema: it is their type's,
+	// as a whole snapshot gives it.
+	datasource.CodeFromTypes(snap.Nodes, snap.Configs)
 	return snap, nil
 }
 

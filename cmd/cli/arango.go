@@ -31,7 +31,8 @@ func newArangoSetupCmd(f *Factory) *cobra.Command {
 two analyzers (nodius_text_en and nodius_text_fr: words of identifiers split,
 lowercased, accents folded, stemmed in English or French) and an ArangoSearch
 view, nodius_nodes_search, over the nodes (key, type, code and the text values of
-their data) and the edges (labels). A view made by an earlier version is updated
+their data), the edges (labels) and the node types (their code, node.process,
+where Nodius keeps a node's code). A view made by an earlier version is updated
 to index what it lacks, and the output says what was added.
 
 Without the view, every question over an arango:// source reads all the nodes of

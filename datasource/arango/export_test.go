@@ -61,3 +61,19 @@ func (s *Source) SetupFirstViewForTest(ctx context.Context) error {
 	_, _, err := s.call(ctx, http.MethodPost, body, "_api", "view")
 	return err
 }
+
+// SetupPreviousViewForTest makes what the setup made before node types were
+// searched: the analyzers and the View linked to nodius_nodes and nodius_edges as
+// now, without nodius_node_config.
+func (s *Source) SetupPreviousViewForTest(ctx context.Context) error {
+	for _, a := range []struct{ name, locale string }{{AnalyzerEN, "en"}, {AnalyzerFR, "fr"}} {
+		if _, err := s.ensureAnalyzer(ctx, a.name, a.locale); err != nil {
+			return err
+		}
+	}
+	links := viewLinks()
+	delete(links, collConfigs)
+	body := map[string]any{"name": SearchView, "type": "arangosearch", "links": links}
+	_, _, err := s.call(ctx, http.MethodPost, body, "_api", "view")
+	return err
+}

@@ -78,7 +78,7 @@ func TestSetupUpgradesTheFirstView(t *testing.T) {
 	}
 	want := []string{
 		"analyzer nodius_text_en: already there", "analyzer nodius_text_fr: already there",
-		"view nodius_nodes_search: updated (now also indexes data values, sheets, edge labels)",
+		"view nodius_nodes_search: updated (now also indexes data values, sheets, edge labels, node type code)",
 	}
 	if got := stepStrings(steps); !slices.Equal(got, want) {
 		t.Errorf("upgrade = %q, want %q", got, want)

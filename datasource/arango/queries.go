@@ -133,9 +133,11 @@ func round2(x float64) float64 { return math.Round(x*100) / 100 }
 // in English, weighted below), by a type the question names (@types) or a sheet it
 // names (@sheets, matched in process against the graph's sheet names). Edges of
 // the graph match by their label, and credit both their ends, as the in-process
-// index counts a node's edge labels as its own. The two rankings are summed per
-// node; the ends of an edge are read by id and kept only when they belong to the
-// graph. Only collection, View and analyzer names are in the text.
+// index counts a node's edge labels as its own. Node types of the workspace (@ws)
+// match by their code and credit the graph's nodes of that type, as the
+// in-process index reads a node's code from its type. The three rankings are
+// summed per node; the ends of an edge are read by id and kept only when they
+// belong to the graph. Only collection, View and analyzer names are in the text.
 func textSearchQuery() string {
 	f := func(x float64) string { return strconv.FormatFloat(round2(x), 'f', -1, 64) }
 	in := func(field, words, analyzer string, w float64) string {
@@ -179,8 +181,23 @@ func textSearchQuery() string {
 	b.WriteString(`OPTIONS {collections: ["nodius_edges"]} `)
 	b.WriteString(`LET escore = BM25(e) * ` + f(wEdge) + ` SORT escore DESC, e._key LIMIT @limit `)
 	b.WriteString(`FOR endID IN UNIQUE([e._from, e._to]) RETURN {id: endID, score: escore}) `)
+	// Node types of the workspace match by their code (node.process, where
+	// Nodius's schema keeps a node's code), weighted as a node's own code, and
+	// credit the graph's nodes of those types, found through the View's type
+	// field, best type first (at most @limit nodes). One search over all the
+	// types found, not one per type: a SEARCH inside a loop whose condition
+	// changes with the loop is what some ArangoDB releases mis-optimise
+	// (immutable-search-condition).
+	b.WriteString(`LET typeHits = (FOR c IN nodius_nodes_search SEARCH BOOST(c.workspace == @ws, 0) AND (`)
+	b.WriteString(`ANALYZER(` + in("c.node.process", "@q", "nodius_text_en", wProcess) + ` OR ` + in("c.node.process", "@alt", "nodius_text_en", wProcess*wAlt) + `, "nodius_text_en") OR `)
+	b.WriteString(`ANALYZER(` + in("c.node.process", "@q", "nodius_text_fr", wProcess) + `, "nodius_text_fr")) `)
+	b.WriteString(`OPTIONS {collections: ["nodius_node_config"]} `)
+	b.WriteString(`LET tscore = BM25(c) SORT tscore DESC, c._key LIMIT @limit RETURN {type: c._key, score: tscore}) `)
+	b.WriteString(`LET typeScores = ZIP(typeHits[*].type, typeHits[*].score) `)
+	b.WriteString(`LET typeNodeHits = (FOR m IN nodius_nodes_search SEARCH m.graphKey == @gk AND m.type IN typeHits[*].type `)
+	b.WriteString(`OPTIONS {collections: ["nodius_nodes"]} LET mscore = typeScores[m.type] SORT mscore DESC, m._key LIMIT @limit RETURN {id: m._id, score: mscore}) `)
 	// Each name is declared once in the whole query, subqueries included.
-	b.WriteString(`FOR h IN APPEND(nodeHits, edgeHits) COLLECT hid = h.id AGGREGATE total = SUM(h.score) `)
+	b.WriteString(`FOR h IN UNION(nodeHits, edgeHits, typeNodeHits) COLLECT hid = h.id AGGREGATE total = SUM(h.score) `)
 	b.WriteString(`LET node = DOCUMENT(hid) FILTER node != null AND IS_SAME_COLLECTION("nodius_nodes", node) AND node.graphKey == @gk `)
 	b.WriteString(`SORT total DESC, node._key LIMIT @limit RETURN {node: node, score: total}`)
 	return b.String()

@@ -219,6 +219,11 @@ func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, 
 	}
 	if len(queryEmbedding) > 0 {
 		if hits, err := s.vectorSearch(ctx, graphKey, queryEmbedding, limit); err == nil && len(hits) > 0 {
+			configs, err := s.configs(ctx)
+			if err != nil {
+				return nil, err
+			}
+			withTypeCode(hits, configs)
 			return hits, nil
 		}
 	}
@@ -246,6 +251,7 @@ func (s *Source) Search(ctx context.Context, graphKey, query string, limit int, 
 	if err != nil {
 		return nil, err
 	}
+	datasource.CodeFromTypes(nodes, configs) // a node's code is its type's
 	hits := search.NewGraph(datasource.Snapshot{Graph: g, Nodes: nodes, Edges: edges, Configs: configs}).Search(query, limit)
 	out := make([]datasource.ScoredNode, 0, len(hits))
 	for _, h := range hits {

@@ -34,6 +34,7 @@ import (
 //
 // What is indexed mirrors the in-process index (datasource/search), field by field
 // and with its weights:
+//
 //   - on nodius_nodes: the key (its words, so fetch-api and fetch_api match "fetch
 //     api"), the type, the process code (its identifiers and string literals) and
 //     every text value of data (includeAllFields under data; numbers and booleans
@@ -44,12 +45,19 @@ import (
 //     both its ends, as the in-process index counts a node's edge labels as its own;
 //   - the sheet id, unanalysed. Sheet names live in the graph document, read for
 //     the workspace check anyway: the question is matched against them here
-//     (search.MatchingSheets) and the sheets found are sent along, to be boosted.
+//     (search.MatchingSheets) and the sheets found are sent along, to be boosted;
+//   - on nodius_node_config, in the same View: a node type's code (node.process),
+//     for on Nodius's schema a node has no code, its type has. A type whose code
+//     matches credits the graph's nodes of that type with its score, weighted as
+//     a node's own code, so a node is found by its type's code as the in-process
+//     index finds it (it reads each node's code from its type). The Nodius server
+//     makes no View of its own (its search is a CONTAINS scan): nothing to share.
 //
-// Type display names, descriptions and categories live in nodius_node_config: the
-// question is matched against them here too (search.MatchingTypes) and the types
-// found are sent along. One View for both collections: one setup, one check that
-// it is ready, one thing to drop.
+// Type display names, descriptions and categories live in nodius_node_config too,
+// and are matched here against the question (search.MatchingTypes, with the
+// lexicon and prefixes a View lacks); the types found are sent along. One View
+// for the three collections: one setup, one check that it is ready, one thing to
+// drop.
 //
 // Where it differs from the in-process ranking: data is searched in its text
 // values at most two levels down and in the graph's maxDataPaths most common
@@ -75,10 +83,12 @@ const (
 )
 
 // field is what the View indexes of one attribute: its analyzers and, for data,
-// every attribute below it.
+// every attribute below it; or, for an object of which only some attributes are
+// indexed (a node type's node.process), those attributes.
 type field struct {
 	analyzers []string
-	all       bool // includeAllFields: every sub-attribute, with the same analyzers
+	all       bool             // includeAllFields: every sub-attribute, with the same analyzers
+	sub       map[string]field // the attributes below it that are indexed
 }
 
 // searchFields are the fields the View indexes, by linked collection.
@@ -88,8 +98,8 @@ func searchFields() map[string]map[string]field {
 		collNodes: {
 			"graphKey": {analyzers: []string{"identity"}}, // the graph filter
 			"_key":     {analyzers: text},
-			"type":     {analyzers: []string{"identity", AnalyzerEN, AnalyzerFR}}, // identity: the types a question names
-			"process":  {analyzers: text},
+			"type":     {analyzers: []string{"identity", AnalyzerEN, AnalyzerFR}}, // identity: the types a question names, and the nodes of a type
+			"process":  {analyzers: text},                                         // code on the node itself (documents of the earlier format)
 			"data":     {analyzers: text, all: true},
 			"sheet":    {analyzers: []string{"identity"}}, // the sheets a question names
 		},
@@ -97,8 +107,19 @@ func searchFields() map[string]map[string]field {
 			"graphKey": {analyzers: []string{"identity"}},
 			"label":    {analyzers: text},
 		},
+		// On Nodius's schema a node has no code: it is its type's, node.process of
+		// the type's document. The type's names stay matched in process
+		// (search.MatchingTypes), with the lexicon and prefixes the View lacks.
+		collConfigs: {
+			"workspace": {analyzers: []string{"identity"}}, // the workspace filter
+			"node":      {sub: map[string]field{"process": {analyzers: text}}},
+		},
 	}
 }
+
+// linkedCollections are the collections the View links, in the order the setup
+// reports what it added.
+var linkedCollections = []string{collNodes, collEdges, collConfigs}
 
 // analyzerDef is the definition sent to /_api/analyzer: a pipeline that splits on
 // "_" and then tokenizes, lowercases, folds accents and stems. Stop words are left
@@ -121,17 +142,28 @@ func analyzerDef(name, locale string) map[string]any {
 func viewLinks() map[string]any {
 	links := map[string]any{}
 	for coll, fs := range searchFields() {
-		fields := map[string]any{}
-		for name, f := range fs {
-			def := map[string]any{"analyzers": f.analyzers}
-			if f.all {
-				def["includeAllFields"] = true
-			}
-			fields[name] = def
-		}
-		links[coll] = map[string]any{"includeAllFields": false, "storeValues": "none", "fields": fields}
+		links[coll] = map[string]any{"includeAllFields": false, "storeValues": "none", "fields": fieldDefs(fs)}
 	}
 	return links
+}
+
+// fieldDefs is the "fields" member of a link or of a field.
+func fieldDefs(fs map[string]field) map[string]any {
+	out := map[string]any{}
+	for name, f := range fs {
+		def := map[string]any{}
+		if len(f.analyzers) > 0 {
+			def["analyzers"] = f.analyzers
+		}
+		if f.all {
+			def["includeAllFields"] = true
+		}
+		if len(f.sub) > 0 {
+			def["fields"] = fieldDefs(f.sub)
+		}
+		out[name] = def
+	}
+	return out
 }
 
 // DescribeDatabase names the database and server, without the user or password:
@@ -266,6 +298,8 @@ func (p viewProps) missing() []string {
 		switch {
 		case coll == collEdges:
 			return "edge labels"
+		case coll == collConfigs:
+			return "node type code"
 		case f == "data":
 			return "data values"
 		case f == "sheet":
@@ -273,23 +307,31 @@ func (p viewProps) missing() []string {
 		}
 		return f + " of " + coll
 	}
-	colls := []string{collNodes, collEdges}
-	for _, coll := range colls {
-		fs := searchFields()[coll]
-		names := make([]string, 0, len(fs))
-		for f := range fs {
-			names = append(names, f)
-		}
-		slices.Sort(names)
+	for _, coll := range linkedCollections {
 		link, linked := p.Links[coll]
-		for _, f := range names {
-			want := fs[f]
-			got, ok := link.Fields[f]
-			if !linked || !ok || want.all && !got.IncludeAllFields || !hasAnalyzers(got.Analyzers, want.analyzers) {
-				if w := what(coll, f); !slices.Contains(out, w) {
-					out = append(out, w)
-				}
+		for _, f := range lacking(link, linked, searchFields()[coll]) {
+			if w := what(coll, f); !slices.Contains(out, w) {
+				out = append(out, w)
 			}
+		}
+	}
+	return out
+}
+
+// lacking names, sorted, the fields of want that got (a link or a field, present
+// when found) does not index as wanted, by their top-level name.
+func lacking(got linkProps, found bool, want map[string]field) []string {
+	names := make([]string, 0, len(want))
+	for f := range want {
+		names = append(names, f)
+	}
+	slices.Sort(names)
+	var out []string
+	for _, f := range names {
+		w := want[f]
+		g, ok := got.Fields[f]
+		if !found || !ok || w.all && !g.IncludeAllFields || !hasAnalyzers(g.Analyzers, w.analyzers) || len(lacking(g, true, w.sub)) > 0 {
+			out = append(out, f)
 		}
 	}
 	return out
@@ -429,7 +471,7 @@ func (s *Source) textSearch(ctx context.Context, graphKey, query string, limit i
 			return nil, s.classify(err, "read the data fields of graph "+graphKey)
 		}
 	}
-	bind := map[string]any{"gk": graphKey, "q": search.Join(q.Words), "alt": search.Join(q.Alt),
+	bind := map[string]any{"gk": graphKey, "ws": s.cfg.Workspace, "q": search.Join(q.Words), "alt": search.Join(q.Alt),
 		"types": orNone(types), "sheets": orNone(sheets), "limit": limit}
 	for i := range maxDataPaths {
 		p := []string{unindexedField} // a slot without a path looks where nothing is
@@ -461,7 +503,21 @@ func (s *Source) textSearch(ctx context.Context, graphKey, query string, limit i
 		}
 		return nil, s.classify(err, "search the nodes of graph "+graphKey)
 	}
+	withTypeCode(out, configs)
 	return out, nil
+}
+
+// withTypeCode gives each hit's node the code of its type, as a snapshot does
+// (datasource.CodeFromTypes): the hits are what a reader sees of the nodes.
+func withTypeCode(hits []datasource.ScoredNode, configs []datasource.NodeConfig) {
+	nodes := make([]datasource.Node, len(hits))
+	for i, h := range hits {
+		nodes[i] = h.Node
+	}
+	datasource.CodeFromTypes(nodes, configs)
+	for i := range hits {
+		hits[i].Node = nodes[i]
+	}
 }
 
 // unindexedField is a top-level attribute the View does not index: a data slot of

@@ -283,28 +283,42 @@ func (s *Server) checkLinks(v any) string {
 			return "collection '" + coll + "' not found"
 		}
 		lm, _ := l.(map[string]any)
-		fields, _ := lm["fields"].(map[string]any)
-		for _, f := range fields {
-			fm, _ := f.(map[string]any)
-			ans, _ := fm["analyzers"].([]any)
-			for _, a := range ans {
-				name, _ := a.(string)
-				if _, ok := s.analyzers[name]; !ok && !slices.Contains(builtinAnalyzers, name) {
-					return "analyzer '" + name + "' not found"
-				}
-			}
+		if msg := s.checkFields(lm); msg != "" {
+			return msg
 		}
 	}
 	return ""
 }
 
-// textSearch answers the text search query of package arango, in its two parts.
+// checkFields refuses unknown analyzers in a link or a field, and in the fields
+// below it. The caller holds s.mu.
+func (s *Server) checkFields(level map[string]any) string {
+	ans, _ := level["analyzers"].([]any)
+	for _, a := range ans {
+		name, _ := a.(string)
+		if _, ok := s.analyzers[name]; !ok && !slices.Contains(builtinAnalyzers, name) {
+			return "analyzer '" + name + "' not found"
+		}
+	}
+	fields, _ := level["fields"].(map[string]any)
+	for _, f := range fields {
+		fm, _ := f.(map[string]any)
+		if msg := s.checkFields(fm); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// textSearch answers the text search query of package arango, in its three parts.
 //
 // Nodes of graph gk score for each word of @q found in their key, type and code
 // (weights 1.77, 1.38, 1) and in the data fields bound to @d0…@d15 (0.81); a word
 // of @alt scores 0.6 of that; a type in @types scores 1.38 and a sheet in @sheets
 // 0.65. Edges of gk score 0.65 per word of their label (0.6 of it for @alt), and
-// credit both their ends. The two are summed per node, best first, then by _key.
+// credit both their ends. Node types of workspace @ws score 1 per word of their
+// code (node.process; 0.6 for @alt), and the best @limit credit the nodes of gk
+// of their type (at most @limit nodes, best type first, then by _key). The three are summed per node, best first, then by _key.
 // The weights are the query's own (its signature holds them).
 //
 // Like a View, it finds a field only when the View's link indexes it with the
@@ -327,7 +341,8 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 	lim, ok4 := b["limit"].(float64)
 	types, ok5 := strings_(b["types"])
 	sheets, ok6 := strings_(b["sheets"])
-	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 {
+	ws, ok7 := b["ws"].(string)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || !ok7 {
 		return nil, 400, 1553, "bind parameter of the wrong type"
 	}
 	limit := int(lim)
@@ -342,6 +357,7 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 	links := orEmpty(view["links"])
 	nodeLink, _ := links[Nodes].(map[string]any)
 	edgeLink, _ := links[Edges].(map[string]any)
+	configLink, _ := links[Configs].(map[string]any)
 	qw, aw := fakeWords(q), fakeWords(alt)
 
 	// words scores the words of the values at path in doc, when the link indexes
@@ -411,8 +427,35 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 			}
 		}
 	}
+	// Node types of ws score by the words of their code (node.process); the best
+	// limit of them credit the graph's nodes of their type, at most limit nodes
+	// in all, best type first, then by _key.
+	var typeNodeHits []hit
+	if configLink != nil && indexedWith(configLink, []string{"workspace"}, "identity") {
+		var typeHits []hit
+		for _, c := range s.stored(Configs, func(d map[string]any) bool { return d["workspace"] == ws }) {
+			if score := words(configLink, c, []string{"node", "process"}, 1); score > 0 {
+				typeHits = append(typeHits, hit{c["_key"].(string), c["_key"].(string), score})
+			}
+		}
+		if nodeLink != nil && indexedWith(nodeLink, []string{"graphKey"}, "identity") && indexedWith(nodeLink, []string{"type"}, "identity") {
+			scores := map[string]float64{}
+			for _, t := range best(typeHits) {
+				scores[t.key] = t.score
+			}
+			for _, n := range s.stored(Nodes, func(d map[string]any) bool { return d["graphKey"] == gk }) {
+				if typ, _ := n["type"].(string); scores[typ] > 0 {
+					typeNodeHits = append(typeNodeHits, hit{n["_id"].(string), n["_key"].(string), scores[typ]})
+				}
+			}
+			typeNodeHits = best(typeNodeHits)
+		}
+	}
 	sum := map[string]float64{}
 	for _, h := range best(nodeHits) {
+		sum[h.id] += h.score
+	}
+	for _, h := range typeNodeHits {
 		sum[h.id] += h.score
 	}
 	for _, h := range best(edgeHits) {
