@@ -367,6 +367,11 @@ func serverError(in Inbound) *fault.Error {
 		code = fault.Decision
 		hint = " — nothing waits for a decision in this thread (it was decided already, here or in the web client)"
 	}
+	if msg == "Graph not found: home" {
+		// 04m/04n: the real server (378c336) looks the graph "home" up when its
+		// assistant stops at a proposal in home mode over the WebSocket, and fails.
+		hint = " — the Nodius server could not hold its proposal of a new graph (a server bug in home mode over the WebSocket): create the graph in the Nodius web client, then ask about it with --graph KEY"
+	}
 	switch code {
 	case fault.Auth:
 		// The socket is already authenticated: an ai:error auth_error is the model
