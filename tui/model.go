@@ -20,6 +20,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/internal/clientaction"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
@@ -135,7 +136,7 @@ func New(opts Options) *Model {
 		height: 24,
 		hdr:    newHeader(lk, graph, opts.Source, model),
 		tr:     newTranscript(),
-		in:     newInput(th),
+		in:     newInput(th, tools.IsHome(opts.GraphKey)),
 		st:     &statusBar{lk: lk, state: phaseIdle, window: opts.ContextWindow, priced: opts.Priced},
 		badges: map[string]*entry{},
 	}

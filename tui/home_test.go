@@ -1,0 +1,31 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// The empty editor's hint says what can be asked: about the graph on a graph, about
+// the user's graphs in home mode (no graph open), at every width.
+func TestPlaceholderSaysHomeMode(t *testing.T) {
+	for _, tc := range []struct {
+		graph, want, not string
+		width            int
+	}{
+		{"demo", "Ask about the graph…  (@ to mention a node)", "your graphs", 80},
+		{"demo", "Ask about the graph…", "your graphs", 44},
+		{"home", "Ask about your graphs, or for a new one…", "Ask about the graph", 80},
+		{"home", "Ask about your graphs…", "Ask about the graph", 44},
+	} {
+		opts := testOptions()
+		opts.GraphKey = tc.graph
+		m := newTestModel(t, opts)
+		m.Update(tea.WindowSizeMsg{Width: tc.width, Height: 30})
+		v := view(m)
+		if !strings.Contains(v, tc.want) || strings.Contains(v, tc.not) {
+			t.Errorf("%s at %d columns: want %q, not %q:\n%s", tc.graph, tc.width, tc.want, tc.not, v)
+		}
+	}
+}
