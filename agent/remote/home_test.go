@@ -131,7 +131,7 @@ func TestHomeCreateGraphApproved(t *testing.T) {
 // with the server's words, and the continued answer still streams.
 func TestHomeCreateGraphRefused(t *testing.T) {
 	e := newEnv(t, nil)
-	e.srv.CreateStatus, e.srv.CreateError = http.StatusForbidden, "Access denied to workspace 'd0ceef773d53'"
+	e.srv.SetCreateRefusal(http.StatusForbidden, "Access denied to workspace 'd0ceef773d53'")
 	ctx := context.Background()
 	e.srv.SetChat(proposeNew("graph"))
 	e.srv.SetResume(func(s *remotetest.Session) {

@@ -105,7 +105,7 @@ type Server struct {
 	UserID string
 	// CreateStatus, when set, is the status POST /api/graph/create answers (after
 	// the auth check) with {"error": CreateError}: a refusal such as the real 403
-	// "Access denied to workspace 'W'" or a 500.
+	// "Access denied to workspace 'W'" or a 500. Once serving, use SetCreateRefusal.
 	CreateStatus int
 	CreateError  string
 	// Editing, when set, speaks the editing protocol on the same sockets (frames
@@ -189,6 +189,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveDelete(w, r, strings.TrimPrefix(r.URL.Path, "/api/ai/thread/"))
 	case r.Method == http.MethodPost && r.URL.Path == "/api/graph/create":
 		s.serveCreate(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/auth/me":
+		s.serveMe(w, r)
 	default:
 		if s.Editing != nil {
 			s.Editing.Handler().ServeHTTP(w, r)
@@ -415,6 +417,35 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	writeJSON(w, map[string]any{"deleted": true})
+}
+
+// serveMe answers GET /api/auth/me as AuthManager.meHandler does: the token's user
+// ({success, user:{userId, username, roles, workspaces}}), or 401 {success:false,
+// error}.
+func (s *Server) serveMe(w http.ResponseWriter, r *http.Request) {
+	h := r.Header.Get("Authorization")
+	s.record(Request{Via: "http", Type: "me", Authorization: h})
+	tok := strings.TrimPrefix(h, "Bearer ")
+	if !s.tokenOK(tok) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		msg := "Invalid token"
+		if tok == "" {
+			msg = "Token required"
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"success": false, "error": msg})
+		return
+	}
+	writeJSON(w, map[string]any{"success": true, "user": map[string]any{
+		"userId": s.UserID, "username": "alice", "roles": []string{"editor"}, "workspaces": []string{s.UserID}}})
+}
+
+// SetCreateRefusal makes POST /api/graph/create answer status with {"error": msg}
+// after the auth check (0: create again).
+func (s *Server) SetCreateRefusal(status int, msg string) {
+	s.mu.Lock()
+	s.CreateStatus, s.CreateError = status, msg
+	s.mu.Unlock()
 }
 
 // Created lists the graphs POST /api/graph/create made, in order.
