@@ -88,6 +88,17 @@ func TestRemoteHomeCreateGraph(t *testing.T) {
 	if p := e.show(id).Proposals; len(p) != 1 || p[0].Decision != "approved" || p[0].Outcome != "applied" {
 		t.Errorf("recorded %+v", p)
 	}
+	// Undo does not delete it on the server: it says so and where to delete it.
+	for _, args := range [][]string{{"undo", id}, {"undo", id, "--agent", "local"}} {
+		if r := e.runR("", args...); r.code != 1 || !strings.Contains(r.stderr, "cannot delete the graph \"Player Ranking\" (key "+key+")") || !strings.Contains(r.stderr, "web client") {
+			t.Errorf("%v: exit %d (want 1)\n%s", args, r.code, r.stderr)
+		}
+	}
+	for _, q := range srv.Received() {
+		if q.Type != "ai:chat" && q.Type != "ai:resume" && q.Type != "create" {
+			t.Errorf("undo asked the server %+v", q)
+		}
+	}
 
 	// Refused: the server's words, a rejection sent, exit 1, not applied.
 	srv.SetCreateRefusal(http.StatusForbidden, "Access denied to workspace 'd0ceef773d53'")
