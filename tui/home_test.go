@@ -29,3 +29,18 @@ func TestPlaceholderSaysHomeMode(t *testing.T) {
 		}
 	}
 }
+
+// A new conversation in home mode suggests questions about the user's graphs, not
+// about one graph's nodes.
+func TestWelcomeSaysHomeMode(t *testing.T) {
+	opts := testOptions()
+	opts.GraphKey = "home"
+	v := view(newTestModel(t, opts))
+	if !strings.Contains(v, "no graph open") || !strings.Contains(v, "Create a new graph") || strings.Contains(v, "Type @ to mention") {
+		t.Errorf("home welcome:\n%s", v)
+	}
+	v = view(newTestModel(t, testOptions()))
+	if !strings.Contains(v, "Ask anything about the graph") {
+		t.Errorf("graph welcome:\n%s", v)
+	}
+}

@@ -231,6 +231,13 @@ func (m *Model) welcome() {
 		"  • Which nodes call external APIs, and what happens when they fail?\n"+
 		"  • Add a node that logs the result before it is returned.\n"+
 		"Type @ to mention a node · ctrl+t lists earlier threads · ? shows every key.", name)
+	if tools.IsHome(m.opts.GraphKey) {
+		text = "New conversation with no graph open: ask about your graphs, for example:\n" +
+			"  • Which graphs do I have, and what does each do?\n" +
+			"  • Which node types can I use?\n" +
+			"  • Create a new graph named Invoices.\n" +
+			"Open one with --graph KEY to ask about its nodes · ctrl+t lists earlier threads · ? shows every key."
+	}
 	m.tr.add(&noticeItem{lk: m.lk, kind: nWelcome, text: text})
 	if m.opts.Runner == nil {
 		msg := "No LLM provider is configured, so questions cannot be sent yet (threads can still be browsed)."
