@@ -113,7 +113,11 @@ func run() error {
 		switch {
 		case created && strings.HasPrefix(ss.Req.Feedback, "created:"):
 			key, _, _ = strings.Cut(key, "\n")
-			text = fmt.Sprintf("Created {{%s:%s}}: it holds a Starter and a Return node. Open it to add your steps.", kind, key)
+			holds := "a Starter and a Return node"
+			if kind == "html" {
+				holds = "an HTML root node"
+			}
+			text = fmt.Sprintf("Created {{graph:%s}}: it holds %s. Open it to add your steps.", key, holds)
 		case strings.HasPrefix(ss.Req.Feedback, "Creation failed: "):
 			text = "The server did not create it: " + strings.TrimPrefix(ss.Req.Feedback, "Creation failed: ")
 		case ss.Decided != nil && ss.Decided.Kind == "tool_limit" && ss.Req.Approved:
