@@ -135,3 +135,45 @@ func (c *creation) result() (*datasource.ApplyResult, string) {
 	return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Graph: c.key}, Note: note},
 		fmt.Sprintf("created %s on the server, key %s", c.what(), c.key)
 }
+
+// serverNewGraph is the new graph the server's thread serverID waits on, read from
+// its history (GET /api/ai/thread/:id/messages): the last call of its last
+// assistant message when it is propose_create_graph or propose_create_html_class
+// and has no result yet. nil for anything else, or when the history cannot be read
+// (the decision is then sent as it is).
+func (r *Runner) serverNewGraph(ctx context.Context, serverID string) *datasource.CreateGraphPayload {
+	msgs, err := r.c.Messages(ctx, serverID)
+	if err != nil {
+		r.log.Warn("could not read the server's thread to see what it waits on", "thread", serverID, "error", err.Error())
+		return nil
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == "tool" {
+			return nil // the last call has its result: not what waits
+		}
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		var calls []struct {
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(m.ToolCalls, &calls) != nil || len(calls) == 0 {
+			return nil
+		}
+		last := calls[len(calls)-1].Function
+		typ := map[string]string{"propose_create_graph": "graph", "propose_create_html_class": "htmlClass"}[last.Name]
+		var args struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+		}
+		if typ == "" || json.Unmarshal([]byte(last.Arguments), &args) != nil || strings.TrimSpace(args.Name) == "" {
+			return nil
+		}
+		return &datasource.CreateGraphPayload{Name: args.Name, Type: typ, Description: args.Description}
+	}
+	return nil
+}

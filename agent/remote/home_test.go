@@ -201,3 +201,37 @@ func TestHomeProposalServerBugIsExplained(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// A create_graph proposal made in the web client, decided here (approve --remote):
+// the server's history says what waits, so the graph is created as the web client
+// would, and the approval is reported with its key.
+func TestHomeWebClientCreateGraphApproved(t *testing.T) {
+	e := newEnv(t, nil)
+	ctx := context.Background()
+	args := `{"name":"Stats Page","reason":"asked"}`
+	th := e.srv.NewThread("home", &remotetest.Pending{Kind: "hitl",
+		ToolCall: map[string]any{"id": "call_9_0", "name": "propose_create_html_class", "args": map[string]any{"name": "Stats Page"}},
+		Action:   json.RawMessage(`{"type":"create_graph","payload":{"name":"Stats Page","type":"htmlClass"}}`)},
+		map[string]any{"role": "user", "content": "a stats page"},
+		map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": "call_9_0", "type": "function",
+			"function": map[string]any{"name": "propose_create_html_class", "arguments": args}}}})
+	local, err := e.run.Adopt(ctx, th.ID, "home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.run.Resume(ctx, local.ID, convo.Decision{Approved: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := createBody(t, e.srv)
+	if body["htmlClass"]["name"] != "Stats Page" {
+		t.Errorf("create body %v", body)
+	}
+	key := e.srv.Created()[0].Key
+	if r := lastResume(t, e.srv); !r.Approved || r.Feedback != "created:html:"+key {
+		t.Errorf("resume approved=%v feedback %q", r.Approved, r.Feedback)
+	}
+	if d := res.Decided; d == nil || d.Outcome != convo.Applied || d.Result.Created.Graph != key || d.Action.Type != datasource.CreateGraphAction {
+		t.Fatalf("decided %+v", d)
+	}
+}

@@ -140,7 +140,13 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	// first, and the change is applied here before anything is said to be done.
 	ru.decision, ru.pending = &d, p
 	r.log.Info("remote resume", "thread", th.ID, "server_thread", rem.ID, "id", msg.ID, "approved", d.Approved)
-	if g := newGraphOf(p); g != nil && d.Approved {
+	g := newGraphOf(p)
+	if p == nil && d.Approved {
+		// A proposal this copy never saw (the web client's): if the server waits on
+		// a new graph, it is created here all the same, as the web client would.
+		g = r.serverNewGraph(ctx, rem.ID)
+	}
+	if g != nil && d.Approved {
 		return ru.streamCreate(msg, *g)
 	}
 	return ru.stream(msg.ID, msg)
@@ -733,7 +739,7 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 		}
 		return ru.decide(p, d, nil, "")
 	}
-	if p == nil && apply == nil {
+	if p == nil && apply == nil && ru.creation == nil {
 		return nil // a tool-limit choice, or a web client's proposal the server converted to nothing
 	}
 	res, summary := ru.apply(p, apply)
@@ -755,6 +761,10 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 			return err
 		}
 		dec := convo.Proposal{ThreadID: ru.th.ID, Decision: convo.Approved, Result: res, DecidedAt: ru.r.now()}
+		if c := ru.creation; c != nil {
+			g := c.graph
+			dec.Action = datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &g}
+		}
 		if !res.Applied {
 			dec.Outcome, dec.ApplyError = convo.NotApplied, summary
 		} else {
@@ -773,11 +783,11 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.ApplyResult, string) {
 	if a == nil {
 		switch {
+		case ru.creation != nil:
+			return ru.creation.result()
 		case p != nil && p.Action.Type == datasource.ConfigureNodeTypeAction:
 			return &datasource.ApplyResult{Applied: true, Note: "the server wrote the node type itself"},
 				"the server wrote the node type itself"
-		case p != nil && p.Action.Type == datasource.CreateGraphAction && ru.creation != nil:
-			return ru.creation.result()
 		case p != nil && p.Action.Type == datasource.CreateGraphAction:
 			return &datasource.ApplyResult{}, "the server leaves creating a graph to its web client — create it there"
 		}
