@@ -1,10 +1,16 @@
 package tui
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 )
 
 // The empty editor's hint says what can be asked: about the graph on a graph, about
@@ -42,5 +48,26 @@ func TestWelcomeSaysHomeMode(t *testing.T) {
 	v = view(newTestModel(t, testOptions()))
 	if !strings.Contains(v, "Ask anything about the graph") {
 		t.Errorf("graph welcome:\n%s", v)
+	}
+}
+
+// An outcome the server's assistant reports only in its result (no tool result
+// event carries the proposal) still says the note recorded with it: the key of the
+// graph it created.
+func TestRemoteOutcomeSaysItsNote(t *testing.T) {
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	m, fr := openProposal(t, clk)
+	clk.Advance(time.Second)
+	fr.resume = func(_ context.Context, d convo.Decision, emit func(convo.Event)) (agent.Result, error) {
+		p := sampleProposal()
+		p.Decision, p.Outcome = convo.Approved, convo.Applied
+		p.Result = &datasource.ApplyResult{Applied: true, Created: datasource.Created{Graph: "5b1e0c7a9f21"},
+			Note: "Created graph \"Invoices\" as graph 5b1e0c7a9f21 — open it with --graph 5b1e0c7a9f21"}
+		emit(tok("Created."))
+		return agent.Result{ThreadID: "t1", Text: "Created.", Decided: p}, nil
+	}
+	pumpRun(m, press(m, "a"))
+	if v := view(m); !strings.Contains(v, "open it with --graph 5b1e0c7a9f21") {
+		t.Errorf("the outcome does not say the created key:\n%s", v)
 	}
 }
