@@ -5,8 +5,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
+	"github.com/nodius/nodius-ai/internal/tmuxtest"
 )
 
 // homeServer scripts the stand-in as the server's assistant in home mode: a
@@ -166,4 +168,32 @@ func TestRemoteHomeCreateSendsOnlyThatServersToken(t *testing.T) {
 			t.Errorf("the assistant's server got the other host's token: %+v", q)
 		}
 	}
+}
+
+// TestRemoteHomeChatTmux: the chat with the server's assistant and no graph opens in
+// home mode (its welcome and placeholder), and approving the create_graph proposal
+// in the dialog creates the graph and says its key.
+func TestRemoteHomeChatTmux(t *testing.T) {
+	tmuxtest.Skip(t)
+	t.Parallel()
+	e, srv := newRemoteEnv(t)
+	e.withoutVar("NODIUS_AI_SOURCE")
+	homeServer(srv)
+	term := tmuxtest.Start(t, 110, 40, e.dir, append(e.vars, "NO_COLOR=1", "TERM=xterm-256color"), binary, "chat")
+	s := term.Wait("Ask about your graphs")
+	if !strings.Contains(s, "no graph open") || strings.Contains(s, "Ask about the graph") || strings.Contains(s, "completion is off") {
+		t.Errorf("not home mode's chat:\n%s", s)
+	}
+	term.Type("create a graph named Player Ranking")
+	term.Keys("Enter")
+	term.Wait("Proposed change")
+	time.Sleep(600 * time.Millisecond) // past the dialog's key guard
+	term.Keys("a")
+	s = term.Wait("approved and applied")
+	made := srv.Created()
+	if flat := strings.Join(strings.Fields(s), " "); len(made) != 1 || !strings.Contains(flat, "open it with --graph "+made[0].Key) {
+		t.Fatalf("created %+v, screen:\n%s", made, s)
+	}
+	t.Logf("after approval:\n%s", s)
+	term.Keys("C-c")
 }
