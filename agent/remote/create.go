@@ -73,10 +73,25 @@ func (c *Client) CreateGraph(ctx context.Context, g datasource.CreateGraphPayloa
 	var created struct {
 		Key string `json:"_key"`
 	}
-	if json.Unmarshal(raw, &created) != nil || strings.TrimSpace(created.Key) == "" {
-		return "", &CreateError{Status: status, Reason: "the server answered without the new graph's key (_key) — it may run another version of Nodius; look in the web client whether it was created"}
+	if json.Unmarshal(raw, &created) != nil || !usableKey(created.Key) {
+		return "", &CreateError{Status: status, Reason: "the server answered without a usable key for the new graph (_key) — it may run another version of Nodius; look in the web client whether it was created"}
 	}
 	return created.Key, nil
+}
+
+// usableKey reports whether key can be a document key (ArangoDB: at most 254
+// bytes, no spaces, no control characters): it is written into the feedback the
+// assistant reads and into commands shown to the person.
+func usableKey(key string) bool {
+	if key == "" || len(key) > 254 {
+		return false
+	}
+	for _, r := range key {
+		if r <= ' ' || r == 0x7f || r == '/' {
+			return false
+		}
+	}
+	return true
 }
 
 // refusal is a refused request's reason in the server's words: its {"error"} (and

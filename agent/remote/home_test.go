@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/remote"
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -233,5 +235,37 @@ func TestHomeWebClientCreateGraphApproved(t *testing.T) {
 	}
 	if d := res.Decided; d == nil || d.Outcome != convo.Applied || d.Result.Created.Graph != key || d.Action.Type != datasource.CreateGraphAction {
 		t.Fatalf("decided %+v", d)
+	}
+}
+
+// The creation's answer is read as the web client reads it: the server's {error}
+// (with the auth middleware's message) or the status text; a 2xx without a usable
+// _key is not taken for a creation.
+func TestCreateGraphAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		status      int
+		body, key   string
+		errContains string
+	}{
+		{200, `{"_key":"5b1e0c7a9f21","name":"X"}`, "5b1e0c7a9f21", ""},
+		{403, `{"error":"Access denied to workspace 'w'"}`, "", "Access denied to workspace 'w' (HTTP 403)"},
+		{401, `{"error":"Unauthorized","message":"Token has been revoked","loginUrl":"/login"}`, "", "Unauthorized: Token has been revoked (HTTP 401)"},
+		{500, ``, "", "Internal Server Error (HTTP 500)"},
+		{200, `{"name":"X"}`, "", "without a usable key"},
+		{200, `{"_key":"a b\n"}`, "", "without a usable key"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(tc.status)
+			_, _ = w.Write([]byte(tc.body))
+		}))
+		c, err := remote.New(remote.Options{BaseURL: srv.URL, Token: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := c.CreateGraph(context.Background(), datasource.CreateGraphPayload{Name: "X", Type: "graph"}, "w")
+		srv.Close()
+		if key != tc.key || (tc.errContains == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.errContains) {
+			t.Errorf("%d %s: key %q err %v", tc.status, tc.body, key, err)
+		}
 	}
 }

@@ -141,9 +141,10 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	ru.decision, ru.pending = &d, p
 	r.log.Info("remote resume", "thread", th.ID, "server_thread", rem.ID, "id", msg.ID, "approved", d.Approved)
 	g := newGraphOf(p)
-	if p == nil && d.Approved {
-		// A proposal this copy never saw (the web client's): if the server waits on
-		// a new graph, it is created here all the same, as the web client would.
+	if p == nil && d.Approved && tools.IsHome(th.GraphKey) {
+		// A home-mode proposal this copy never saw (the web client's): if the server
+		// waits on a new graph, it is created here all the same, as the web client
+		// would.
 		g = r.serverNewGraph(ctx, rem.ID)
 	}
 	if g != nil && d.Approved {
