@@ -189,10 +189,13 @@ type ApplyResult struct {
 	Note    string  `json:"note,omitempty"` // e.g. "applied in memory only (demo source)"
 }
 
-// Created lists the keys of the nodes and edges an action created.
+// Created lists the keys of the nodes and edges an action created, and of the
+// graph a create_graph created (on the Nodius server: for an HTML class, its
+// linked graph).
 type Created struct {
 	Nodes []string `json:"nodes"`
 	Edges []string `json:"edges"`
+	Graph string   `json:"graph,omitempty"`
 }
 
 type actionJSON struct {

@@ -20,6 +20,10 @@ type input struct {
 	histPos int    // len(history) when not browsing
 	draft   string // what was typed before browsing history
 
+	// home is home mode (no graph open, graph key "home"): the questions are about
+	// the user's graphs, and there are no nodes to mention.
+	home bool
+
 	nodes   *completion
 	menu    []NodeRef // completion candidates, empty when closed
 	menuSel int
@@ -36,11 +40,24 @@ const maxInputLines = 6
 
 const placeholder = "Ask about the graph…  (@ to mention a node)"
 
-func newInput(th theme) *input {
+// placeholderFor is the empty editor's hint at width, in home mode or on a graph.
+func placeholderFor(home bool, width int) string {
+	switch {
+	case home && width < 50:
+		return "Ask about your graphs…"
+	case home:
+		return "Ask about your graphs, or for a new one…"
+	case width < 50:
+		return "Ask about the graph…"
+	}
+	return placeholder
+}
+
+func newInput(th theme, home bool) *input {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
-	ta.Placeholder = placeholder
+	ta.Placeholder = placeholderFor(home, 80)
 	ta.SetVirtualCursor(false)
 	ta.CharLimit = 0
 	ta.MaxHeight = maxInputLines
@@ -59,7 +76,7 @@ func newInput(th theme) *input {
 	st.Focused.CursorLine = st.Focused.Text
 	ta.SetStyles(st)
 	ta.Focus()
-	return &input{ta: ta, stale: true}
+	return &input{ta: ta, home: home, stale: true}
 }
 
 // setNodes takes the graph's nodes for completion (see newCompletion).
@@ -220,10 +237,7 @@ func isSpaceRune(r rune) bool { return r == ' ' || r == '\t' || r == '\n' }
 func (in *input) Render(width int, th theme) string {
 	if in.stale || in.viewW != width {
 		in.setWidth(width)
-		in.ta.Placeholder = placeholder
-		if width < 50 {
-			in.ta.Placeholder = "Ask about the graph…"
-		}
+		in.ta.Placeholder = placeholderFor(in.home, width)
 		in.view, in.viewW, in.stale = in.ta.View(), width, false
 	}
 	view := in.view

@@ -20,6 +20,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/internal/clientaction"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
@@ -135,7 +136,7 @@ func New(opts Options) *Model {
 		height: 24,
 		hdr:    newHeader(lk, graph, opts.Source, model),
 		tr:     newTranscript(),
-		in:     newInput(th),
+		in:     newInput(th, tools.IsHome(opts.GraphKey)),
 		st:     &statusBar{lk: lk, state: phaseIdle, window: opts.ContextWindow, priced: opts.Priced},
 		badges: map[string]*entry{},
 	}
@@ -230,6 +231,13 @@ func (m *Model) welcome() {
 		"  • Which nodes call external APIs, and what happens when they fail?\n"+
 		"  • Add a node that logs the result before it is returned.\n"+
 		"Type @ to mention a node · ctrl+t lists earlier threads · ? shows every key.", name)
+	if tools.IsHome(m.opts.GraphKey) {
+		text = "New conversation with no graph open: ask about your graphs, for example:\n" +
+			"  • Which graphs do I have, and what does each do?\n" +
+			"  • Which node types can I use?\n" +
+			"  • Create a new graph named Invoices.\n" +
+			"Open one with --graph KEY to ask about its nodes · ctrl+t lists earlier threads · ? shows every key."
+	}
 	m.tr.add(&noticeItem{lk: m.lk, kind: nWelcome, text: text})
 	if m.opts.Runner == nil {
 		msg := "No LLM provider is configured, so questions cannot be sent yet (threads can still be browsed)."

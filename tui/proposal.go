@@ -72,6 +72,12 @@ func (m *Model) settleAsked(p convo.Proposal) {
 
 // decisionOutcome shows what became of a decided proposal, once it is known.
 func (m *Model) decisionOutcome(p convo.Proposal, result string) {
+	if result == "" && p.Result != nil && p.Result.Note != "" {
+		// The outcome came without its tool result (the server's assistant): the
+		// note recorded with it (e.g. the key of a graph it created) is said all the same.
+		b, _ := json.Marshal(map[string]string{"note": p.Result.Note})
+		result = string(b)
+	}
 	kind, text := outcomeText(p.Decision, p.Outcome, describeAction(p), p.Feedback, p.ApplyError, result)
 	if p.Decision == convo.Approved && p.Outcome == convo.Applied && m.deciding != nil && m.decided.ID == p.ID && m.decidedAlways {
 		text += " (and every " + describeAction(p) + " in this thread)"

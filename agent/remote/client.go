@@ -142,7 +142,16 @@ var errDropped = errors.New("connection to the server lost")
 // socket only (ai:interrupt would abort every session on the server, other users'
 // too: packages/server/src/ai/wsAIController.ts).
 func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error {
-	conn, err := c.dial(ctx)
+	return c.streamAuthed(ctx, id, func(nodiusws.AuthResult) (any, error) { return req, nil }, h)
+}
+
+// streamAuthed is stream with the request built once the connection is
+// authenticated, from what the server said of the user (authResult): an approved
+// create_graph first creates the graph in the user's workspace, and the decision
+// sent says what became of it. An error from build ends the run before anything is
+// sent.
+func (c *Client) streamAuthed(ctx context.Context, id int64, build func(nodiusws.AuthResult) (any, error), h handler) error {
+	conn, auth, err := c.dial(ctx)
 	if err != nil {
 		return err
 	}
@@ -150,6 +159,10 @@ func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error
 	defer stop()
 	defer conn.CloseNow()
 
+	req, err := build(auth)
+	if err != nil {
+		return err
+	}
 	body, err := json.Marshal(req)
 	if err != nil {
 		return &fault.Error{Code: fault.Internal, Message: "could not encode the request: " + err.Error(), Err: err}
@@ -293,14 +306,14 @@ func (c *Client) lost(err error) error {
 }
 
 // dial opens the run's WebSocket connection and authenticates it.
-func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
-	conn, _, err := nodiusws.Dial(ctx, c.wsURL, nodiusws.Options{Token: c.opt.Token, HTTPClient: c.opt.HTTPClient,
+func (c *Client) dial(ctx context.Context) (*websocket.Conn, nodiusws.AuthResult, error) {
+	conn, auth, err := nodiusws.Dial(ctx, c.wsURL, nodiusws.Options{Token: c.opt.Token, HTTPClient: c.opt.HTTPClient,
 		DialTimeout: c.opt.DialTimeout, AuthTimeout: c.opt.AuthTimeout})
 	if err != nil {
-		return nil, err
+		return nil, auth, err
 	}
 	conn.SetReadLimit(int64(c.opt.MaxFrameBytes))
-	return conn, nil
+	return conn, auth, nil
 }
 
 // networkError classifies a failed HTTP call to the server.
@@ -353,6 +366,11 @@ func serverError(in Inbound) *fault.Error {
 		// that cannot be taken, exit 2 as for the in-process agent, not a failure.
 		code = fault.Decision
 		hint = " — nothing waits for a decision in this thread (it was decided already, here or in the web client)"
+	}
+	if msg == "Graph not found: home" {
+		// 04m/04n: the real server (378c336) looks the graph "home" up when its
+		// assistant stops at a proposal in home mode over the WebSocket, and fails.
+		hint = " — the Nodius server could not hold its proposal of a new graph (a server bug in home mode over the WebSocket): create the graph in the Nodius web client, then ask about it with --graph KEY"
 	}
 	switch code {
 	case fault.Auth:

@@ -160,6 +160,20 @@ func (c *Client) DeleteThread(ctx context.Context, threadID string) error {
 
 // do calls one REST endpoint with the bearer token and returns the body of a 2xx.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, what string) ([]byte, error) {
+	status, raw, err := c.send(ctx, method, path, body)
+	if err != nil {
+		return nil, err
+	}
+	if status < 200 || status > 299 {
+		return nil, statusError(status, what)
+	}
+	return raw, nil
+}
+
+// send calls one REST endpoint of the client's own server (never another host:
+// the token is for it) with the bearer token, and returns the status and the body
+// whatever the status.
+func (c *Client) send(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
 	u := *c.base
 	u.Path = strings.TrimRight(u.Path, "/") + path
 	u.RawPath = ""
@@ -172,7 +186,7 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, what 
 	}
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
-		return nil, &fault.Error{Code: fault.Internal, Message: "could not build the request: " + err.Error(), Err: err}
+		return 0, nil, &fault.Error{Code: fault.Internal, Message: "could not build the request: " + err.Error(), Err: err}
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -184,20 +198,17 @@ func (c *Client) do(ctx context.Context, method, path string, body []byte, what 
 	resp, err := c.opt.HTTPClient.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return 0, nil, ctx.Err()
 		}
-		return nil, networkError("reach the server at "+c.Server(), err)
+		return 0, nil, networkError("reach the server at "+c.Server(), err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opt.MaxHTTPBytes)+1))
 	if err != nil {
-		return nil, networkError("read the server's answer", err)
+		return 0, nil, networkError("read the server's answer", err)
 	}
 	if len(raw) > c.opt.MaxHTTPBytes {
-		return nil, fault.Limit("an answer of the server's HTTP API", "max_snapshot_bytes", c.opt.MaxHTTPBytes)
+		return 0, nil, fault.Limit("an answer of the server's HTTP API", "max_snapshot_bytes", c.opt.MaxHTTPBytes)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, statusError(resp.StatusCode, what)
-	}
-	return raw, nil
+	return resp.StatusCode, raw, nil
 }

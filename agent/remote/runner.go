@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -86,6 +87,11 @@ func (r *Runner) Send(ctx context.Context, req agent.SendRequest, emit func(conv
 			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s' or 'nodius-ai reject %s' first", th.ID, th.ID, th.ID)})
 	}
 	msg := ChatRequest{Type: TypeChat, ID: r.c.newID(), GraphKey: th.GraphKey, Message: req.Text, ThreadID: rem.ID}
+	if tools.IsHome(th.GraphKey) {
+		// Home mode, as the web client asks it with no graph open: the server's
+		// assistant lists the user's graphs and proposes new ones.
+		msg.ContextType = "home"
+	}
 	if err := msg.Validate(); err != nil {
 		return ru.fail(&fault.Error{Code: fault.Config, Message: err.Error()})
 	}
@@ -134,7 +140,88 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	// first, and the change is applied here before anything is said to be done.
 	ru.decision, ru.pending = &d, p
 	r.log.Info("remote resume", "thread", th.ID, "server_thread", rem.ID, "id", msg.ID, "approved", d.Approved)
+	g := newGraphOf(p)
+	if p == nil && d.Approved && tools.IsHome(th.GraphKey) {
+		// A home-mode proposal this copy never saw (the web client's): if the server
+		// waits on a new graph, it is created here all the same, as the web client
+		// would.
+		g = r.serverNewGraph(ctx, rem.ID)
+	}
+	if g != nil && d.Approved {
+		return ru.streamCreate(msg, *g)
+	}
 	return ru.stream(msg.ID, msg)
+}
+
+// newGraphOf is the graph a create_graph proposal asks for (nil for any other).
+func newGraphOf(p *convo.Proposal) *datasource.CreateGraphPayload {
+	if p == nil || p.Action.Type != datasource.CreateGraphAction || p.Action.CreateGraph == nil {
+		return nil
+	}
+	return p.Action.CreateGraph
+}
+
+// creation is what became of the graph an approved create_graph asked for.
+type creation struct {
+	graph datasource.CreateGraphPayload
+	key   string // the new graph's key; "" when it was not created
+	why   string // why not, in the server's words
+}
+
+// streamCreate approves a create_graph as the web client does: once the run's
+// connection is authenticated, the graph is created in the user's workspace (POST
+// /api/graph/create), and the approval tells the assistant its key
+// (created:graph:KEY); when the server refuses, the decision sent is a rejection
+// saying why ("Creation failed: …"), and the approval is recorded here as not
+// applied. The server itself sends no ai:apply_action for it.
+func (ru *run) streamCreate(msg ResumeRequest, g datasource.CreateGraphPayload) (agent.Result, error) {
+	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
+	err := ru.r.c.streamAuthed(ru.ctx, msg.ID, func(auth nodiusws.AuthResult) (any, error) {
+		key, err := ru.r.c.CreateGraph(ru.ctx, g, Workspace(auth))
+		if ru.ctx.Err() != nil {
+			return nil, ru.ctx.Err() // stopped: nothing is decided
+		}
+		ru.creation = &creation{graph: g, key: key}
+		if err != nil {
+			ru.creation.why = err.Error()
+			msg.Approved = false
+			word := "Creation failed: "
+			if ce := (*CreateError)(nil); errors.As(err, &ce) && ce.Status == 0 {
+				word = "Creation error: "
+			}
+			msg.Feedback = word + err.Error()
+			ru.r.log.Warn("remote create_graph refused", "thread", ru.th.ID, "reason", err.Error())
+		} else {
+			fb := createdFeedback(g, key)
+			if u := strings.TrimSpace(msg.Feedback); u != "" {
+				fb += "\n" + u // the user's word, after what the web client sends
+			}
+			msg.Feedback = fb
+			ru.r.log.Info("remote create_graph", "thread", ru.th.ID, "key", key)
+		}
+		return msg, nil
+	}, ru.handle)
+	if err != nil {
+		ru.keepCreated()
+		ru.closeCur(context.WithoutCancel(ru.ctx), convo.Interrupted)
+		return ru.fail(err)
+	}
+	return ru.result, nil
+}
+
+// keepCreated records an approval whose graph was created when the run ends before
+// the server answered it: the graph exists, so the proposal must not stay pending
+// (approving it again would create a second one).
+func (ru *run) keepCreated() {
+	if ru.creation == nil || ru.creation.key == "" || ru.decided {
+		return
+	}
+	ctx := ru.ctx
+	ru.ctx = context.WithoutCancel(ctx)
+	if err := ru.recordDecision(nil); err != nil {
+		ru.r.log.Warn("could not record the created graph", "thread", ru.th.ID, "key", ru.creation.key, "error", err.Error())
+	}
+	ru.ctx = ctx
 }
 
 // checkDecision refuses, as the local agent does, a decision about another
@@ -300,6 +387,7 @@ type run struct {
 	pending  *convo.Proposal // Resume: the proposal it decides (nil: unknown here)
 	decided  bool            // the decision is recorded
 	stopped  bool            // the run was ended here (an apply failed)
+	creation *creation       // Resume of a create_graph: what became of the graph
 }
 
 type toolStart struct {
@@ -389,6 +477,7 @@ func (ru *run) handle(in Inbound) (done bool, err error) {
 	case TypeComplete:
 		return true, ru.complete(in)
 	case TypeError:
+		ru.keepCreated()
 		return true, serverError(in)
 	}
 	return false, nil
@@ -651,11 +740,13 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 		}
 		return ru.decide(p, d, nil, "")
 	}
-	if p == nil && apply == nil {
+	if p == nil && apply == nil && ru.creation == nil {
 		return nil // a tool-limit choice, or a web client's proposal the server converted to nothing
 	}
 	res, summary := ru.apply(p, apply)
-	if !res.Applied {
+	if !res.Applied && ru.creation == nil {
+		// (A refused creation was sent as a rejection that says why: the continued
+		// answer tells it truly.)
 		ru.stopped = true
 	}
 	if p == nil {
@@ -671,6 +762,10 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 			return err
 		}
 		dec := convo.Proposal{ThreadID: ru.th.ID, Decision: convo.Approved, Result: res, DecidedAt: ru.r.now()}
+		if c := ru.creation; c != nil {
+			g := c.graph
+			dec.Action = datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &g}
+		}
 		if !res.Applied {
 			dec.Outcome, dec.ApplyError = convo.NotApplied, summary
 		} else {
@@ -689,6 +784,8 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.ApplyResult, string) {
 	if a == nil {
 		switch {
+		case ru.creation != nil:
+			return ru.creation.result()
 		case p != nil && p.Action.Type == datasource.ConfigureNodeTypeAction:
 			return &datasource.ApplyResult{Applied: true, Note: "the server wrote the node type itself"},
 				"the server wrote the node type itself"
@@ -770,6 +867,9 @@ func (ru *run) decide(p *convo.Proposal, d convo.Decision, res *datasource.Apply
 	}
 	if d.Feedback != "" {
 		out["feedback"] = d.Feedback
+	}
+	if ru.creation != nil && res != nil && res.Note != "" {
+		out["note"] = res.Note // what the person is told: the new graph's key
 	}
 	p.Feedback = d.Feedback
 	p.DecidedAt = ru.r.now()

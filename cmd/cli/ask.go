@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
@@ -247,7 +248,9 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		case convo.NotApplied:
 			notApplied = p.ApplyError
 		case convo.Applied:
-			if isDemo(rt.Config.Source) {
+			if key := createdGraph(p); key != "" {
+				fmt.Fprintf(f.IO.ErrOut, "nodius-ai: created graph %s on the server — open it with: nodius-ai chat --graph %s\n", termtext.Strip(key), shellQuote(termtext.Strip(key)))
+			} else if isDemo(rt.Config.Source) {
 				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: applied to the embedded demo graph: "+demoNote+".")
 			}
 		}
@@ -376,4 +379,13 @@ func graphFlag(graph string) string {
 		return ""
 	}
 	return "--graph " + shellQuote(graph)
+}
+
+// createdGraph is the key of the graph an applied create_graph created ("" for any
+// other change).
+func createdGraph(p *convo.Proposal) string {
+	if p == nil || p.Action.Type != datasource.CreateGraphAction || p.Result == nil {
+		return ""
+	}
+	return p.Result.Created.Graph
 }

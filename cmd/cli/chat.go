@@ -101,7 +101,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		ContextWindow: rt.Config.Entry.ContextWindow,
 		Priced:        rt.Config.Entry.Pricing != (config.Pricing{}),
 		Threads:       storeAdapter{rt.Store},
-		Nodes:         chatNodes(rt),
+		Nodes:         chatNodes(rt, graphKey),
 		Pictures:      chatPictures(rt),
 		ThreadID:      threadID,
 		Continue:      o.Continue,

@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/remote"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -383,9 +384,10 @@ func chatGraph(ctx context.Context, rt *Runtime, graphKey string) (datasource.Gr
 	return datasource.Graph{}, err
 }
 
-// chatNodes is @ completion's node list (none without a source).
-func chatNodes(rt *Runtime) tui.NodeLister {
-	if rt.Source == nil {
+// chatNodes is @ completion's node list (none without a source, nor in home mode:
+// no graph is open, so there are no nodes to mention).
+func chatNodes(rt *Runtime, graphKey string) tui.NodeLister {
+	if rt.Source == nil || tools.IsHome(graphKey) {
 		return nil
 	}
 	return nodeLister{src: rt.Source, retriever: rt.Retriever}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -40,6 +42,9 @@ Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applie
 			ctx := cmd.Context()
 			cfg, err := f.Config()
 			if err != nil {
+				return err
+			}
+			if err := undoCreatedGraph(ctx, f, args[0]); err != nil {
 				return err
 			}
 			if serverAgent(cfg) != "" {
@@ -130,4 +135,46 @@ func (l localOnly) Undo(ctx context.Context, req agent.UndoRequest) (agent.UndoR
 		return agent.UndoResult{ThreadID: req.ThreadID}, usageError("undo works on this terminal's threads only")
 	}
 	return a.Undo(ctx, req)
+}
+
+// undoCreatedGraph refuses, in words, to undo a graph the server's assistant created
+// (home mode's create_graph, approved here): the server's POST /api/graph/delete
+// removes a graph with all its nodes and edges whatever they are, and from here
+// nothing tells whether the graph was opened or edited since (the server saves
+// open graphs from memory every 30 s, and an editor's copy would outlive the
+// deletion). So it is left to the person, in Nodius. nil when the thread's last
+// change to undo is not such a graph: undo goes on as before.
+func undoCreatedGraph(ctx context.Context, f *Factory, arg string) error {
+	store, err := f.Store(ctx)
+	if err != nil {
+		return nil // undo says it in its own words
+	}
+	id, err := threadsResolve(ctx, store, arg)
+	if err != nil {
+		return nil
+	}
+	u, err := store.LastUndoable(ctx, id)
+	if err != nil || u == nil || u.Action.Type != datasource.CreateGraphAction {
+		return nil
+	}
+	p, err := store.Proposal(ctx, id, u.ProposalID)
+	key := createdGraph(&p)
+	if err != nil || key == "" {
+		return nil
+	}
+	what, list := "graph", "Workflows"
+	if c := u.Action.CreateGraph; c != nil && c.Type == "htmlClass" {
+		what, list = "HTML class", "HTML classes"
+	}
+	name := termtext.Strip(key)
+	if c := u.Action.CreateGraph; c != nil && strings.TrimSpace(c.Name) != "" {
+		name = fmt.Sprintf("%q", termtext.Strip(c.Name))
+	}
+	server := "the server"
+	if rem, ok, err := store.RemoteOf(ctx, id); err == nil && ok {
+		server = rem.Server
+	}
+	return &ExitError{Code: ExitRuntime, Err: fmt.Errorf(
+		"undo cannot delete the %s %s (key %s) that the assistant of %s created: the server's delete removes a graph and everything in it, and nothing here tells whether it was opened or edited since — if you no longer want it, delete it in the Nodius web client (home page, %s, the ⋮ menu of %s, Delete)",
+		what, name, termtext.Strip(key), server, list, name)}
 }

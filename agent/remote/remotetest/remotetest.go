@@ -9,8 +9,10 @@
 // approval. Like the real server, ai:interrupt aborts every running session of
 // every connection, and a disconnect aborts that connection's sessions. HTTP: POST
 // /api/ai/threads (strict {graphKey?, contextType?}, hasPendingAction), GET
-// /api/ai/thread/:id/messages, DELETE /api/ai/thread/:id. It answers from scripts
-// the tests write. It does not speak the editing protocol.
+// /api/ai/thread/:id/messages, DELETE /api/ai/thread/:id, and POST
+// /api/graph/create as requestWorkFlow.ts answers it (the web client calls it to
+// carry out an approved create_graph of home mode, graph key "home"). It answers
+// from scripts the tests write. It does not speak the editing protocol.
 package remotetest
 
 import (
@@ -45,6 +47,17 @@ type Request struct {
 	Approved    bool
 	Feedback    string
 	Raw         string // the frame or body as received
+	// Authorization is the header of an HTTP request (recorded for
+	// /api/graph/create, to check which token reached this server).
+	Authorization string
+}
+
+// Created is a graph (or HTML class) POST /api/graph/create made.
+type Created struct {
+	Key       string // the graph's key (an HTML class's linked graph)
+	HTMLKey   string // the HTML class's key ("" for a graph)
+	Name      string // the graph's name (an HTML class's graph is "NAME-graph")
+	Workspace string
 }
 
 // Script answers one ai:chat or ai:resume. It runs in its own goroutine; the
@@ -55,11 +68,13 @@ type Script func(s *Session)
 type Thread struct {
 	ID       string
 	GraphKey string
-	UserID   string
-	History  []map[string]any
-	Pending  *Pending
-	Created  time.Time
-	Updated  time.Time
+	// ContextType is the ai:chat's that made it ("graph" when it named none).
+	ContextType string
+	UserID      string
+	History     []map[string]any
+	Pending     *Pending
+	Created     time.Time
+	Updated     time.Time
 }
 
 // Pending is what a thread waits on: a proposal (Kind "hitl", the default) or the
@@ -85,8 +100,14 @@ type Server struct {
 	// AuthTimeout is how long a socket may stay silent before authenticating
 	// (default 15 s, as the real server).
 	AuthTimeout time.Duration
-	// UserID is the authenticated user's id.
+	// UserID is the authenticated user's id; the authResult names it as the user's
+	// one workspace, as the real server does for a user without workspaces.
 	UserID string
+	// CreateStatus, when set, is the status POST /api/graph/create answers (after
+	// the auth check) with {"error": CreateError}: a refusal such as the real 403
+	// "Access denied to workspace 'W'" or a 500. Once serving, use SetCreateRefusal.
+	CreateStatus int
+	CreateError  string
 	// Editing, when set, speaks the editing protocol on the same sockets (frames
 	// that are not ai:*) and serves the graph endpoints, as the real server does: an
 	// approved ai:apply_action can then be applied and watched by a second client.
@@ -108,6 +129,7 @@ type Server struct {
 	authFails   int
 	disconnects int
 	conns       int
+	created     []Created
 }
 
 // New starts a stand-in on loopback; it stops when the test ends.
@@ -165,6 +187,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveMessages(w, r, strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/ai/thread/"), "/messages"))
 	case r.Method == http.MethodDelete && strings.HasPrefix(r.URL.Path, "/api/ai/thread/"):
 		s.serveDelete(w, r, strings.TrimPrefix(r.URL.Path, "/api/ai/thread/"))
+	case r.Method == http.MethodPost && r.URL.Path == "/api/graph/create":
+		s.serveCreate(w, r)
+	case r.Method == http.MethodGet && r.URL.Path == "/api/auth/me":
+		s.serveMe(w, r)
 	default:
 		if s.Editing != nil {
 			s.Editing.Handler().ServeHTTP(w, r)
@@ -193,7 +219,7 @@ func (s *Server) newThreadLocked(id, graphKey string, pending *Pending, history 
 		id = threadID()
 	}
 	now := time.Now()
-	th := &Thread{ID: id, GraphKey: graphKey, UserID: s.UserID, History: history, Pending: pending, Created: now, Updated: now}
+	th := &Thread{ID: id, GraphKey: graphKey, ContextType: "graph", UserID: s.UserID, History: history, Pending: pending, Created: now, Updated: now}
 	s.threads[th.ID] = th
 	s.order = append(s.order, th.ID)
 	return th
@@ -349,7 +375,7 @@ func (s *Server) serveThreads(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		list = append(list, map[string]any{
-			"threadId": th.ID, "graphKey": th.GraphKey, "contextType": "graph", "title": title,
+			"threadId": th.ID, "graphKey": th.GraphKey, "contextType": th.ContextType, "title": title,
 			"totalTokens": 0, "totalCost": 0, "provider": "", "model": "", "messageCount": msgs, "toolCallCount": 0,
 			"createdTime": th.Created.UnixMilli(), "lastUpdatedTime": th.Updated.UnixMilli(), "hasPendingAction": th.Pending != nil,
 		})
@@ -391,6 +417,112 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	writeJSON(w, map[string]any{"deleted": true})
+}
+
+// serveMe answers GET /api/auth/me as AuthManager.meHandler does: the token's user
+// ({success, user:{userId, username, roles, workspaces}}), or 401 {success:false,
+// error}.
+func (s *Server) serveMe(w http.ResponseWriter, r *http.Request) {
+	h := r.Header.Get("Authorization")
+	s.record(Request{Via: "http", Type: "me", Authorization: h})
+	tok := strings.TrimPrefix(h, "Bearer ")
+	if !s.tokenOK(tok) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		msg := "Invalid token"
+		if tok == "" {
+			msg = "Token required"
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"success": false, "error": msg})
+		return
+	}
+	writeJSON(w, map[string]any{"success": true, "user": map[string]any{
+		"userId": s.UserID, "username": "alice", "roles": []string{"editor"}, "workspaces": []string{s.UserID}}})
+}
+
+// SetCreateRefusal makes POST /api/graph/create answer status with {"error": msg}
+// after the auth check (0: create again).
+func (s *Server) SetCreateRefusal(status int, msg string) {
+	s.mu.Lock()
+	s.CreateStatus, s.CreateError = status, msg
+	s.mu.Unlock()
+}
+
+// Created lists the graphs POST /api/graph/create made, in order.
+func (s *Server) Created() []Created {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Created(nil), s.created...)
+}
+
+// serveCreate answers POST /api/graph/create as requestWorkFlow.ts does: the
+// workspace is body.graph.workspace ?? body.htmlClass.workspace (400 "Missing
+// workspace"), one of the user's (403 "Access denied to workspace 'W'"); a graph
+// gets a Starter and a Return node, an HTML class a linked graph "NAME-graph"; the
+// answer is the graph document (its _key) in both cases; neither is a 500 with an
+// empty body.
+func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request) {
+	if !s.httpAuth(w, r) {
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	s.record(Request{Via: "http", Type: "create", Raw: string(body), Authorization: r.Header.Get("Authorization")})
+	var in struct {
+		Graph *struct {
+			Name      string `json:"name"`
+			Workspace string `json:"workspace"`
+		} `json:"graph"`
+		HTMLClass *struct {
+			Name      string `json:"name"`
+			Workspace string `json:"workspace"`
+		} `json:"htmlClass"`
+	}
+	if json.Unmarshal(body, &in) != nil {
+		w.WriteHeader(http.StatusBadRequest) // the JSON body parser's refusal
+		return
+	}
+	ws := ""
+	switch {
+	case in.Graph != nil && in.Graph.Workspace != "":
+		ws = in.Graph.Workspace
+	case in.HTMLClass != nil:
+		ws = in.HTMLClass.Workspace
+	}
+	if ws == "" {
+		httpError(w, http.StatusBadRequest, "Missing workspace")
+		return
+	}
+	if ws != s.UserID {
+		httpError(w, http.StatusForbidden, fmt.Sprintf("Access denied to workspace '%s'", ws))
+		return
+	}
+	s.mu.Lock()
+	status, msg := s.CreateStatus, s.CreateError
+	s.mu.Unlock()
+	if status != 0 {
+		httpError(w, status, msg)
+		return
+	}
+	c := Created{Key: threadID()[:12], Workspace: ws}
+	switch {
+	case in.HTMLClass != nil:
+		c.HTMLKey, c.Name = threadID()[:12], in.HTMLClass.Name+"-graph"
+	case in.Graph != nil:
+		c.Name = in.Graph.Name
+	default:
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	s.mu.Lock()
+	s.created = append(s.created, c)
+	s.mu.Unlock()
+	now := time.Now().UnixMilli()
+	doc := map[string]any{"_key": c.Key, "name": c.Name, "category": "default", "version": 0, "permission": 0,
+		"workspace": ws, "createdTime": now, "lastUpdatedTime": now, "sheetsList": map[string]string{"0": "main"}}
+	if c.HTMLKey != "" {
+		doc["htmlKeyLinked"] = c.HTMLKey
+	}
+	writeJSON(w, doc)
 }
 
 func str(p *string) string {
@@ -620,6 +752,9 @@ func (s *Server) run(ss *Session) {
 		case th == nil:
 			// A client-chosen id that does not exist becomes the new thread's id (02).
 			th = s.newThreadLocked(req.ThreadID, req.GraphKey, nil, nil)
+			if req.ContextType != "" {
+				th.ContextType = req.ContextType
+			}
 		case th.GraphKey != req.GraphKey:
 			s.mu.Unlock()
 			ss.Error("Thread does not belong to this graph/workspace")

@@ -10,10 +10,16 @@
 // It prints the HTTP URL on stdout. Its assistant reads a node (tool badge, usage)
 // and streams a short answer; a question with "delete" gets a delete_node proposal
 // (approving it sends ai:apply_action), "type" a configure_node_type proposal with a
-// code diff, "search" stops at the tool-round limit.
+// code diff, "search" stops at the tool-round limit. In home mode (no graph:
+// graph key "home") it lists the user's graphs, and a question with "create" or
+// "new" gets a create_graph proposal (an HTML class when it says "page" or "html"),
+// named after the words that follow "named"; approving it creates the graph through
+// POST /api/graph/create as the real server does (--refuse-create MSG answers 403
+// MSG instead).
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -40,10 +46,14 @@ func run() error {
 	token := flag.String("token", "", "the only JWT accepted (default: any non-empty one)")
 	delay := flag.Duration("delay", 30*time.Millisecond, "pause between streamed words")
 	editing := flag.Bool("editing", false, "also speak the editing protocol and serve the recorded graph testgraph001 (tokens tok-alice, tok-carol, tok-dave, tok-bob), so approvals are applied")
+	refuse := flag.String("refuse-create", "", "answer POST /api/graph/create with 403 and this error")
 	flag.Parse()
 
 	s := remotetest.NewHandler()
 	s.Token = *token
+	if *refuse != "" {
+		s.CreateStatus, s.CreateError = http.StatusForbidden, *refuse
+	}
 	if *editing {
 		g, err := servertest.NewSeeded(servertest.Options{})
 		if err != nil {
@@ -62,6 +72,10 @@ func run() error {
 	}
 	s.SetChat(func(ss *remotetest.Session) {
 		q := strings.ToLower(ss.Req.Message)
+		if ss.Req.GraphKey == "home" {
+			home(ss, s, words)
+			return
+		}
 		switch {
 		case strings.Contains(q, "delete"):
 			if words(ss, "I can remove error_handler; here is the change. ") {
@@ -95,7 +109,17 @@ func run() error {
 	})
 	s.SetResume(func(ss *remotetest.Session) {
 		text := "Done."
+		kind, key, created := strings.Cut(strings.TrimPrefix(ss.Req.Feedback, "created:"), ":")
 		switch {
+		case created && strings.HasPrefix(ss.Req.Feedback, "created:"):
+			key, _, _ = strings.Cut(key, "\n")
+			holds := "a Starter and a Return node"
+			if kind == "html" {
+				holds = "an HTML root node"
+			}
+			text = fmt.Sprintf("Created {{graph:%s}}: it holds %s. Open it to add your steps.", key, holds)
+		case strings.HasPrefix(ss.Req.Feedback, "Creation failed: "):
+			text = "The server did not create it: " + strings.TrimPrefix(ss.Req.Feedback, "Creation failed: ")
 		case ss.Decided != nil && ss.Decided.Kind == "tool_limit" && ss.Req.Approved:
 			text = "I searched further: nine nodes, one entry point."
 		case ss.Decided != nil && ss.Decided.Kind == "tool_limit":
@@ -126,4 +150,45 @@ func run() error {
 		return err
 	}
 	return nil
+}
+
+// home answers a question asked with no graph open (graph key "home"): a
+// create_graph proposal, or the list of the user's graphs.
+func home(ss *remotetest.Session, s *remotetest.Server, words func(*remotetest.Session, string) bool) {
+	q := strings.ToLower(ss.Req.Message)
+	if strings.Contains(q, "create") || strings.Contains(q, "new") {
+		name := "New graph"
+		if _, after, ok := strings.Cut(ss.Req.Message, "named "); ok && strings.TrimSpace(after) != "" {
+			name = strings.Trim(strings.TrimSpace(after), ".!?\"'")
+		}
+		tool, typ := "propose_create_graph", "graph"
+		if strings.Contains(q, "page") || strings.Contains(q, "html") {
+			tool, typ = "propose_create_html_class", "htmlClass"
+		}
+		args := map[string]any{"name": name, "reason": "you asked for it"}
+		action, _ := json.Marshal(map[string]any{"type": "create_graph", "payload": map[string]any{"name": name, "type": typ}})
+		if words(ss, "I can create it for you. ") {
+			ss.Usage(494, 10)
+			ss.Propose("call_4_0", tool, args, string(action))
+		}
+		return
+	}
+	ss.ToolStart("call_5_0", "list_user_graphs")
+	ss.Usage(480, 9)
+	list := "[1]{_key,name}:\n  testgraph001,NBA players"
+	text := "You have one graph: {{graph:testgraph001}} (NBA players)."
+	if c := s.Created(); len(c) > 0 {
+		list = fmt.Sprintf("[%d]{_key,name}:\n  testgraph001,NBA players", len(c)+1)
+		text = fmt.Sprintf("You have %d graphs: {{graph:testgraph001}} (NBA players)", len(c)+1)
+		for _, g := range c {
+			list += fmt.Sprintf("\n  %s,%s", g.Key, g.Name)
+			text += fmt.Sprintf(", {{graph:%s}} (%s)", g.Key, g.Name)
+		}
+		text += "."
+	}
+	ss.ToolResult("call_5_0", list)
+	if words(ss, text) {
+		ss.Usage(560, 20)
+		ss.Complete(text)
+	}
 }
