@@ -72,7 +72,7 @@ func Lower(a Action, newKey func() string) (Action, bool) {
 func notLocal(a Action) error {
 	switch a.Type {
 	case ConfigureNodeTypeAction:
-		return fmt.Errorf("%s: only the code of an existing node type that has nodes in this graph can be changed here; creating a type or changing its look, handles or size is done by the Nodius server's own assistant", Describe(a))
+		return fmt.Errorf("%s: this source does not keep node types, so only the code of an existing type that has nodes in this graph can be changed here", Describe(a))
 	case ReorganizeLayoutAction:
 		return fmt.Errorf("%s: the proposal carries no positions (the Nodius server computes them when it applies it)", Describe(a))
 	case CreateGraphAction:

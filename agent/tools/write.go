@@ -315,6 +315,9 @@ func ParseProposal(ctx context.Context, src datasource.Source, graphKey, name, a
 		return datasource.Action{}, "", fmt.Errorf("%s: reading graph %q: %w", name, graphKey, err)
 	}
 	st := newState(snap)
+	if f, ok := src.(interface{ Format() datasource.Format }); ok {
+		st.earlier = f.Format() == datasource.FormatEarlier
+	}
 	var act datasource.Action
 	if isBatch {
 		act, err = st.batch(name, a.raw("actions"))
@@ -337,6 +340,8 @@ type state struct {
 	cfgs    []datasource.NodeConfig
 	sheets  map[string]bool
 	created map[string]bool
+	// earlier: the graph is a file of the earlier format (code on nodes).
+	earlier bool
 }
 
 func newState(s datasource.Snapshot) *state {
@@ -540,6 +545,8 @@ func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Actio
 	p.Sheet = sheet
 	p.PosX, p.PosY = st.position(a, sheet)
 	p.Handles = datasource.DefaultHandles(p.TypeKey, st.cfgs)
+	size := datasource.DefaultSize(p.TypeKey, st.cfgs)
+	p.Size = &size
 	if a.has("data") {
 		d, err := decodeAny(a.raw("data"))
 		if err != nil {
