@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/htmlobject"
 )
 
 // Write tool names: the Nodius server's.
@@ -692,8 +693,16 @@ func (st *state) updateNode(tool string, a args, inBatch bool) (datasource.Actio
 				return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
 					Msg: fmt.Sprintf("updates.html is for html nodes only; node %q is of type %q", n.Key, n.Type)}
 			}
-			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-				Msg: "updates.html cannot be applied here: turning HTML into a Nodius HtmlObject is done by the Nodius server; give the HtmlObject in updates.data instead"}
+			var src string
+			if err := json.Unmarshal(raw, &src); err != nil || strings.TrimSpace(src) == "" {
+				return datasource.Action{}, argErr(tool, "updates.html must be the node's HTML, got %s", describeJSON(raw))
+			}
+			// As the server: the HTML becomes the HtmlObject the node's data holds.
+			obj, err := htmlobject.Convert(src)
+			if err != nil {
+				return datasource.Action{}, argErr(tool, "updates.html: %v", err)
+			}
+			changes["data"], before["data"] = plain(obj), n.Data
 		default:
 			return datasource.Action{}, argErr(tool, "updates.%s cannot be changed; give name, data, html, description or size", f)
 		}
