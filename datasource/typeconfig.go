@@ -432,3 +432,47 @@ func flatNodeMembers(c *NodeConfig) map[string]json.RawMessage {
 	}
 	return flat
 }
+
+// FieldChange is one field of a node type a proposal changes: its value before
+// (nil for a new type or a field it lacked) and after.
+type FieldChange struct {
+	Field         string
+	Before, After any
+}
+
+// TypeChanges lists the fields a configure_node_type changes, code aside (its
+// line diff is CodeDiffs), in a fixed order: what the person approving reads.
+func TypeChanges(p ConfigureNodeTypePayload) []FieldChange {
+	before := p.Before
+	if before == nil {
+		before = map[string]any{}
+	}
+	var out []FieldChange
+	add := func(f string, after any) {
+		if after == nil || SameJSON(before[f], after) {
+			return
+		}
+		out = append(out, FieldChange{Field: f, Before: before[f], After: after})
+	}
+	for _, f := range []struct {
+		name, v string
+	}{{"displayName", p.DisplayName}, {"description", p.Description}, {"category", p.Category}, {"icon", p.Icon}} {
+		if f.v != "" {
+			add(f.name, f.v)
+		}
+	}
+	if p.Border != nil {
+		base, _ := before["border"].(map[string]any)
+		add("border", plainJSON(borderOf(p.Border, base)))
+	}
+	if p.Handles != nil {
+		add("handles", plainJSON(p.Handles))
+	}
+	if p.Size != nil {
+		add("size", plainJSON(p.Size))
+	}
+	if p.Content != nil {
+		add("content", plainJSON(p.Content))
+	}
+	return out
+}

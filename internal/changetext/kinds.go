@@ -1,7 +1,7 @@
 package changetext
 
 import (
-	"sort"
+	"fmt"
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -40,11 +40,13 @@ func writeServer(p printer, a datasource.Action) bool {
 		if c == nil {
 			return false
 		}
-		line("~ %s", datasource.Describe(a))
-		for _, f := range [][2]string{{"description", c.Description}, {"category", c.Category}, {"icon", c.Icon}} {
-			if f[1] != "" {
-				line("  %s: %s", f[0], f[1])
-			}
+		sign := "~"
+		if c.Mode == "create" {
+			sign = "+"
+		}
+		line("%s %s", sign, datasource.Describe(a))
+		for _, l := range TypeFieldLines(*c) {
+			line("  %s", l)
 		}
 		diffed := map[string]bool{}
 		for _, d := range c.CodeDiffs {
@@ -63,20 +65,10 @@ func writeServer(p printer, a datasource.Action) bool {
 				code("+", p.Replace)
 			}
 		}
-		if len(c.Handles) > 0 {
-			sides := make([]string, 0, len(c.Handles))
-			for s := range c.Handles {
-				sides = append(sides, s)
-			}
-			sort.Strings(sides)
-			for _, s := range sides {
-				line("  handles %s: %s", s, compactJSON(c.Handles[s]))
-			}
-		}
 		if len(c.Nodes) > 0 {
-			line("  every node of this type runs the new code: %s", strings.Join(c.Nodes, ", "))
-		} else {
-			line("  (the server writes the node type itself when approved)")
+			line("  every node of this type changes with it: %s", strings.Join(c.Nodes, ", "))
+		} else if c.Mode == "update" {
+			line("  (no node of this type in the graph)")
 		}
 		return true
 	case datasource.ReorganizeLayoutAction:
@@ -108,4 +100,29 @@ func writeServer(p printer, a datasource.Action) bool {
 		return true
 	}
 	return false
+}
+
+// TypeFieldLines says, one line each, how a configure_node_type changes the type's
+// fields other than its code: `displayName: "Old" → "New"`, objects as compact
+// JSON (long ones cut).
+func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
+	var out []string
+	show := func(v any) string {
+		if v == nil {
+			return "(none)"
+		}
+		s := compactJSON(v)
+		if r := []rune(s); len(r) > 160 {
+			s = string(r[:160]) + "…"
+		}
+		return s
+	}
+	for _, f := range datasource.TypeChanges(c) {
+		if c.Mode == "create" {
+			out = append(out, fmt.Sprintf("%s: %s", f.Field, show(f.After)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s → %s", f.Field, show(f.Before), show(f.After)))
+	}
+	return out
 }
