@@ -1,6 +1,7 @@
 package changetext
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -118,6 +119,9 @@ func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 		return s
 	}
 	for _, f := range datasource.TypeChanges(c) {
+		if f.Field == "handles" {
+			f.Before, f.After = handlePoints(f.Before), handlePoints(f.After)
+		}
 		if c.Mode == "create" {
 			out = append(out, fmt.Sprintf("%s: %s", f.Field, show(f.After)))
 			continue
@@ -125,4 +129,23 @@ func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 		out = append(out, fmt.Sprintf("%s: %s → %s", f.Field, show(f.Before), show(f.After)))
 	}
 	return out
+}
+
+// handlePoints writes handles as their points, "L:0:in, R:0:out" (nil stays nil).
+func handlePoints(v any) any {
+	if v == nil {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	var h map[string]datasource.HandleGroup
+	if json.Unmarshal(b, &h) != nil {
+		return v
+	}
+	var pts []string
+	for _, side := range datasource.OrderedSides(h) {
+		for _, p := range h[side].Point {
+			pts = append(pts, side+":"+p.ID+":"+p.Type)
+		}
+	}
+	return strings.Join(pts, ", ")
 }
