@@ -311,6 +311,9 @@ func describeServer(a Action) (string, bool) {
 			if c.Mode == "update" {
 				return fmt.Sprintf("update node type %s (%s)", c.TypeKey, c.DisplayName), true
 			}
+			if c.TypeKey != "" {
+				return fmt.Sprintf("create node type %s (%s)", c.TypeKey, c.DisplayName), true
+			}
 			return fmt.Sprintf("create node type %q", c.DisplayName), true
 		}
 	case ReorganizeLayoutAction:

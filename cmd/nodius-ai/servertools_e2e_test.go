@@ -40,7 +40,7 @@ func TestServerToolProposalsApproveAndUndo(t *testing.T) {
 			}},
 		{name: "type create", tool: "propose_configure_node_type",
 			args:  `{"mode":"create","displayName":"Score Check","description":"Checks scores.","category":"data","icon":"check","process":"if (incoming[0].data.pts > 0) next(incoming[0].data);","size":{"width":240,"height":90},"border":{"radius":6,"normalColor":"#336"},"reason":"a checker"}`,
-			shown: []string{"+ create node type \"Score Check\"", "displayName: \"Score Check\"", "size: {\"height\":90,\"width\":240}", "border: {", "+ if (incoming[0].data.pts > 0) next(incoming[0].data);"},
+			shown: []string{"+ create node type score-check (Score Check)", "displayName: \"Score Check\"", "size: {\"height\":90,\"width\":240}", "border: {", "+ if (incoming[0].data.pts > 0) next(incoming[0].data);"},
 			applied: func(t *testing.T, doc typedGraph) {
 				if code := doc.typeCode("score-check"); !strings.HasPrefix(code, "if (incoming") {
 					t.Errorf("the new type's node.process: %q", code)

@@ -57,6 +57,9 @@ func (tx *txn) PutConfig(c datasource.NodeConfig) (datasource.NodeConfig, error)
 		c.Handles = h
 	}
 	old, existed := tx.LookupConfig(c.Key)
+	if c.Workspace == "" && !existed {
+		c.Workspace = tx.graph.Workspace // a type belongs to the graph's workspace
+	}
 	tx.writeConfigs()
 	if existed {
 		tx.configs[tx.cfgIdx[c.Key]] = c
