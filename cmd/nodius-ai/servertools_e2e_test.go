@@ -78,6 +78,16 @@ func TestServerToolProposalsApproveAndUndo(t *testing.T) {
 					}
 				}
 			}},
+		{name: "node sized by its type", tool: "propose_create_node",
+			args:  `{"typeKey":"html","nodeKey":"board","posX":0,"posY":900,"reason":"a board"}`,
+			shown: []string{"create node board (html)", "size: 640×360 (its type's)"},
+			applied: func(t *testing.T, doc typedGraph) {
+				for _, n := range doc.Nodes {
+					if n["_key"] == "board" && compact(n["size"]) != `{"dynamic":true,"height":360,"width":640}` {
+						t.Errorf("new html node's size: %s", compact(n["size"]))
+					}
+				}
+			}},
 		{name: "layout", tool: "propose_reorganize_layout", args: `{"nodeKeys":["root","fetch-api","filter-active"],"reason":"tidy"}`,
 			shown: []string{"lay out 3 node(s) again", "~ move "},
 			applied: func(t *testing.T, doc typedGraph) {
