@@ -90,3 +90,25 @@ func (l *Lazy) Format() datasource.Format {
 	}
 	return src.Format()
 }
+
+var _ datasource.ConfigWriter = (*Lazy)(nil)
+
+// PutConfig opens the file when it is not yet and runs Source.PutConfig.
+func (l *Lazy) PutConfig(ctx context.Context, graphKey string, c datasource.NodeConfig) (datasource.NodeConfig, error) {
+	s, err := l.open(ctx)
+	if err != nil {
+		return datasource.NodeConfig{}, err
+	}
+	defer l.wrote()
+	return s.PutConfig(ctx, graphKey, c)
+}
+
+// DeleteConfig opens the file when it is not yet and runs Source.DeleteConfig.
+func (l *Lazy) DeleteConfig(ctx context.Context, graphKey, key string) error {
+	s, err := l.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer l.wrote()
+	return s.DeleteConfig(ctx, graphKey, key)
+}
