@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/arango/arangotest"
@@ -115,5 +116,17 @@ func TestTypeChangeOverArango(t *testing.T) {
 	f.Insert(arangotest.Configs, map[string]any{"_key": "theirs", "workspace": "ws2", "displayName": "Theirs"})
 	if _, err := datasource.Apply(ctx, src, "g1", a); err == nil || !strings.Contains(err.Error(), "another workspace") {
 		t.Errorf("taking another workspace's key: err = %v", err)
+	}
+
+	// While a Nodius server runs on the database, a type is not written either.
+	f, src = arangoGraph(t)
+	f.Insert(arangotest.Cluster, map[string]any{"_key": "peer1", "host": "10.1.2.3", "port": float64(8426),
+		"status": "online", "lastRefresh": float64(time.Now().UnixMilli())})
+	_ = json.Unmarshal([]byte(`{"type":"configure_node_type","payload":{"mode":"create","typeKey":"mine","displayName":"Mine"}}`), &a)
+	if _, err := datasource.Apply(ctx, src, "g1", a); err == nil || !strings.Contains(err.Error(), "a Nodius server runs on this database") {
+		t.Errorf("type change beside a live server: err = %v", err)
+	}
+	if d := configDocs(f); d != "" {
+		t.Errorf("a refused type change wrote %s", d)
 	}
 }
