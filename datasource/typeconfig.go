@@ -194,8 +194,10 @@ func ConfigFromPayload(cur *NodeConfig, p ConfigureNodeTypePayload, workspace st
 	ms := now.UnixMilli()
 	if cur == nil {
 		c = NodeConfig{Key: p.TypeKey, Workspace: workspace, Category: "custom"}
-		if err := setRaw(&c.NodeExtra, "type", p.TypeKey); err != nil {
-			return c, err
+		for k, v := range map[string]any{"type": p.TypeKey, "posX": 0, "posY": 0} { // node as the server's
+			if err := setRaw(&c.NodeExtra, k, v); err != nil {
+				return c, err
+			}
 		}
 		for k, v := range map[string]any{"version": 1, "alwaysRendered": false, "createdTime": ms, "border": borderOf(nil, nil), "content": defaultContent()} {
 			if err := setRaw(&c.Extra, k, v); err != nil {
