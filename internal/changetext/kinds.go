@@ -122,7 +122,7 @@ func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 		if f.Field == "handles" {
 			f.Before, f.After = handlePoints(f.Before), handlePoints(f.After)
 		}
-		if c.Mode == "create" {
+		if c.Mode == "create" || c.Before == nil { // nothing known of before (a server's proposal)
 			out = append(out, fmt.Sprintf("%s: %s", f.Field, show(f.After)))
 			continue
 		}
