@@ -313,8 +313,12 @@ func intent(a datasource.Action) datasource.Action {
 		a.DeleteEdge = &p
 	case a.Type == datasource.CreateNodeAction && a.CreateNode != nil:
 		p := *a.CreateNode
-		p.Handles = nil
+		p.Handles, p.Size = nil, nil
 		a.CreateNode = &p
+	case a.Type == datasource.ConfigureNodeTypeAction && a.ConfigureNodeType != nil:
+		p := *a.ConfigureNodeType
+		p.Before, p.Nodes, p.CodeDiffs = nil, nil, nil
+		a.ConfigureNodeType = &p
 	case a.Type == datasource.BatchAction && a.Batch != nil:
 		steps := make([]datasource.Action, len(a.Batch.Actions))
 		for i, s := range a.Batch.Actions {

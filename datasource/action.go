@@ -60,6 +60,9 @@ type CreateNodePayload struct {
 	Process string                 `json:"process,omitempty"`
 	Handles map[string]HandleGroup `json:"handles,omitempty"`
 	Data    any                    `json:"data,omitempty"`
+	// Size is the new node's size as its type gives it (DefaultSize), shown with
+	// the proposal; nil lets the source take it from the type when it applies.
+	Size *Size `json:"size,omitempty"`
 }
 
 // UpdateNodePayload changes fields of a node: keys are field paths ("process",
@@ -149,6 +152,10 @@ type ConfigureNodeTypePayload struct {
 	// local agent when it proposes: a source that keeps code on nodes (memgraph,
 	// files) applies the type's new process to each of them (see Lower).
 	Nodes []string `json:"nodes,omitempty"`
+	// Before is the type as the proposal was made (TypeFields), for mode
+	// "update": shown beside the new values, and checked again when the change
+	// is applied (a type changed meanwhile is a conflict).
+	Before map[string]any `json:"before,omitempty"`
 }
 
 // CodePatch is one search/replace of a code field.
@@ -306,6 +313,9 @@ func describeServer(a Action) (string, bool) {
 		if c := a.ConfigureNodeType; c != nil {
 			if c.Mode == "update" {
 				return fmt.Sprintf("update node type %s (%s)", c.TypeKey, c.DisplayName), true
+			}
+			if c.TypeKey != "" {
+				return fmt.Sprintf("create node type %s (%s)", c.TypeKey, c.DisplayName), true
 			}
 			return fmt.Sprintf("create node type %q", c.DisplayName), true
 		}

@@ -61,7 +61,7 @@ func applyChanges(c Changes, a Action, res *ApplyResult, depth int) error {
 		if a.CreateNode == nil {
 			return missing()
 		}
-		n, err := c.CreateNode(NodeFromPayload(*a.CreateNode))
+		n, err := c.CreateNode(sizedByType(c, NodeFromPayload(*a.CreateNode)))
 		if err != nil {
 			return err
 		}
@@ -109,6 +109,11 @@ func applyChanges(c Changes, a Action, res *ApplyResult, depth int) error {
 				return fmt.Errorf("batch step %d (%s): %w", i+1, sub.Type, err)
 			}
 		}
+	case ConfigureNodeTypeAction:
+		if a.ConfigureNodeType == nil {
+			return missing()
+		}
+		return applyConfigure(c, a, res, depth)
 	default:
 		// A key left empty is the source's to choose: the node is created first and
 		// its edges get the key it was given.
@@ -116,7 +121,7 @@ func applyChanges(c Changes, a Action, res *ApplyResult, depth int) error {
 		l, ok := Lower(a, func() string { return "" })
 		if ok && a.Type == CreateNodeWithEdgesAction {
 			steps := l.Batch.Actions
-			n, err := c.CreateNode(NodeFromPayload(*steps[0].CreateNode))
+			n, err := c.CreateNode(sizedByType(c, NodeFromPayload(*steps[0].CreateNode)))
 			if err != nil {
 				return err
 			}
@@ -163,13 +168,18 @@ func (c mutableChanges) DeleteNode(key string) ([]Edge, error) {
 func (c mutableChanges) CreateEdge(e Edge) (Edge, error) { return c.m.CreateEdge(c.ctx, c.graphKey, e) }
 func (c mutableChanges) DeleteEdge(key string) error     { return c.m.DeleteEdge(c.ctx, c.graphKey, key) }
 
-// NodeFromPayload builds the node a create_node action describes (key may be empty).
+// NodeFromPayload builds the node a create_node action describes (key may be
+// empty). Its size is the payload's; without one it is left zero, for the source
+// to take from the node's type (see sizedByType).
 func NodeFromPayload(p CreateNodePayload) Node {
-	return Node{
+	n := Node{
 		Key: p.NodeKey, Type: p.TypeKey, Sheet: p.Sheet, Process: p.Process,
 		Handles: p.Handles, Data: p.Data, PosX: p.PosX, PosY: p.PosY,
-		Size: Size{Width: 200, Height: 100},
 	}
+	if p.Size != nil {
+		n.Size = *p.Size
+	}
+	return n
 }
 
 // EdgeFromPayload builds the edge a create_edge action describes (key may be empty).

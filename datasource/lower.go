@@ -10,9 +10,10 @@ import "fmt"
 //     each of its edges;
 //   - reorganize_layout with Moves: a batch of move_node;
 //   - configure_node_type of mode "update" with a new Process and the type's Nodes:
-//     a batch setting every node's process to the type's new code. A document in
-//     Nodius's format writes it back as the type's node.process (TypeCodeChanges),
-//     so every node of the type changes, as on the server.
+//     a batch setting every node's process to the type's new code. Only a source
+//     that keeps no node types (no ConfigChanges: the Nodius server source) applies
+//     it this way; the others write the type itself (applyConfigure). The picture
+//     of a proposal draws it this way, every node of the type changed.
 //
 // Anything else is returned as is, with false: it has no local form.
 func Lower(a Action, newKey func() string) (Action, bool) {
@@ -72,7 +73,7 @@ func Lower(a Action, newKey func() string) (Action, bool) {
 func notLocal(a Action) error {
 	switch a.Type {
 	case ConfigureNodeTypeAction:
-		return fmt.Errorf("%s: only the code of an existing node type that has nodes in this graph can be changed here; creating a type or changing its look, handles or size is done by the Nodius server's own assistant", Describe(a))
+		return fmt.Errorf("%s: this source does not keep node types, so only the code of an existing type that has nodes in this graph can be changed here", Describe(a))
 	case ReorganizeLayoutAction:
 		return fmt.Errorf("%s: the proposal carries no positions (the Nodius server computes them when it applies it)", Describe(a))
 	case CreateGraphAction:

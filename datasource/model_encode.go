@@ -408,6 +408,7 @@ func (e *encoder) nodeConfig(c *NodeConfig, f Format) {
 		e.str("workspace", c.Workspace)
 	}
 	if f == FormatEarlier {
+		e.extra(flatNodeMembers(c), "_key", "displayName", "description", "category", "icon", "handles", "process", "workspace")
 		e.extra(c.Extra, "_key", "displayName", "description", "category", "icon", "handles", "process", "workspace")
 	} else {
 		e.key("node")

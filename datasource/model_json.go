@@ -293,6 +293,8 @@ func (c NodeConfig) marshal(f Format) ([]byte, error) {
 			return nil, fmt.Errorf("node: %w", err)
 		}
 		w.field("node", json.RawMessage(b))
+	} else {
+		w.extra(flatNodeMembers(&c))
 	}
 	w.extra(c.Extra)
 	return w.finish()

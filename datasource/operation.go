@@ -55,6 +55,14 @@ func AssignKeys(a Action, opID string) Action {
 				steps[i] = walk(s)
 			}
 			a.Batch = &BatchPayload{Actions: steps}
+		case a.Type == ConfigureNodeTypeAction && a.ConfigureNodeType != nil:
+			// Applied whole: a source that keeps node types writes the type.
+			if a.ConfigureNodeType.TypeKey == "" {
+				p := *a.ConfigureNodeType
+				n++
+				p.TypeKey = "ai_" + opID + "_" + strconv.Itoa(n)
+				a.ConfigureNodeType = &p
+			}
 		default:
 			// The server's own types are applied as the changes they come down to.
 			if l, ok := Lower(a, func() string { n++; return "ai_" + opID + "_" + strconv.Itoa(n) }); ok {
@@ -140,6 +148,8 @@ func Landed(ctx context.Context, src Source, graphKey string, a Action) (bool, e
 				}
 			}
 			return true
+		case a.Type == ConfigureNodeTypeAction && a.ConfigureNodeType != nil:
+			return typeLanded(snap.Configs, a.ConfigureNodeType)
 		}
 		return false
 	}

@@ -67,7 +67,8 @@ func (w *preWalk) walk(a Action, depth int) {
 		for _, s := range a.Batch.Actions {
 			w.walk(s, depth+1)
 		}
-	case a.Type == CreateNodeWithEdgesAction, a.Type == ReorganizeLayoutAction, a.Type == ConfigureNodeTypeAction:
+	// configure_node_type checks its type itself (ConfigureNodeTypePayload.Before).
+	case a.Type == CreateNodeWithEdgesAction, a.Type == ReorganizeLayoutAction:
 		if l, ok := Lower(a, func() string { return "" }); ok {
 			w.walk(l, depth+1)
 		}

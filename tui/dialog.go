@@ -337,12 +337,15 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 				what = "+ node type "
 			}
 			add(th.changed.Render(what + reveal(p.TypeKey) + " (" + reveal(p.DisplayName) + ")"))
+			for _, l := range changetext.TypeFieldLines(*p) {
+				add("  " + reveal(l))
+			}
 			if len(p.Nodes) > 0 {
 				keys := make([]string, len(p.Nodes))
 				for i, k := range p.Nodes {
 					keys[i] = reveal(k)
 				}
-				add(th.dim.Render("  every node of this type runs the new code: " + strings.Join(keys, ", ")))
+				add(th.dim.Render("  every node of this type changes with it: " + strings.Join(keys, ", ")))
 			}
 			diffed := false
 			for _, d := range p.CodeDiffs {

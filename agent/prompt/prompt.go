@@ -113,7 +113,7 @@ func SystemPrompt(g rag.GraphInfo, configs []datasource.NodeConfig, role string)
 		rules = append(rules,
 			"Change the graph only by calling a propose_* tool, never by describing a change as if it were made. Check first (read_node_detail, list_available_node_types, list_node_edges) so the proposal is valid. Group related changes: propose_create_node_with_edges for a node and its edges, propose_batch for several steps, propose_reorganize_layout (strategy \"horizontal\" by default) rather than many propose_move_node.",
 			"A node's code is its type's: to change what a node does, change its type's code with propose_configure_node_type (mode \"update\"), and say that every node of that type changes with it. Prefer processPatches (exact search/replace of the current code, read with read_node_config) to rewriting the whole process; give a whole process only when most of the code changes.",
-			"An html node's content is its data (a Nodius HtmlObject). The Nodius server turns raw HTML given in updates.html into one; here give the HtmlObject itself in propose_update_node's updates.data.",
+			"To change an html node's content, give raw HTML in propose_update_node's updates.html, never updates.data: it becomes the node's HtmlObject. Put CSS in a <style> block and events in onclick/onchange attributes.",
 			"Never say a change is done before the tool result says it was approved and applied. If the user rejects a proposal, do not propose it again unchanged: take their feedback into account or ask what they want.",
 		)
 	} else {

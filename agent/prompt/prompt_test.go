@@ -38,7 +38,7 @@ func TestSystemPromptContents(t *testing.T) {
 		"AQL", "Never invent node keys", "call a tool before answering", "Never say a change is done before",
 		"only on this graph", "`incoming[0].data`", "node.data", "next(data?), branch(handleId, data?) and log(msg)", "initHtml(htmlObj, renderId, querySelector)",
 		"T (top), D (bottom) and 0 (middle)", "A node's code is its type's", "every node of that type changes", "Prefer processPatches",
-		"updates.data", "read_subgraph", "propose_create_node_with_edges", "propose_reorganize_layout",
+		"updates.html, never updates.data", "read_subgraph", "propose_create_node_with_edges", "propose_reorganize_layout",
 		"Answer in the language of the user's message.",
 	} {
 		if !strings.Contains(p, want) {

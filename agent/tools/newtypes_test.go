@@ -219,9 +219,10 @@ func TestServerProposalTypesRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct{ name, tool, args, errHas string }{
-		{"type create", ProposeConfigureNodeType, `{"mode":"create","displayName":"X","process":"1","reason":"r"}`, "cannot be created from here"},
-		{"type look", ProposeConfigureNodeType, `{"mode":"update","typeKey":"api-call","displayName":"API Call","border":{"radius":3},"process":"x","reason":"r"}`, `"border" cannot be changed`},
-		{"type rename", ProposeConfigureNodeType, `{"mode":"update","typeKey":"api-call","displayName":"Fetch","process":"x","reason":"r"}`, "displayName cannot be changed"},
+		{"type create over an existing one", ProposeConfigureNodeType, `{"mode":"create","typeKey":"api-call","displayName":"X","process":"1","reason":"r"}`, "already exists"},
+		{"type create with patches", ProposeConfigureNodeType, `{"mode":"create","displayName":"X","processPatches":[{"search":"a","replace":"b"}],"reason":"r"}`, "no code to patch"},
+		{"type bad handles", ProposeConfigureNodeType, `{"mode":"update","typeKey":"api-call","displayName":"API Call","handles":{"L":{"position":"separate","point":[{"id":"0","type":"in","accept":"any"}]},"T":{"position":"separate","point":[{"id":"0","type":"in","accept":"any"}]}},"reason":"r"}`, "distinct id"},
+		{"type unchanged", ProposeConfigureNodeType, `{"mode":"update","typeKey":"api-call","displayName":"API Call","reason":"r"}`, "changes nothing"},
 		{"patch not found", ProposeConfigureNodeType, `{"mode":"update","typeKey":"api-call","displayName":"API Call","processPatches":[{"search":"nope","replace":""}],"reason":"r"}`, "not in the current code"},
 		{"update without typeKey", ProposeConfigureNodeType, `{"mode":"update","displayName":"API Call","process":"x","reason":"r"}`, "needs the typeKey"},
 		{"builtin", ProposeConfigureNodeType, `{"mode":"update","typeKey":"html","displayName":"html","process":"x","reason":"r"}`, "built-in"},

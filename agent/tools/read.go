@@ -492,11 +492,15 @@ func (x *Executor) config(ctx context.Context, a args) (any, error) {
 	var keys []string
 	for _, c := range cfgs {
 		if c.Key == t {
-			return toon.Object{{Key: "type", Value: c.Key}, {Key: "builtin", Value: false},
+			out := toon.Object{{Key: "type", Value: c.Key}, {Key: "builtin", Value: false},
 				{Key: "displayName", Value: c.DisplayName}, {Key: "description", Value: truncate(c.Description, DetailDataMax)},
 				{Key: "category", Value: c.Category}, {Key: "icon", Value: c.Icon},
 				{Key: "handles", Value: HandlesSummary(datasource.DefaultHandles(c.Key, cfgs))},
-				{Key: "process", Value: truncate(c.Process, DetailProcessMax)}}, nil
+				{Key: "process", Value: truncate(c.Process, DetailProcessMax)}}
+			if s, ok := c.NodeSize(); ok { // as the server's defaultSize: what a new node of the type gets
+				out = append(out, toon.Field{Key: "defaultSize", Value: toon.Object{{Key: "width", Value: s.Width}, {Key: "height", Value: s.Height}}})
+			}
+			return out, nil
 		}
 		keys = append(keys, c.Key)
 	}

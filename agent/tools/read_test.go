@@ -109,7 +109,7 @@ func TestRunReadTools(t *testing.T) {
 		{name: "detail case hint", tool: ReadNodeDetail, args: `{"nodeKey":"Fetch-API"}`, errCode: CodeNotFound, errHas: `"fetch-api"`},
 		{name: "detail not json", tool: ReadNodeDetail, args: `{"nodeKey":`, errCode: CodeInvalidJSON, errHas: "not valid JSON"},
 		{name: "detail array args", tool: ReadNodeDetail, args: `["fetch-api"]`, errCode: CodeInvalidJSON, errHas: "must be a JSON object"},
-		{name: "config custom", tool: ReadNodeConfig, args: `{"typeKey":"api-call"}`, want: []string{"displayName: API Call", "category: network", "builtin: false"}},
+		{name: "config custom", tool: ReadNodeConfig, args: `{"typeKey":"api-call"}`, want: []string{"displayName: API Call", "category: network", "builtin: false", "defaultSize:", "width: 220"}},
 		{name: "config builtin", tool: ReadNodeConfig, args: `{"typeKey":"starter"}`, want: []string{"builtin: true", "R:0:out"}},
 		{name: "config unknown", tool: ReadNodeConfig, args: `{"typeKey":"api_call"}`, errCode: CodeNotFound, errHas: `did you mean "api-call"`},
 		{name: "types", tool: ListAvailableNodeTypes, args: `{}`,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/htmlobject"
 )
 
 // Write tool names: the Nodius server's.
@@ -315,6 +316,9 @@ func ParseProposal(ctx context.Context, src datasource.Source, graphKey, name, a
 		return datasource.Action{}, "", fmt.Errorf("%s: reading graph %q: %w", name, graphKey, err)
 	}
 	st := newState(snap)
+	if f, ok := src.(interface{ Format() datasource.Format }); ok {
+		st.earlier = f.Format() == datasource.FormatEarlier
+	}
 	var act datasource.Action
 	if isBatch {
 		act, err = st.batch(name, a.raw("actions"))
@@ -337,6 +341,8 @@ type state struct {
 	cfgs    []datasource.NodeConfig
 	sheets  map[string]bool
 	created map[string]bool
+	// earlier: the graph is a file of the earlier format (code on nodes).
+	earlier bool
 }
 
 func newState(s datasource.Snapshot) *state {
@@ -540,6 +546,8 @@ func (st *state) createNode(tool string, a args, inBatch bool) (datasource.Actio
 	p.Sheet = sheet
 	p.PosX, p.PosY = st.position(a, sheet)
 	p.Handles = datasource.DefaultHandles(p.TypeKey, st.cfgs)
+	size := datasource.DefaultSize(p.TypeKey, st.cfgs)
+	p.Size = &size
 	if a.has("data") {
 		d, err := decodeAny(a.raw("data"))
 		if err != nil {
@@ -685,8 +693,16 @@ func (st *state) updateNode(tool string, a args, inBatch bool) (datasource.Actio
 				return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
 					Msg: fmt.Sprintf("updates.html is for html nodes only; node %q is of type %q", n.Key, n.Type)}
 			}
-			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-				Msg: "updates.html cannot be applied here: turning HTML into a Nodius HtmlObject is done by the Nodius server; give the HtmlObject in updates.data instead"}
+			var src string
+			if err := json.Unmarshal(raw, &src); err != nil || strings.TrimSpace(src) == "" {
+				return datasource.Action{}, argErr(tool, "updates.html must be the node's HTML, got %s", describeJSON(raw))
+			}
+			// As the server: the HTML becomes the HtmlObject the node's data holds.
+			obj, err := htmlobject.Convert(src)
+			if err != nil {
+				return datasource.Action{}, argErr(tool, "updates.html: %v", err)
+			}
+			changes["data"], before["data"] = plain(obj), n.Data
 		default:
 			return datasource.Action{}, argErr(tool, "updates.%s cannot be changed; give name, data, html, description or size", f)
 		}

@@ -3,8 +3,10 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -64,7 +66,9 @@ func (st *state) createNodeWithEdges(tool string, a args) (datasource.Action, er
 // configureNodeType checks a type's creation or change and resolves its code: a
 // whole process, or processPatches applied to the type's current code as the
 // server does (each search found, first occurrence replaced, in order). The result
-// carries the full new process and the code diff the person approving reads.
+// carries the full new process, the code diff the person approving reads, the
+// type's fields as they are now (Before, for an update) and the nodes of the type,
+// every one of which runs the new code.
 func (st *state) configureNodeType(tool string, a args) (datasource.Action, error) {
 	p := &datasource.ConfigureNodeTypePayload{Mode: a.str("mode"), TypeKey: a.str("typeKey"), DisplayName: a.str("displayName"),
 		Description: a.str("description"), Category: a.str("category"), Icon: a.str("icon")}
@@ -73,6 +77,9 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 		if st.cfgs[i].Key == p.TypeKey {
 			cur = &st.cfgs[i]
 		}
+	}
+	if a.has("process") && a.has("processPatches") {
+		return datasource.Action{}, argErr(tool, "give either process (the whole code) or processPatches, not both")
 	}
 	switch p.Mode {
 	case "update":
@@ -87,50 +94,50 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 			return datasource.Action{}, st.typeErr(tool, p.TypeKey)
 		}
 	case "create":
-		// nodius-ai's sources keep nodes and edges; node types are written by the
-		// Nodius server's own assistant only.
-		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-			Msg: "a new node type cannot be created from here (only the Nodius server's own assistant writes node types); use an existing type (list_available_node_types), or change an existing type's code with mode \"update\""}
-	}
-	// Only the code can change here; other fields must be absent or as they are.
-	for _, f := range []string{"border", "handles", "size", "content"} {
-		if a.has(f) {
+		if a.has("processPatches") {
+			return datasource.Action{}, argErr(tool, "a new type has no code to patch: give its whole code in process")
+		}
+		if p.TypeKey == "" {
+			p.TypeKey = st.newTypeKey(p.DisplayName)
+		} else if !keyPattern.MatchString(p.TypeKey) {
+			return datasource.Action{}, argErr(tool, "typeKey %q is not a valid key: use letters, digits, '-', '_' and '.', starting with a letter or digit", p.TypeKey)
+		} else if cur != nil || datasource.IsBuiltinType(p.TypeKey) {
 			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-				Msg: fmt.Sprintf("%q cannot be changed from here: only a type's code (process or processPatches) can; leave %q out", f, f)}
+				Msg: fmt.Sprintf("a node type %q already exists: use mode \"update\" to change it, or another typeKey", p.TypeKey)}
 		}
-	}
-	for _, f := range []struct{ name, now string }{{"displayName", cur.DisplayName}, {"description", cur.Description}, {"category", cur.Category}, {"icon", cur.Icon}} {
-		if a.has(f.name) && a.str(f.name) != f.now && !(f.name == "displayName" && f.now == "") {
+		if st.earlier && a.str("process") != "" {
 			return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-				Msg: fmt.Sprintf("%s cannot be changed from here (only a type's code can); give it as it is: %q", f.name, f.now)}
+				Msg: "this graph file is in the earlier format, where code lives on nodes: a new type with code cannot be kept in it; the user can convert the file (nodius-ai graph convert) — or create the type without process"}
 		}
 	}
-	if !a.has("process") && !a.has("processPatches") {
-		return datasource.Action{}, argErr(tool, "give the new code: processPatches (preferred) or process")
+	if err := st.typeLook(tool, a, p); err != nil {
+		return datasource.Action{}, err
 	}
-	for _, n := range sortedKeys(st.nodes) {
-		if st.nodes[n].Type == p.TypeKey {
-			p.Nodes = append(p.Nodes, n)
+	if p.Mode == "create" {
+		p.Process = a.str("process")
+		if p.Process != "" {
+			p.CodeDiffs = []datasource.CodeDiff{{Field: "process", Original: "", Modified: p.Process}}
 		}
+		st.cfgs = append(slices.Clone(st.cfgs), datasource.NodeConfig{Key: p.TypeKey, DisplayName: p.DisplayName})
+		return datasource.Action{Type: datasource.ConfigureNodeTypeAction, ConfigureNodeType: p}, nil
 	}
-	if len(p.Nodes) == 0 {
-		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-			Msg: fmt.Sprintf("no node of type %q is in this graph: its code is kept with the nodes here, so it cannot be changed from this graph", p.TypeKey)}
-	}
-	if a.has("process") && a.has("processPatches") {
-		return datasource.Action{}, argErr(tool, "give either process (the whole code) or processPatches, not both")
-	}
+	p.Nodes = datasource.NodesOfType(mapValues(st.nodes), p.TypeKey)
+	p.Before = datasource.TypeFields(*cur)
 	// The type's code as its nodes run it: the config's, or in a file of the
 	// earlier format (code on the nodes) the nodes' own, which must agree.
 	old := cur.Process
-	if old == "" {
+	if old == "" && len(p.Nodes) > 0 {
 		old = st.nodes[p.Nodes[0]].Process
 		for _, k := range p.Nodes[1:] {
 			if st.nodes[k].Process != old {
 				return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
-					Msg: fmt.Sprintf("nodes %q and %q of type %q run different code: change them one at a time is not possible here, as a type has one code", p.Nodes[0], k, p.TypeKey)}
+					Msg: fmt.Sprintf("nodes %q and %q of type %q run different code: a type has one code, so it cannot be changed for all of them at once here", p.Nodes[0], k, p.TypeKey)}
 			}
 		}
+	}
+	if (a.has("process") || a.has("processPatches")) && st.earlier && cur.Process == "" && len(p.Nodes) == 0 {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction,
+			Msg: fmt.Sprintf("no node of type %q is in this graph, and in a file of the earlier format a type's code is kept on its nodes: it cannot be given code here; the user can convert the file (nodius-ai graph convert)", p.TypeKey)}
 	}
 	switch {
 	case a.has("processPatches"):
@@ -149,9 +156,104 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 		p.CodeDiffs = []datasource.CodeDiff{{Field: "process", Original: old, Modified: p.Process}}
 	}
 	if p.Process == old {
-		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: "the new code is the current code: the proposal changes nothing"}
+		p.Process, p.ProcessPatches, p.CodeDiffs = "", nil, nil
+	}
+	next, err := datasource.ConfigFromPayload(cur, *p, cur.Workspace, time.Time{})
+	if err != nil {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: err.Error()}
+	}
+	if p.Process == "" && len(changedTypeFields(p.Before, datasource.TypeFields(next))) == 0 {
+		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("node type %q already is this way: the proposal changes nothing", p.TypeKey)}
 	}
 	return datasource.Action{Type: datasource.ConfigureNodeTypeAction, ConfigureNodeType: p}, nil
+}
+
+// typeLook reads the look of a type from the arguments: border, handles (sides
+// T, D, R, L, 0, checked by the store's rule), size and content.
+func (st *state) typeLook(tool string, a args, p *datasource.ConfigureNodeTypePayload) error {
+	if a.has("border") {
+		m, err := decodeAny(a.raw("border"))
+		if err != nil {
+			return argErr(tool, "border is not valid JSON: %v", err)
+		}
+		p.Border, _ = m.(map[string]any)
+	}
+	if a.has("size") {
+		m, err := decodeAny(a.raw("size"))
+		if err != nil {
+			return argErr(tool, "size is not valid JSON: %v", err)
+		}
+		p.Size, _ = m.(map[string]any)
+	}
+	if a.has("content") {
+		c, err := decodeAny(a.raw("content"))
+		if err != nil {
+			return argErr(tool, "content is not valid JSON: %v", err)
+		}
+		p.Content = c
+	}
+	if a.has("handles") {
+		var h map[string]map[string]any
+		if err := json.Unmarshal(a.raw("handles"), &h); err != nil {
+			return argErr(tool, "handles: %v", err)
+		}
+		var groups map[string]datasource.HandleGroup
+		if err := json.Unmarshal(a.raw("handles"), &groups); err != nil {
+			return argErr(tool, "handles: %v", err)
+		}
+		if _, err := datasource.CheckHandles(groups); err != nil {
+			return &Error{Tool: tool, Code: CodeInvalidAction, Msg: "handles: " + err.Error()}
+		}
+		p.Handles = h
+	}
+	return nil
+}
+
+// newTypeKey makes a key for a new type from its display name, free among the
+// graph's types ("json-validator", then "json-validator-2", ...).
+func (st *state) newTypeKey(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case b.Len() > 0 && !dash:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	base := strings.TrimRight(b.String(), "-")
+	if base == "" {
+		base = "type"
+	}
+	if len(base) > MaxKeyLen-4 {
+		base = strings.TrimRight(base[:MaxKeyLen-4], "-")
+	}
+	key := base
+	for i := 2; st.knownType(key); i++ {
+		key = fmt.Sprintf("%s-%d", base, i)
+	}
+	return key
+}
+
+func changedTypeFields(before, after map[string]any) []string {
+	var out []string
+	for _, k := range sortedKeys(after) {
+		if !datasource.SameJSON(before[k], after[k]) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func mapValues(m map[string]datasource.Node) []datasource.Node {
+	out := make([]datasource.Node, 0, len(m))
+	for _, n := range m {
+		out = append(out, n)
+	}
+	return out
 }
 
 // ApplyPatches applies search/replace patches to code in order, as the Nodius

@@ -32,10 +32,60 @@ func TestServerToolProposalsApproveAndUndo(t *testing.T) {
 			}},
 		{name: "type code", tool: "propose_configure_node_type",
 			args:  `{"mode":"update","typeKey":"api-call","displayName":"API Call","processPatches":[{"search":"// Fetch season averages","replace":"// Fetch v2 season averages"}],"reason":"v2"}`,
-			shown: []string{"update node type api-call (API Call)", "- // Fetch season averages", "+ // Fetch v2 season averages", "every node of this type runs the new code: fetch-api"},
+			shown: []string{"update node type api-call (API Call)", "- // Fetch season averages", "+ // Fetch v2 season averages", "every node of this type changes with it: fetch-api"},
 			applied: func(t *testing.T, doc typedGraph) {
 				if code := doc.typeCode("api-call"); !strings.HasPrefix(code, "// Fetch v2 season averages") {
 					t.Errorf("the type's node.process after approve: %q", code)
+				}
+			}},
+		{name: "type create", tool: "propose_configure_node_type",
+			args:  `{"mode":"create","displayName":"Score Check","description":"Checks scores.","category":"data","icon":"check","process":"if (incoming[0].data.pts > 0) next(incoming[0].data);","size":{"width":240,"height":90},"border":{"radius":6,"normalColor":"#336"},"reason":"a checker"}`,
+			shown: []string{"+ create node type score-check (Score Check)", "displayName: \"Score Check\"", "size: {\"height\":90,\"width\":240}", "border: {", "+ if (incoming[0].data.pts > 0) next(incoming[0].data);"},
+			applied: func(t *testing.T, doc typedGraph) {
+				if code := doc.typeCode("score-check"); !strings.HasPrefix(code, "if (incoming") {
+					t.Errorf("the new type's node.process: %q", code)
+				}
+				if c := doc.config("score-check"); c == nil || c["category"] != "data" || !strings.Contains(compact(c["node"]), `"size":{"height":90,"width":240}`) || !strings.Contains(compact(c["border"]), `"color":"#336"`) {
+					t.Errorf("the new type: %v", c)
+				}
+			}},
+		{name: "type update with look", tool: "propose_configure_node_type",
+			args:  `{"mode":"update","typeKey":"api-call","displayName":"Season API","icon":"cloud","size":{"width":260,"height":120},"border":{"hoverColor":"red"},"handles":{"L":{"position":"separate","point":[{"id":"0","type":"in","accept":"any"}]},"R":{"position":"separate","point":[{"id":"0","type":"out","accept":"any"},{"id":"1","type":"out","accept":"any"},{"id":"2","type":"out","accept":"any"}]}},"reason":"look"}`,
+			shown: []string{"update node type api-call (Season API)", "displayName: \"API Call\" → \"Season API\"", "size: {\"height\":120,\"width\":220} → {\"height\":120,\"width\":260}", "handles: \"L:0:in, R:0:out, R:1:out\" → \"L:0:in, R:0:out, R:1:out, R:2:out\"", "every node of this type changes with it: fetch-api"},
+			applied: func(t *testing.T, doc typedGraph) {
+				c := doc.config("api-call")
+				if c == nil || c["displayName"] != "Season API" || c["icon"] != "cloud" || !strings.Contains(compact(c["node"]), `"id":"2"`) || !strings.Contains(compact(c["border"]), `"hover":{"color":"red"}`) {
+					t.Errorf("the type after approve: %v", c)
+				}
+				if code := doc.typeCode("api-call"); !strings.HasPrefix(code, "// Fetch season averages") {
+					t.Errorf("a change of look changed the code: %q", code)
+				}
+			}},
+		{name: "html node", tool: "propose_update_node",
+			args:  `{"nodeKey":"display-html","updates":{"html":"<style>.t { color: navy }</style><div class=\"t\" onclick=\"pick()\"><h1>Stats</h1><p>Top <b>players</b></p></div>"},"reason":"a title"}`,
+			shown: []string{"update node display-html: data"},
+			applied: func(t *testing.T, doc typedGraph) {
+				var data any
+				for _, n := range doc.Nodes {
+					if n["_key"] == "display-html" {
+						data = n["data"]
+					}
+				}
+				got := compact(data)
+				for _, want := range []string{`"type":"list"`, `"name":"t"`, `"rules":[["color","navy"]]`, `{"call":"pick()","name":"click"}`, `"content":{"en":"Top <b>players</b>"}`} {
+					if !strings.Contains(got, want) {
+						t.Errorf("the html node's data lacks %s: %s", want, got)
+					}
+				}
+			}},
+		{name: "node sized by its type", tool: "propose_create_node",
+			args:  `{"typeKey":"html","nodeKey":"board","posX":0,"posY":900,"reason":"a board"}`,
+			shown: []string{"create node board (html)", "size: 640×360 (its type's)"},
+			applied: func(t *testing.T, doc typedGraph) {
+				for _, n := range doc.Nodes {
+					if n["_key"] == "board" && compact(n["size"]) != `{"dynamic":true,"height":360,"width":640}` {
+						t.Errorf("new html node's size: %s", compact(n["size"]))
+					}
 				}
 			}},
 		{name: "layout", tool: "propose_reorganize_layout", args: `{"nodeKeys":["root","fetch-api","filter-active"],"reason":"tidy"}`,
@@ -85,6 +135,25 @@ type typedGraph struct {
 			Process string `json:"process"`
 		} `json:"node"`
 	} `json:"nodeConfigs"`
+	Configs []map[string]any `json:"-"`
+}
+
+// config is the type's config as the file holds it.
+func (d typedGraph) config(key string) map[string]any {
+	for _, c := range d.Configs {
+		if c["_key"] == key {
+			return c
+		}
+	}
+	return nil
+}
+
+func compact(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
 }
 
 func readTypedGraph(t *testing.T, path string) typedGraph {
@@ -97,6 +166,11 @@ func readTypedGraph(t *testing.T, path string) typedGraph {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
+	var raw struct {
+		Configs []map[string]any `json:"nodeConfigs"`
+	}
+	_ = json.Unmarshal(b, &raw)
+	d.Configs = raw.Configs
 	return d
 }
 

@@ -213,14 +213,14 @@ const (
 
 // Queries lists every query this package sends, for tests and fake servers.
 func Queries() []string {
-	return []string{
+	return append([]string{
 		qGraph, qGraphKeys, qNodes, qNodesSheet, qEdges, qEdgesSheet, qNode, qConfigs,
 		qTraverseAny, qTraverseIn, qTraverseOut,
 		qInsertNode, qUpdateNode, qDeleteNode, qInsertEdge, qDeleteEdge,
 		qVectorExact, qVectorApprox, qSetEmbeddings, qTextSearch,
 		qThreadsSince, qThread, qThreadUpsert, qDataPaths,
 		qEdge, qNodeEdges, qLiveServers,
-	}
+	}, configQueries()...)
 }
 
 // qLiveServers lists the Nodius servers running on this database: each server

@@ -91,6 +91,7 @@ func (s *Source) inTransaction(ctx context.Context, graphKey string, fn func(w *
 	}
 	tx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{
 		Read:      []string{collGraphs},
+		Write:     []string{collConfigs}, // node types (configs.go)
 		Exclusive: []string{collNodes, collEdges},
 	}, &arangodb.BeginTransactionOptions{LockTimeout: wait.Seconds()})
 	if err != nil {

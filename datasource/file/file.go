@@ -814,6 +814,9 @@ func (s *Source) DeleteEdge(ctx context.Context, graphKey, edgeKey string) error
 // all of it or, on any error, none of it. An expectation (datasource.Expect) is
 // checked under the file's lock, on the file as it is then.
 func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (out datasource.ApplyResult, err error) {
+	if err := s.refuseEarlierTypeCode(a); err != nil {
+		return out, err
+	}
 	err = s.write(ctx, func() error { out, err = s.store.ApplyAction(ctx, graphKey, a, opts...); return err })
 	return out, err
 }

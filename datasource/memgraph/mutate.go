@@ -321,7 +321,7 @@ func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 		}
 	}
 	if n.Size.Width <= 0 || n.Size.Height <= 0 || !finite(n.Size.Width) || !finite(n.Size.Height) {
-		n.Size = datasource.Size{Width: 200, Height: 100}
+		n.Size = datasource.DefaultSize(n.Type, tx.configs) // the type's node.size
 	}
 	tx.writeNodes()
 	tx.writeNodeIdx()

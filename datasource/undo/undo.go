@@ -35,6 +35,8 @@ const (
 	RestoreEdge     Op = "restore_edge"     // an edge the change deleted
 	RestoreFields   Op = "restore_fields"   // fields the change updated
 	RestorePosition Op = "restore_position" // where a moved node was
+	RestoreConfig   Op = "restore_config"   // a node type as it was before the change
+	RemoveConfig    Op = "remove_config"    // a node type the change created
 )
 
 // Step is one part of a reversal. Node and Edge are as the change left them (remove)
@@ -50,6 +52,10 @@ type Step struct {
 	After  map[string]any   `json:"after,omitempty"`
 	From   *Pos             `json:"from,omitempty"`
 	To     *Pos             `json:"to,omitempty"`
+	// Config is a node type as it was (restore_config) or as the change created
+	// it (remove_config); After then holds its fields as the change left them
+	// (datasource.TypeFields).
+	Config *datasource.NodeConfig `json:"config,omitempty"`
 }
 
 // Pos is a node's position on the canvas.
@@ -108,8 +114,12 @@ func (s Step) validate() error {
 		if s.To == nil {
 			return fmt.Errorf("restore_position %s has no position to go back to", s.Key)
 		}
+	case RestoreConfig, RemoveConfig:
+		if s.Config == nil || s.Config.Key != s.Key {
+			return fmt.Errorf("%s %s does not carry node type %s", s.Op, s.Key, s.Key)
+		}
 	default:
-		return fmt.Errorf("unknown operation %q (remove_node, remove_edge, restore_node, restore_edge, restore_fields or restore_position)", s.Op)
+		return fmt.Errorf("unknown operation %q (remove_node, remove_edge, restore_node, restore_edge, restore_fields, restore_position, restore_config or remove_config)", s.Op)
 	}
 	return nil
 }
@@ -140,6 +150,10 @@ func (s Step) Describe() string {
 		if s.To != nil {
 			return fmt.Sprintf("move node %s back to (%g, %g)", s.Key, s.To.X, s.To.Y)
 		}
+	case RestoreConfig:
+		return "restore node type " + s.Key + " as it was"
+	case RemoveConfig:
+		return "remove node type " + s.Key + " (created by the change)"
 	}
 	return string(s.Op) + " " + s.Key
 }
@@ -199,6 +213,9 @@ func (r *Recorder) Wrap(w datasource.WorkingCopy) datasource.Changes {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.wrapped, r.steps, r.err = true, nil, nil
+	if cc, ok := w.(datasource.ConfigChanges); ok {
+		return &configRecording{recording{w: w, r: r}, cc}
+	}
 	return &recording{w: w, r: r}
 }
 
@@ -550,6 +567,8 @@ func check(w datasource.WorkingCopy, s Step) (stepState, string) {
 		if s.From != nil && (n.PosX != s.From.X || n.PosY != s.From.Y) {
 			return drifted, fmt.Sprintf("node %s was moved since (now at %g, %g)", s.Key, n.PosX, n.PosY)
 		}
+	case RestoreConfig, RemoveConfig:
+		return checkConfig(w, s)
 	default:
 		return drifted, fmt.Sprintf("unknown undo step %q", s.Op)
 	}
@@ -598,6 +617,8 @@ func apply(w datasource.WorkingCopy, s Step) error {
 			return errors.New("the position was not recorded")
 		}
 		return w.MoveNode(s.Key, s.To.X, s.To.Y)
+	case RestoreConfig, RemoveConfig:
+		return applyConfig(w, s)
 	}
 	return fmt.Errorf("unknown undo step %q", s.Op)
 }
@@ -659,6 +680,7 @@ func Belongs(rev Reversal, a datasource.Action) error {
 		createdNodes, createdEdges = map[string]bool{}, map[string]bool{}
 		deletedNodes, deletedEdges = map[string]bool{}, map[string]bool{}
 		updated, moved             = map[string]bool{}, map[string]bool{}
+		configured, createdTypes   = map[string]bool{}, map[string]bool{}
 	)
 	var walk func(a datasource.Action)
 	walk = func(a datasource.Action) {
@@ -678,6 +700,16 @@ func Belongs(rev Reversal, a datasource.Action) error {
 		case a.Type == datasource.BatchAction && a.Batch != nil:
 			for _, s := range a.Batch.Actions {
 				walk(s)
+			}
+		case a.Type == datasource.ConfigureNodeTypeAction && a.ConfigureNodeType != nil:
+			c := a.ConfigureNodeType
+			configured[c.TypeKey] = true
+			createdTypes[c.TypeKey] = c.Mode == "create"
+			for _, k := range c.Nodes { // where the code lives on the nodes
+				updated[k] = true
+			}
+			if l, ok := datasource.Lower(a, func() string { return "" }); ok {
+				walk(l)
 			}
 		}
 	}
@@ -699,6 +731,10 @@ func Belongs(rev Reversal, a datasource.Action) error {
 			ok = updated[s.Key]
 		case RestorePosition:
 			ok = moved[s.Key]
+		case RestoreConfig:
+			ok = configured[s.Key] && !createdTypes[s.Key]
+		case RemoveConfig:
+			ok = createdTypes[s.Key]
 		}
 		if !ok {
 			return fmt.Errorf("steps[%d] (%s) is not part of the change %s", i, s.Describe(), datasource.Describe(a))

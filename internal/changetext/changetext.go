@@ -73,6 +73,9 @@ func write(w io.Writer, a datasource.Action, indent string, clean func(string) s
 			break
 		}
 		line("+ %s", datasource.Describe(a))
+		if c.Size != nil {
+			line("  size: %g×%g (its type's)", c.Size.Width, c.Size.Height)
+		}
 		if c.Process != "" {
 			line("  process:")
 			code("+", c.Process)

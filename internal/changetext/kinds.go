@@ -1,7 +1,8 @@
 package changetext
 
 import (
-	"sort"
+	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -40,11 +41,13 @@ func writeServer(p printer, a datasource.Action) bool {
 		if c == nil {
 			return false
 		}
-		line("~ %s", datasource.Describe(a))
-		for _, f := range [][2]string{{"description", c.Description}, {"category", c.Category}, {"icon", c.Icon}} {
-			if f[1] != "" {
-				line("  %s: %s", f[0], f[1])
-			}
+		sign := "~"
+		if c.Mode == "create" {
+			sign = "+"
+		}
+		line("%s %s", sign, datasource.Describe(a))
+		for _, l := range TypeFieldLines(*c) {
+			line("  %s", l)
 		}
 		diffed := map[string]bool{}
 		for _, d := range c.CodeDiffs {
@@ -63,20 +66,10 @@ func writeServer(p printer, a datasource.Action) bool {
 				code("+", p.Replace)
 			}
 		}
-		if len(c.Handles) > 0 {
-			sides := make([]string, 0, len(c.Handles))
-			for s := range c.Handles {
-				sides = append(sides, s)
-			}
-			sort.Strings(sides)
-			for _, s := range sides {
-				line("  handles %s: %s", s, compactJSON(c.Handles[s]))
-			}
-		}
 		if len(c.Nodes) > 0 {
-			line("  every node of this type runs the new code: %s", strings.Join(c.Nodes, ", "))
-		} else {
-			line("  (the server writes the node type itself when approved)")
+			line("  every node of this type changes with it: %s", strings.Join(c.Nodes, ", "))
+		} else if c.Mode == "update" {
+			line("  (no node of this type in the graph)")
 		}
 		return true
 	case datasource.ReorganizeLayoutAction:
@@ -108,4 +101,51 @@ func writeServer(p printer, a datasource.Action) bool {
 		return true
 	}
 	return false
+}
+
+// TypeFieldLines says, one line each, how a configure_node_type changes the type's
+// fields other than its code: `displayName: "Old" → "New"`, objects as compact
+// JSON (long ones cut).
+func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
+	var out []string
+	show := func(v any) string {
+		if v == nil {
+			return "(none)"
+		}
+		s := compactJSON(v)
+		if r := []rune(s); len(r) > 160 {
+			s = string(r[:160]) + "…"
+		}
+		return s
+	}
+	for _, f := range datasource.TypeChanges(c) {
+		if f.Field == "handles" {
+			f.Before, f.After = handlePoints(f.Before), handlePoints(f.After)
+		}
+		if c.Mode == "create" || c.Before == nil { // nothing known of before (a server's proposal)
+			out = append(out, fmt.Sprintf("%s: %s", f.Field, show(f.After)))
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: %s → %s", f.Field, show(f.Before), show(f.After)))
+	}
+	return out
+}
+
+// handlePoints writes handles as their points, "L:0:in, R:0:out" (nil stays nil).
+func handlePoints(v any) any {
+	if v == nil {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	var h map[string]datasource.HandleGroup
+	if json.Unmarshal(b, &h) != nil {
+		return v
+	}
+	var pts []string
+	for _, side := range datasource.OrderedSides(h) {
+		for _, p := range h[side].Point {
+			pts = append(pts, side+":"+p.ID+":"+p.Type)
+		}
+	}
+	return strings.Join(pts, ", ")
 }

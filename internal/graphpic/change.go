@@ -141,6 +141,11 @@ func (t *touched) collect(a datasource.Action, depth int) {
 		for _, sub := range a.Batch.Actions {
 			t.collect(sub, depth+1)
 		}
+	case a.ConfigureNodeType != nil:
+		// A change of a type's look reaches every node of the type: shown too.
+		for _, k := range a.ConfigureNodeType.Nodes {
+			t.node(k)
+		}
 	}
 	if depth == 0 {
 		// A created node an edge of the same change joins is shown by that edge.

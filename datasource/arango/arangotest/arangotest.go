@@ -613,6 +613,30 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 		return anys(docs), 0, 0, ""
 	case kThread:
 		return anys(s.sorted(Threads, func(d map[string]any) bool { return d["_key"] == str("key") && d["workspace"] == str("ws") })), 0, 0, ""
+	case kConfigByKey:
+		return anys(s.sorted(Configs, func(d map[string]any) bool { return d["_key"] == str("key") })), 0, 0, ""
+	case kPutConfig:
+		doc, _ := b["doc"].(map[string]any)
+		key := str("key")
+		doc["_key"], doc["_id"], doc["_rev"] = key, Configs+"/"+key, "1"
+		s.coll(Configs)[key] = doc
+		return []any{clone(doc)}, 0, 0, ""
+	case kDelConfig:
+		d, ok := s.coll(Configs)[str("key")]
+		if !ok {
+			return nil, 404, 1202, "document not found"
+		}
+		delete(s.colls[Configs], str("key"))
+		return []any{d}, 0, 0, ""
+	case kTypeInUse:
+		var out []any
+		for _, d := range s.sorted(Nodes, func(d map[string]any) bool { return d["type"] == str("type") }) {
+			out = append(out, d["_key"])
+		}
+		if len(out) > 1 {
+			out = out[:1]
+		}
+		return out, 0, 0, ""
 	case kThreadUpsert:
 		key, ts := str("key"), b["ts"].(float64)
 		doc := b["doc"].(map[string]any)

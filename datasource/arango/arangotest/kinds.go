@@ -36,6 +36,10 @@ const (
 	kEdge
 	kNodeEdges
 	kLiveServers
+	kConfigByKey
+	kPutConfig
+	kDelConfig
+	kTypeInUse
 )
 
 // signatures tells the queries of package arango apart by fragments of their fixed
@@ -91,6 +95,10 @@ func signatures() map[kind][]string {
 		},
 		kEdge:        {"FOR e IN nodius_edges FILTER e._key == @key AND e.graphKey == @gk"},
 		kLiveServers: {"FOR c IN nodius_cluster", "c.lastRefresh > @since"},
+		kConfigByKey: {"FOR c IN nodius_node_config FILTER c._key == @key"},
+		kPutConfig:   {"UPSERT {_key: @key}", "IN nodius_node_config"},
+		kDelConfig:   {"REMOVE {_key: @key} IN nodius_node_config"},
+		kTypeInUse:   {"FOR n IN nodius_nodes FILTER n.type == @type"},
 		kNodeEdges:   {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id)"},
 		kDataPaths: {"FOR n IN nodius_nodes FILTER n.graphKey == @gk AND IS_OBJECT(n.data)", "FOR k IN ATTRIBUTES(n.data)",
 			"FOR o IN objs FOR k2 IN ATTRIBUTES(o)", "RETURN [k, k2]", "COLLECT path = p WITH COUNT INTO c SORT c DESC, path LIMIT @max RETURN path"},

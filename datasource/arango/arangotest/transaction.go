@@ -130,6 +130,8 @@ func writesOf(k kind) []string {
 		return []string{Nodes, Edges}
 	case kThreadUpsert:
 		return []string{Threads}
+	case kPutConfig, kDelConfig:
+		return []string{Configs}
 	}
 	return nil
 }

@@ -1,0 +1,141 @@
+package arango
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/arangodb/go-driver/v2/arangodb"
+
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// Node types in nodius_node_config, as the Nodius server keeps them: one
+// document per type, keyed by the type's key, with the workspace and the type's
+// code in node.process. A type belongs to the workspace, not to one graph: every
+// node of it, in every graph of the workspace, runs its code. A type change is
+// made in the same stream transaction as the action's other changes (the live
+// editing check of ApplyAction and Change applies to it too).
+
+var (
+	_ datasource.ConfigChanges = (*txCopy)(nil)
+	_ datasource.ConfigWriter  = (*Source)(nil)
+)
+
+const (
+	// One type by key, whatever its workspace: a key is unique in the collection.
+	qConfigByKey = `FOR c IN nodius_node_config FILTER c._key == @key LIMIT 1 RETURN c`
+	// The whole document is replaced: the caller has merged the change into it.
+	qPutConfig = `UPSERT {_key: @key} INSERT @doc REPLACE @doc IN nodius_node_config RETURN NEW`
+	qDelConfig = `REMOVE {_key: @key} IN nodius_node_config RETURN OLD`
+	// Whether any node (of any graph) still has the type.
+	qTypeInUse = `FOR n IN nodius_nodes FILTER n.type == @type LIMIT 1 RETURN n._key`
+)
+
+// configQueries are this file's queries, listed in Queries.
+func configQueries() []string { return []string{qConfigByKey, qPutConfig, qDelConfig, qTypeInUse} }
+
+// configOn reads the type key on db; ok is false when the workspace has none (a
+// type of that key in another workspace is reported in other).
+func (s *Source) configOn(ctx context.Context, db arangodb.DatabaseQuery, key string) (c datasource.NodeConfig, ok bool, other string, err error) {
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qConfigByKey, map[string]any{"key": key})
+	if err != nil {
+		return c, false, "", s.classify(err, "read node type "+key)
+	}
+	if len(docs) == 0 {
+		return c, false, "", nil
+	}
+	if c, err = decodeConfig(docs[0]); err != nil {
+		return c, false, "", err
+	}
+	if c.Workspace != s.cfg.Workspace {
+		return datasource.NodeConfig{}, false, c.Workspace, nil
+	}
+	return c, true, "", nil
+}
+
+func (s *Source) putConfig(ctx context.Context, db arangodb.DatabaseQuery, c datasource.NodeConfig) (datasource.NodeConfig, error) {
+	if c.Key == "" {
+		return c, fmt.Errorf("a node type needs a key")
+	}
+	if datasource.IsBuiltinType(c.Key) {
+		return c, fmt.Errorf("%q is a built-in node type: it has no config to write", c.Key)
+	}
+	if _, _, other, err := s.configOn(ctx, db, c.Key); err != nil {
+		return c, err
+	} else if other != "" {
+		return c, fmt.Errorf("node type key %q is taken by another workspace; choose another key", c.Key)
+	}
+	c.Workspace = s.cfg.Workspace
+	doc, err := toFields(c)
+	if err != nil {
+		return c, fmt.Errorf("encode node type %s: %w", c.Key, err)
+	}
+	doc["_key"] = rawString(c.Key)
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qPutConfig, map[string]any{"key": c.Key, "doc": doc})
+	if err != nil {
+		return c, s.classify(err, "write node type "+c.Key)
+	}
+	if len(docs) == 0 {
+		return c, nil
+	}
+	return decodeConfig(docs[0])
+}
+
+func (s *Source) deleteConfig(ctx context.Context, db arangodb.DatabaseQuery, key string) error {
+	if _, ok, _, err := s.configOn(ctx, db, key); err != nil {
+		return err
+	} else if !ok {
+		return &datasource.NotFoundError{Kind: "node type", Key: key}
+	}
+	used, err := queryAllOn[string](ctx, s, db, qTypeInUse, map[string]any{"type": key})
+	if err != nil {
+		return s.classify(err, "check the nodes of type "+key)
+	}
+	if len(used) > 0 {
+		return fmt.Errorf("node type %s still has nodes (%s, maybe in another graph of the workspace): delete them first", key, used[0])
+	}
+	if _, err := queryAllOn[json.RawMessage](ctx, s, db, qDelConfig, map[string]any{"key": key}); err != nil {
+		if isDocNotFound(err) {
+			return &datasource.NotFoundError{Kind: "node type", Key: key}
+		}
+		return s.classify(err, "remove node type "+key)
+	}
+	return nil
+}
+
+// LookupConfig reads the workspace's type in the transaction.
+func (w *txCopy) LookupConfig(key string) (datasource.NodeConfig, bool) {
+	c, ok, _, err := w.s.configOn(w.ctx, w.tx, key)
+	if err != nil {
+		w.fail(err)
+		return datasource.NodeConfig{}, false
+	}
+	return c, ok
+}
+
+// PutConfig writes the type in the transaction. Its nodes read their code from
+// it (the real schema keeps no code on nodes).
+func (w *txCopy) PutConfig(c datasource.NodeConfig) (datasource.NodeConfig, error) {
+	return w.s.putConfig(w.ctx, w.tx, c)
+}
+
+// DeleteConfig removes the type in the transaction, when no node has it.
+func (w *txCopy) DeleteConfig(key string) error { return w.s.deleteConfig(w.ctx, w.tx, key) }
+
+// PutConfig creates or replaces a node type of the workspace, in one
+// transaction, refused like every write while a Nodius server edits the graph.
+func (s *Source) PutConfig(ctx context.Context, graphKey string, c datasource.NodeConfig) (datasource.NodeConfig, error) {
+	var out datasource.NodeConfig
+	err := s.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
+		var err error
+		out, err = w.(*txCopy).PutConfig(c)
+		return err
+	})
+	return out, err
+}
+
+// DeleteConfig removes a node type no node has, as PutConfig writes one.
+func (s *Source) DeleteConfig(ctx context.Context, graphKey, key string) error {
+	return s.Change(ctx, graphKey, func(w datasource.WorkingCopy) error { return w.(*txCopy).DeleteConfig(key) })
+}

@@ -1,0 +1,41 @@
+package datasource_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/memgraph"
+)
+
+// TestTypeChangeLanded: a type change whose apply was interrupted is recognised
+// as landed, or not, from the types of the graph (so it is neither lost nor made
+// twice); AssignKeys keeps it whole and gives a created type without key one.
+func TestTypeChangeLanded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	snap := datasource.Snapshot{Graph: datasource.Graph{Key: "g"},
+		Configs: []datasource.NodeConfig{{Key: "fmt", DisplayName: "Formatter", Process: "old"}}}
+	store, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := datasource.AssignKeys(datasource.Action{Type: datasource.ConfigureNodeTypeAction,
+		ConfigureNodeType: &datasource.ConfigureNodeTypePayload{Mode: "create", DisplayName: "New"}}, "op9")
+	if create.Type != datasource.ConfigureNodeTypeAction || create.ConfigureNodeType.TypeKey != "ai_op9_1" {
+		t.Fatalf("assigned: %+v", create.ConfigureNodeType)
+	}
+	update := datasource.AssignKeys(datasource.Action{Type: datasource.ConfigureNodeTypeAction,
+		ConfigureNodeType: &datasource.ConfigureNodeTypePayload{Mode: "update", TypeKey: "fmt", DisplayName: "Formatter", Process: "new"}}, "op10")
+	for _, a := range []datasource.Action{create, update} {
+		if landed, err := datasource.Landed(ctx, store, "g", a); err != nil || landed {
+			t.Errorf("%s landed before it was applied (%v)", datasource.Describe(a), err)
+		}
+		if _, err := datasource.Apply(ctx, store, "g", a); err != nil {
+			t.Fatal(err)
+		}
+		if landed, err := datasource.Landed(ctx, store, "g", a); err != nil || !landed {
+			t.Errorf("%s not landed after it was applied (%v)", datasource.Describe(a), err)
+		}
+	}
+}

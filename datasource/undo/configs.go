@@ -1,0 +1,124 @@
+package undo
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// Node type changes: an update is reversed by putting the type back as it was
+// (restore_config), a created type by removing it (remove_config), each checked
+// first against the type as it is now: a type edited since is drift.
+
+// configRecording is the recording of a working copy that keeps node types.
+type configRecording struct {
+	recording
+	cc datasource.ConfigChanges
+}
+
+func (c *configRecording) LookupNode(key string) (datasource.Node, bool) { return c.w.LookupNode(key) }
+
+func (c *configRecording) LookupConfig(key string) (datasource.NodeConfig, bool) {
+	return c.cc.LookupConfig(key)
+}
+
+func (c *configRecording) PutConfig(cfg datasource.NodeConfig) (datasource.NodeConfig, error) {
+	old, existed := c.cc.LookupConfig(cfg.Key)
+	out, err := c.cc.PutConfig(cfg)
+	if err != nil {
+		c.r.add(nil, err)
+		return out, err
+	}
+	if now, ok := c.cc.LookupConfig(out.Key); ok {
+		out = now
+	}
+	after := datasource.TypeFields(out)
+	if existed {
+		c.r.add([]Step{{Op: RestoreConfig, Key: out.Key, Config: &old, After: after}}, nil)
+	} else {
+		c.r.add([]Step{{Op: RemoveConfig, Key: out.Key, Config: &out, After: after}}, nil)
+	}
+	return out, nil
+}
+
+func (c *configRecording) DeleteConfig(key string) error {
+	old, ok := c.cc.LookupConfig(key)
+	if err := c.cc.DeleteConfig(key); err != nil || !ok {
+		c.r.add(nil, errors.Join(err, unreadIf(!ok, "node type", key)))
+		return err
+	}
+	// Put back as it was: a removed type comes back whole.
+	c.r.add([]Step{{Op: RestoreConfig, Key: key, Config: &old}}, nil)
+	return nil
+}
+
+func unreadIf(cond bool, kind, key string) error {
+	if !cond {
+		return nil
+	}
+	return unread(kind, key)
+}
+
+// checkConfig tells whether a node type step is to do, done or drifted.
+func checkConfig(w datasource.WorkingCopy, s Step) (stepState, string) {
+	cc, ok := w.(datasource.ConfigChanges)
+	if !ok {
+		return drifted, fmt.Sprintf("node type %s cannot be changed on this source", s.Key)
+	}
+	now, exists := cc.LookupConfig(s.Key)
+	switch s.Op {
+	case RemoveConfig:
+		if !exists {
+			return done, ""
+		}
+	case RestoreConfig:
+		if exists && s.Config != nil && sameType(now, *s.Config) {
+			return done, ""
+		}
+		if !exists {
+			if s.After == nil { // a type the change removed: it comes back
+				return todo, ""
+			}
+			return drifted, fmt.Sprintf("node type %s was deleted since", s.Key)
+		}
+	}
+	if s.After != nil {
+		if changed := changedFields(datasource.TypeFields(now), s.After); len(changed) > 0 {
+			return drifted, fmt.Sprintf("node type %s was edited since (%s)", s.Key, strings.Join(changed, ", "))
+		}
+	}
+	return todo, ""
+}
+
+// sameType compares two versions of a type by the fields a change makes.
+func sameType(a, b datasource.NodeConfig) bool {
+	return len(changedFields(datasource.TypeFields(a), datasource.TypeFields(b))) == 0
+}
+
+func changedFields(now, want map[string]any) []string {
+	var out []string
+	for _, f := range sortedKeys(want) {
+		if !datasource.SameJSON(now[f], want[f]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// applyConfig makes a node type step on w.
+func applyConfig(w datasource.WorkingCopy, s Step) error {
+	cc, ok := w.(datasource.ConfigChanges)
+	if !ok {
+		return fmt.Errorf("this source cannot change node type %s", s.Key)
+	}
+	if s.Config == nil {
+		return errors.New("the node type was not recorded")
+	}
+	if s.Op == RemoveConfig {
+		return cc.DeleteConfig(s.Key)
+	}
+	_, err := cc.PutConfig(*s.Config)
+	return err
+}
