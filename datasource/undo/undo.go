@@ -35,6 +35,7 @@ const (
 	RestoreEdge     Op = "restore_edge"     // an edge the change deleted
 	RestoreFields   Op = "restore_fields"   // fields the change updated
 	RestorePosition Op = "restore_position" // where a moved node was
+	RemoveGraph     Op = "remove_graph"     // a graph the change created (see graphs.go)
 )
 
 // Step is one part of a reversal. Node and Edge are as the change left them (remove)
@@ -50,6 +51,8 @@ type Step struct {
 	After  map[string]any   `json:"after,omitempty"`
 	From   *Pos             `json:"from,omitempty"`
 	To     *Pos             `json:"to,omitempty"`
+	// Graph is the graph a create_graph made (RemoveGraph).
+	Graph *datasource.CreatedGraph `json:"graph,omitempty"`
 }
 
 // Pos is a node's position on the canvas.
@@ -108,8 +111,12 @@ func (s Step) validate() error {
 		if s.To == nil {
 			return fmt.Errorf("restore_position %s has no position to go back to", s.Key)
 		}
+	case RemoveGraph:
+		if s.Graph == nil || s.Graph.Key != s.Key {
+			return fmt.Errorf("remove_graph %s does not carry graph %s", s.Key, s.Key)
+		}
 	default:
-		return fmt.Errorf("unknown operation %q (remove_node, remove_edge, restore_node, restore_edge, restore_fields or restore_position)", s.Op)
+		return fmt.Errorf("unknown operation %q (remove_node, remove_edge, restore_node, restore_edge, restore_fields, restore_position or remove_graph)", s.Op)
 	}
 	return nil
 }
@@ -140,6 +147,8 @@ func (s Step) Describe() string {
 		if s.To != nil {
 			return fmt.Sprintf("move node %s back to (%g, %g)", s.Key, s.To.X, s.To.Y)
 		}
+	case RemoveGraph:
+		return describeGraphStep(s)
 	}
 	return string(s.Op) + " " + s.Key
 }
@@ -158,6 +167,9 @@ func sortedKeys(m map[string]any) []string {
 // Recorder. It says what an undo would need; the reversal kept for an applied change
 // is the one its apply recorded (see Recorder), which saw the graph it changed.
 func Plan(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action) (Reversal, error) {
+	if a.Type == datasource.CreateGraphAction {
+		return planGraph(a)
+	}
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
 		return Reversal{}, err
@@ -606,6 +618,9 @@ func apply(w datasource.WorkingCopy, s Step) error {
 // undoing would do (the dry run, and the check before a claim). The source is not
 // changed.
 func Check(ctx context.Context, src datasource.Source, graphKey string, rev Reversal, force bool) (Report, error) {
+	if g, ok := graphStep(rev); ok {
+		return runGraph(ctx, src, g, force, true)
+	}
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
 		return Report{}, err
@@ -633,6 +648,12 @@ var ErrNotUndoable = errors.New("this source cannot be changed by undo")
 // apply endpoint), step by step, leaving and listing what no longer matches
 // (running it again finishes an interrupted undo: steps are idempotent).
 func Apply(ctx context.Context, src datasource.Source, graphKey string, rev Reversal) (Report, error) {
+	if g, ok := graphStep(rev); ok {
+		return runGraph(ctx, src, g, false, false)
+	}
+	if len(rev.Steps) == 0 {
+		return Report{}, nil // everything was found reversed already
+	}
 	if c, ok := src.(datasource.WorkingCopyChanger); ok {
 		var rep Report
 		err := c.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
@@ -699,6 +720,8 @@ func Belongs(rev Reversal, a datasource.Action) error {
 			ok = updated[s.Key]
 		case RestorePosition:
 			ok = moved[s.Key]
+		case RemoveGraph:
+			ok = createsGraph(a, s.Key)
 		}
 		if !ok {
 			return fmt.Errorf("steps[%d] (%s) is not part of the change %s", i, s.Describe(), datasource.Describe(a))
