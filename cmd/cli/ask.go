@@ -247,7 +247,9 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		case convo.NotApplied:
 			notApplied = p.ApplyError
 		case convo.Applied:
-			if isDemo(rt.Config.Source) {
+			if g := p.Result; g != nil && g.Graph != nil {
+				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: "+termtext.OneLine(g.Graph.Sentence())+".")
+			} else if isDemo(rt.Config.Source) {
 				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: applied to the embedded demo graph: "+demoNote+".")
 			}
 		}
