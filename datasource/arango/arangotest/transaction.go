@@ -130,6 +130,12 @@ func writesOf(k kind) []string {
 		return []string{Nodes, Edges}
 	case kThreadUpsert:
 		return []string{Threads}
+	case kInsertGraph, kRemoveGraph:
+		return []string{Graphs}
+	case kRemoveGraphNodes:
+		return []string{Nodes}
+	case kInsertHTMLClass, kRemoveHTMLClass:
+		return []string{HTMLClasses}
 	}
 	return nil
 }
