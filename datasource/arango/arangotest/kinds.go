@@ -97,7 +97,7 @@ func signatures() map[kind][]string {
 		kRemoveGraphNodes: {"FOR n IN nodius_nodes FILTER n.graphKey == @gk REMOVE n IN nodius_nodes"},
 		kRemoveGraph:      {"FOR d IN nodius_graphs", "d._key == @key", "d.workspace == @ws", "REMOVE d IN nodius_graphs"},
 		kRemoveHTMLClass:  {"FOR d IN nodius_html_class", "d._key == @key", "d.workspace == @ws", "REMOVE d IN nodius_html_class"},
-		kNodeEdges:   {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id)"},
+		kNodeEdges:        {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id)"},
 		kDataPaths: {"FOR n IN nodius_nodes FILTER n.graphKey == @gk AND IS_OBJECT(n.data)", "FOR k IN ATTRIBUTES(n.data)",
 			"FOR o IN objs FOR k2 IN ATTRIBUTES(o)", "RETURN [k, k2]", "COLLECT path = p WITH COUNT INTO c SORT c DESC, path LIMIT @max RETURN path"},
 	}
