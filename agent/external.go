@@ -32,8 +32,8 @@ func (a *Agent) ExternalThread(ctx context.Context, graphKey, client, title stri
 	if graphKey == "" {
 		return convo.Thread{}, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
-	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
-		return convo.Thread{}, err
+	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil && !tools.IsHome(graphKey) {
+		return convo.Thread{}, err // home mode opens no graph
 	}
 	now := a.opt.Now()
 	return a.opt.Store.CreateThread(ctx, convo.Thread{

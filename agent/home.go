@@ -2,9 +2,11 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/prompt"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/datasource"
 )
 
@@ -21,6 +23,15 @@ func (r *run) sendHome(text string) (Result, error) {
 		return r.fail(err)
 	}
 	return r.loop()
+}
+
+// ToolsFor is Tools for an outside client working on graphKey: home mode's tools
+// (list the graphs, propose a new one) for "home", the graph tools otherwise.
+func (a *Agent) ToolsFor(graphKey string) []convo.ToolDef {
+	if tools.IsHome(graphKey) {
+		return slices.Clone(a.homeDefs)
+	}
+	return a.Tools()
 }
 
 // cannotCreate is the reason an approved create_graph is recorded as not applied,
