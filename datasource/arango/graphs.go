@@ -135,6 +135,17 @@ func (s *Source) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGra
 		if err != nil {
 			return s.classify(err, "read the edges of graph "+g.Key)
 		}
+		// Only a graph holding nothing but what a creation makes is removed (the
+		// record may come from an imported thread).
+		for _, raw := range nodes {
+			var n struct {
+				Key string `json:"_key"`
+			}
+			_ = json.Unmarshal(raw, &n)
+			if k := localKey(g.Key, n.Key); k != "root" && k != "return" {
+				return &datasource.GraphChangedError{Why: fmt.Sprintf("graph %s got node %s since it was made, so it is left as it is", g.Key, k)}
+			}
+		}
 		if len(edges) > 0 {
 			return &datasource.GraphChangedError{Why: fmt.Sprintf("graph %s got %d edge(s) since it was made, so it is left as it is", g.Key, len(edges))}
 		}

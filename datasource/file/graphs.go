@@ -153,19 +153,30 @@ func slug(name string) string {
 // DeleteCreatedGraph removes a graph file CreateGraph wrote, under the file's lock,
 // only while its bytes are still the ones written: a graph edited since (by
 // nodius-ai or by hand) is left.
+//
+// The record may come from an imported thread: only a regular .json file in this
+// source's directory, holding a graph of the recorded key, is ever removed.
 func (s *Source) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGraph, dryRun bool) error {
-	return deleteCreated(ctx, g, dryRun, s.LockWait)
+	return deleteCreated(ctx, filepath.Dir(s.real), g, dryRun, s.LockWait)
 }
 
-func deleteCreated(ctx context.Context, g datasource.CreatedGraph, dryRun bool, wait time.Duration) error {
+func deleteCreated(ctx context.Context, dir string, g datasource.CreatedGraph, dryRun bool, wait time.Duration) error {
 	if g.File == "" || g.Digest == "" {
 		return &datasource.GraphChangedError{Why: fmt.Sprintf("where graph %s was written, or what it held, was not recorded, so it is left as it is", g.Key)}
+	}
+	dir = canonical(dir)
+	if canonical(filepath.Dir(g.File)) != dir || filepath.Ext(g.File) != ".json" {
+		return &datasource.GraphChangedError{Why: fmt.Sprintf("%s is not a graph file next to this source's (%s), so it is left as it is", g.Path, dir)}
 	}
 	gone := func() error {
 		return fmt.Errorf("graph file %s: %w", g.Path, &datasource.NotFoundError{Kind: "graph", Key: g.Key})
 	}
-	if _, err := os.Lstat(g.File); errors.Is(err, fs.ErrNotExist) {
+	st, err := os.Lstat(g.File)
+	if errors.Is(err, fs.ErrNotExist) {
 		return gone()
+	}
+	if err == nil && !st.Mode().IsRegular() {
+		return &datasource.GraphChangedError{Why: fmt.Sprintf("%s is not a regular file any more, so it is left as it is", g.Path)}
 	}
 	f := &Source{path: g.Path, real: g.File, LockWait: wait}
 	unlock, err := f.lock(ctx)
@@ -183,6 +194,9 @@ func deleteCreated(ctx context.Context, g datasource.CreatedGraph, dryRun bool, 
 	if sum := sha256.Sum256(data); "sha256:"+hex.EncodeToString(sum[:]) != g.Digest {
 		return &datasource.GraphChangedError{Why: fmt.Sprintf("graph file %s was changed since it was created, so it is left as it is (delete it yourself if you no longer want it)", g.Path)}
 	}
+	if doc, err := Parse(g.Path, data); err != nil || doc.Graph.Key != g.Key {
+		return &datasource.GraphChangedError{Why: fmt.Sprintf("%s does not hold graph %s, so it is left as it is", g.Path, g.Key)}
+	}
 	if dryRun {
 		return nil
 	}
@@ -191,6 +205,17 @@ func deleteCreated(ctx context.Context, g datasource.CreatedGraph, dryRun bool, 
 	}
 	_ = os.Remove(f.lockPath()) // the file it locked is gone
 	return nil
+}
+
+// canonical is dir absolute, its symbolic links resolved (as is, where that fails).
+func canonical(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return dir
 }
 
 // CanCreateGraph is Source.CanCreateGraph; a .ndex export is known without
@@ -217,5 +242,9 @@ func (l *Lazy) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload,
 
 // DeleteCreatedGraph is Source.DeleteCreatedGraph (it needs no parse of this file).
 func (l *Lazy) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGraph, dryRun bool) error {
-	return deleteCreated(ctx, g, dryRun, l.LockWait)
+	dir := filepath.Dir(l.path)
+	if real, err := realPath(l.path); err == nil {
+		dir = filepath.Dir(real) // where CreateGraph wrote: next to the file itself
+	}
+	return deleteCreated(ctx, dir, g, dryRun, l.LockWait)
 }

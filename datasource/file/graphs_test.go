@@ -2,6 +2,8 @@ package file_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
@@ -73,6 +75,24 @@ func TestCreateGraphWritesANewFile(t *testing.T) {
 		t.Fatal("an edited graph file was deleted")
 	}
 
+	// A record from elsewhere (an imported thread) naming a file outside this
+	// directory, or one holding another graph, removes nothing.
+	outside := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(outside, data(t, want), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, forged := range []datasource.CreatedGraph{
+		{Key: "inv", Path: outside, File: outside, Digest: g.Digest},
+		{Key: "other", Path: want, File: want, Digest: sum(t, want)},
+	} {
+		if err := src.DeleteCreatedGraph(ctx, forged, false); !errors.As(err, &changed) {
+			t.Errorf("forged record %+v: %v", forged, err)
+		}
+	}
+	if _, err := os.Stat(outside); err != nil {
+		t.Fatal("a file outside the source's directory was removed")
+	}
+
 	// Unchanged: removed, then gone.
 	h, err := src.CreateGraph(ctx, datasource.CreateGraphPayload{Name: "...", Type: "htmlClass"}, "page")
 	if err != nil {
@@ -102,4 +122,18 @@ func TestCreateGraphFromAnExportIsRefused(t *testing.T) {
 	if err := src.CanCreateGraph(context.Background()); !errors.Is(err, datasource.ErrReadOnly) {
 		t.Errorf("CanCreateGraph on an export: %v", err)
 	}
+}
+
+func data(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func sum(t *testing.T, path string) string {
+	h := sha256.Sum256(data(t, path))
+	return "sha256:" + hex.EncodeToString(h[:])
 }
