@@ -165,12 +165,21 @@ func applyCreateGraph(ctx context.Context, src Source, a Action, opts []ApplyOpt
 	return ApplyResult{Applied: true, Created: Created{Nodes: []string{}, Edges: []string{}}, Graph: &g, Note: g.Sentence()}, nil
 }
 
+// CreatedGraphFinder is implemented by sources whose new graphs are not among the
+// graphs they read (a file: source writes each to a new file): it tells whether a
+// create_graph of p with that key made its graph.
+type CreatedGraphFinder interface {
+	MadeGraph(ctx context.Context, p CreateGraphPayload, key string) (bool, error)
+}
+
 // landedGraph reports whether a create_graph (key assigned) made its graph: the
-// source reads a graph of that key (a file: source, one graph per file, cannot
-// tell, and says no).
+// source finds it (CreatedGraphFinder), else reads a graph of that key.
 func landedGraph(ctx context.Context, src Source, a Action) (bool, error) {
 	if a.CreateGraph == nil || a.CreateGraph.Key == "" {
 		return false, nil
+	}
+	if f, ok := src.(CreatedGraphFinder); ok {
+		return f.MadeGraph(ctx, *a.CreateGraph, a.CreateGraph.Key)
 	}
 	if _, err := src.Graph(ctx, a.CreateGraph.Key); err != nil {
 		if errors.Is(err, ErrNotFound) {

@@ -19,8 +19,10 @@ import (
 )
 
 var (
-	_ datasource.GraphCreator = (*Source)(nil)
-	_ datasource.GraphCreator = (*Lazy)(nil)
+	_ datasource.GraphCreator       = (*Source)(nil)
+	_ datasource.GraphCreator       = (*Lazy)(nil)
+	_ datasource.CreatedGraphFinder = (*Source)(nil)
+	_ datasource.CreatedGraphFinder = (*Lazy)(nil)
 )
 
 // maxSlug bounds the part of a new graph file's name taken from the graph's name.
@@ -82,6 +84,42 @@ func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayloa
 	return datasource.CreatedGraph{Key: key, Name: p.Name, Type: p.Type, HTMLClass: htmlKey, Nodes: ng.NodeKeys(),
 		Path: display, File: real, Digest: "sha256:" + hex.EncodeToString(sum[:]),
 		Open: "--source file:" + display}, nil
+}
+
+// MadeGraph tells whether CreateGraph wrote the graph of key for p: one of the
+// files it would have named (NAME.json, NAME-2.json, …) next to this one holds it.
+func (s *Source) MadeGraph(ctx context.Context, p datasource.CreateGraphPayload, key string) (bool, error) {
+	return madeGraph(ctx, filepath.Dir(s.real), p, key)
+}
+
+// MadeGraph is Source.MadeGraph (it needs no parse of this file).
+func (l *Lazy) MadeGraph(ctx context.Context, p datasource.CreateGraphPayload, key string) (bool, error) {
+	dir := filepath.Dir(l.path)
+	if real, err := realPath(l.path); err == nil {
+		dir = filepath.Dir(real)
+	}
+	return madeGraph(ctx, dir, p, key)
+}
+
+func madeGraph(ctx context.Context, dir string, p datasource.CreateGraphPayload, key string) (bool, error) {
+	name := slug(p.Name)
+	for i := 1; i <= 100; i++ {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		base := name + ".json"
+		if i > 1 {
+			base = name + "-" + strconv.Itoa(i) + ".json"
+		}
+		path := filepath.Join(dir, base)
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		if g, ok := (&Lazy{path: path}).peek(); ok && g.Key == key {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // writeNew writes data to a new file NAME.json (NAME-2.json, … when taken) in dir,

@@ -45,6 +45,14 @@ func TestCreateGraphWritesANewFile(t *testing.T) {
 	if g == nil || g.Path != want || g.File != want || !strings.Contains(res.Note, "open it with --source file:"+want) {
 		t.Fatalf("result %+v", res)
 	}
+	// A process stopped before it recorded the apply finds the graph it made.
+	for key, want := range map[string]bool{"inv": true, "other": false} {
+		q := p
+		q.Key = key
+		if landed, err := datasource.Landed(ctx, src, "home", datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &q}); err != nil || landed != want {
+			t.Errorf("landed %s = %v %v, want %v", key, landed, err, want)
+		}
+	}
 	if taken, _ := os.ReadFile(filepath.Join(dir, "invoices-2026.json")); string(taken) != "taken" {
 		t.Error("an existing file was replaced")
 	}

@@ -27,6 +27,12 @@ func TestCreateGraph(t *testing.T) {
 	if res.Graph == nil || res.Graph.Key != "inv" || res.Graph.Open != "--graph inv" || res.Note == "" {
 		t.Fatalf("result %+v", res)
 	}
+	for key, want := range map[string]bool{"inv": true, "other": false} {
+		a := datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph", Key: key}}
+		if landed, err := datasource.Landed(ctx, s, "home", a); err != nil || landed != want {
+			t.Errorf("landed %s = %v %v, want %v", key, landed, err, want)
+		}
+	}
 	g, err := s.Graph(ctx, "inv")
 	if err != nil || g.Name != "Invoices" || g.Description != "bills" || g.Workspace != "ws" || g.Sheets["0"] != "main" {
 		t.Fatalf("graph %+v %v", g, err)
