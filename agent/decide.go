@@ -430,6 +430,9 @@ func (r *run) record(p *convo.Proposal, res datasource.ApplyResult, applyErr str
 		if res.Note != "" {
 			out["note"] = res.Note
 		}
+		if res.Graph != nil {
+			out["graph"] = res.Graph
+		}
 	}
 	if p.Feedback != "" {
 		out["feedback"] = p.Feedback

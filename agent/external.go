@@ -32,8 +32,8 @@ func (a *Agent) ExternalThread(ctx context.Context, graphKey, client, title stri
 	if graphKey == "" {
 		return convo.Thread{}, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
-	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil {
-		return convo.Thread{}, err
+	if _, err := a.opt.Source.Graph(ctx, graphKey); err != nil && !tools.IsHome(graphKey) {
+		return convo.Thread{}, err // home mode opens no graph
 	}
 	now := a.opt.Now()
 	return a.opt.Store.CreateThread(ctx, convo.Thread{
@@ -129,7 +129,10 @@ func (r *run) endExternal(p *convo.Proposal) (Result, error) {
 		text = fmt.Sprintf("Rejected the %s proposal of %s; nothing was changed.", p.Tool, r.th.Model)
 	case "applied":
 		text = fmt.Sprintf("Approved and applied the %s proposal of %s to graph %s%s.", p.Tool, r.th.Model, r.th.GraphKey, createdText(p))
-		if p.Result != nil && p.Result.Note != "" {
+		if p.Result != nil && p.Result.Graph != nil {
+			// Home mode: a new graph, said with where it is and how to open it.
+			text = fmt.Sprintf("Approved and applied the %s proposal of %s: %s.", p.Tool, r.th.Model, p.Result.Graph.Sentence())
+		} else if p.Result != nil && p.Result.Note != "" {
 			text += " " + p.Result.Note
 		}
 	default:

@@ -2,9 +2,11 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/prompt"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/datasource"
 )
 
@@ -23,9 +25,18 @@ func (r *run) sendHome(text string) (Result, error) {
 	return r.loop()
 }
 
+// ToolsFor is Tools for an outside client working on graphKey: home mode's tools
+// (list the graphs, propose a new one) for "home", the graph tools otherwise.
+func (a *Agent) ToolsFor(graphKey string) []convo.ToolDef {
+	if tools.IsHome(graphKey) {
+		return slices.Clone(a.homeDefs)
+	}
+	return a.Tools()
+}
+
 // cannotCreate is the reason an approved create_graph is recorded as not applied,
-// in words for the person who approved it; "" for any other proposal. No local
-// source creates graphs yet: the Nodius server (its web client) does.
+// in words for the person who approved it; "" for any other proposal, and for a
+// source that makes graphs (datasource.GraphCreator: the demo, file:, ArangoDB).
 func (r *run) cannotCreate(p *convo.Proposal) string {
 	if p.Action.Type != datasource.CreateGraphAction || p.Action.CreateGraph == nil {
 		return ""
@@ -37,6 +48,13 @@ func (r *run) cannotCreate(p *convo.Proposal) string {
 	src := "this source"
 	if d, ok := r.a.opt.Source.(datasource.Describer); ok {
 		src = "the source " + d.Describe()
+	}
+	if gc, ok := r.a.opt.Source.(datasource.GraphCreator); ok {
+		err := gc.CanCreateGraph(r.ctx)
+		if err == nil {
+			return ""
+		}
+		return fmt.Sprintf("%s cannot create a %s now, so %q was not created: %v", src, what, p.Action.CreateGraph.Name, err)
 	}
 	return fmt.Sprintf("%s cannot create a %s, so %q was not created — create it in the Nodius web client", src, what, p.Action.CreateGraph.Name)
 }

@@ -41,8 +41,8 @@ func TestHomeModeListsGraphs(t *testing.T) {
 }
 
 // TestHomeModeCreateGraph: propose_create_graph waits for a decision; approved on
-// a source that cannot create graphs it is recorded as not applied, saying why;
-// rejected, it is rejected.
+// a source that makes graphs (the demo, in memory) the graph is made, the model is
+// told its key, and undo removes it; rejected, nothing is made.
 func TestHomeModeCreateGraph(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -59,16 +59,32 @@ func TestHomeModeCreateGraph(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := res2.Decided
-		switch {
-		case d == nil:
+		if d == nil {
 			t.Fatal("no decision recorded")
-		case approve && (d.Outcome != convo.NotApplied || !strings.Contains(d.ApplyError, "cannot create a graph") || !strings.Contains(d.ApplyError, "Invoices")):
-			t.Errorf("approved: %+v", d)
-		case !approve && d.Decision != convo.Rejected:
-			t.Errorf("rejected: %+v", d)
 		}
-		if _, err := f.src.Graph(ctx, "Invoices"); err == nil {
-			t.Error("a graph was created")
+		if !approve {
+			if d.Decision != convo.Rejected || len(f.src.GraphKeys()) != 1 {
+				t.Errorf("rejected: %+v, graphs %v", d, f.src.GraphKeys())
+			}
+			continue
+		}
+		if d.Outcome != convo.Applied || d.Result == nil || d.Result.Graph == nil {
+			t.Fatalf("approved: %+v", d)
+		}
+		key := d.Result.Graph.Key
+		if g, err := f.src.Graph(ctx, key); err != nil || g.Name != "Invoices" {
+			t.Fatalf("graph %s: %+v %v", key, g, err)
+		}
+		told := f.llm.requests()[1].Messages
+		if last := told[len(told)-1]; !strings.Contains(last.Content, key) {
+			t.Errorf("the model was not told the new graph's key: %s", last.Content)
+		}
+		u, err := f.agent.Undo(ctx, agent.UndoRequest{ThreadID: res.ThreadID})
+		if err != nil || len(u.Reversed) != 1 {
+			t.Fatalf("undo: %+v %v", u, err)
+		}
+		if _, err := f.src.Graph(ctx, key); err == nil {
+			t.Error("undo left the graph")
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/undo"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -181,7 +182,8 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 		return res, &fault.Error{Code: fault.Internal, Err: err, Message: fmt.Sprintf(
 			"the undo record of proposal %s does not match its change (%s): %v; nothing was changed", u.ProposalID, res.Change, err)}
 	}
-	if _, err := a.opt.Source.Graph(ctx, th.GraphKey); err != nil {
+	// Home mode's changes are new graphs: undo.Check asks the source about each.
+	if _, err := a.opt.Source.Graph(ctx, th.GraphKey); err != nil && !tools.IsHome(th.GraphKey) {
 		if errors.Is(err, datasource.ErrNotFound) {
 			return res, &fault.Error{Code: fault.Config, Err: err, Message: fmt.Sprintf(
 				"graph %s is not in the source in use; undo with the thread's source (--source)", th.GraphKey)}

@@ -187,6 +187,9 @@ type CreateGraphPayload struct {
 	Name        string `json:"name"`
 	Type        string `json:"type"`
 	Description string `json:"description,omitempty"`
+	// Key is the new graph's key, assigned when the approval is claimed
+	// (AssignKeys); empty in the proposal.
+	Key string `json:"key,omitempty"`
 }
 
 // ApplyResult reports what an applied action created.
@@ -194,6 +197,8 @@ type ApplyResult struct {
 	Applied bool    `json:"applied"`
 	Created Created `json:"created"`
 	Note    string  `json:"note,omitempty"` // e.g. "applied in memory only (demo source)"
+	// Graph is the graph a create_graph made (GraphCreator).
+	Graph *CreatedGraph `json:"graph,omitempty"`
 }
 
 // Created lists the keys of the nodes and edges an action created, and of the
@@ -202,7 +207,6 @@ type ApplyResult struct {
 type Created struct {
 	Nodes []string `json:"nodes"`
 	Edges []string `json:"edges"`
-	Graph string   `json:"graph,omitempty"`
 }
 
 type actionJSON struct {

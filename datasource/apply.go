@@ -9,8 +9,12 @@ import (
 // has it, else change by change through Mutable. A source that is neither gives
 // ErrReadOnly. The result lists the keys created. opts (Expect, Record) are passed on
 // to an ActionApplier; through Mutable, an expectation is checked right before the
-// first change and a recorder reads the source right before each change.
+// first change and a recorder reads the source right before each change. A
+// create_graph makes a new graph through GraphCreator (see applyCreateGraph).
 func Apply(ctx context.Context, src Source, graphKey string, a Action, opts ...ApplyOption) (ApplyResult, error) {
+	if a.Type == CreateGraphAction {
+		return applyCreateGraph(ctx, src, a, opts) // a new graph: graphKey is home mode's
+	}
 	if ap, ok := src.(ActionApplier); ok {
 		return ap.ApplyAction(ctx, graphKey, a, opts...)
 	}

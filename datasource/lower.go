@@ -77,7 +77,7 @@ func notLocal(a Action) error {
 	case ReorganizeLayoutAction:
 		return fmt.Errorf("%s: the proposal carries no positions (the Nodius server computes them when it applies it)", Describe(a))
 	case CreateGraphAction:
-		return fmt.Errorf("%s: creating a graph is done by the Nodius server", Describe(a))
+		return fmt.Errorf("%s: this source cannot create graphs (the Nodius server, ArangoDB, file: and the demo can)", Describe(a))
 	}
 	return fmt.Errorf("unknown action type %q", a.Type)
 }

@@ -63,6 +63,12 @@ func AssignKeys(a Action, opID string) Action {
 				p.TypeKey = "ai_" + opID + "_" + strconv.Itoa(n)
 				a.ConfigureNodeType = &p
 			}
+		case a.Type == CreateGraphAction && a.CreateGraph != nil:
+			p := *a.CreateGraph
+			if p.Key == "" {
+				p.Key = "ai_" + opID
+			}
+			a.CreateGraph = &p
 		default:
 			// The server's own types are applied as the changes they come down to.
 			if l, ok := Lower(a, func() string { n++; return "ai_" + opID + "_" + strconv.Itoa(n) }); ok {
@@ -99,6 +105,9 @@ func CreatedKeys(a Action) Created {
 // batch is applied all at once or not at all, so when it creates something, that
 // decides; otherwise every step must hold.
 func Landed(ctx context.Context, src Source, graphKey string, a Action) (bool, error) {
+	if a.Type == CreateGraphAction {
+		return landedGraph(ctx, src, a)
+	}
 	snap, err := LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
 		return false, err

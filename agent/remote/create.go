@@ -146,8 +146,8 @@ func (c *creation) result() (*datasource.ApplyResult, string) {
 	if c.key == "" {
 		return &datasource.ApplyResult{}, fmt.Sprintf("the server did not create the %s: %s", c.what(), c.why)
 	}
-	note := fmt.Sprintf("Created %s as graph %s — open it with --graph %s", c.what(), c.key, c.key)
-	return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Graph: c.key}, Note: note},
+	g := datasource.CreatedGraph{Key: c.key, Name: c.graph.Name, Type: c.graph.Type, Open: "--graph " + c.key, Note: "on the server"}
+	return &datasource.ApplyResult{Applied: true, Graph: &g, Note: g.Sentence()},
 		fmt.Sprintf("created %s on the server, key %s", c.what(), c.key)
 }
 

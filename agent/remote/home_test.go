@@ -112,7 +112,7 @@ func TestHomeCreateGraphApproved(t *testing.T) {
 				t.Errorf("resume approved=%v feedback %q, want created:%s:%s", r.Approved, r.Feedback, tc.kind, key)
 			}
 			p := res.Decided
-			if p == nil || p.Outcome != convo.Applied || p.Result == nil || p.Result.Created.Graph != key {
+			if p == nil || p.Outcome != convo.Applied || p.Result == nil || p.Result.Graph == nil || p.Result.Graph.Key != key {
 				t.Fatalf("decided %+v", p)
 			}
 			if !strings.Contains(said.String(), key) {
@@ -180,7 +180,7 @@ func TestHomeCreatedGraphKeptWhenTheResumeFails(t *testing.T) {
 		t.Fatal("no error")
 	}
 	made := e.srv.Created()
-	if len(made) != 1 || res.Decided == nil || res.Decided.Result == nil || res.Decided.Result.Created.Graph != made[0].Key {
+	if len(made) != 1 || res.Decided == nil || res.Decided.Result == nil || res.Decided.Result.Graph == nil || res.Decided.Result.Graph.Key != made[0].Key {
 		t.Fatalf("decided %+v, created %+v", res.Decided, made)
 	}
 	if pend, err := e.store.PendingProposal(ctx, res.ThreadID); err != nil || pend != nil {
@@ -233,7 +233,7 @@ func TestHomeWebClientCreateGraphApproved(t *testing.T) {
 	if r := lastResume(t, e.srv); !r.Approved || r.Feedback != "created:html:"+key {
 		t.Errorf("resume approved=%v feedback %q", r.Approved, r.Feedback)
 	}
-	if d := res.Decided; d == nil || d.Outcome != convo.Applied || d.Result.Created.Graph != key || d.Action.Type != datasource.CreateGraphAction {
+	if d := res.Decided; d == nil || d.Outcome != convo.Applied || d.Result.Graph == nil || d.Result.Graph.Key != key || d.Action.Type != datasource.CreateGraphAction {
 		t.Fatalf("decided %+v", d)
 	}
 }

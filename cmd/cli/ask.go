@@ -13,7 +13,6 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
-	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
@@ -248,8 +247,8 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		case convo.NotApplied:
 			notApplied = p.ApplyError
 		case convo.Applied:
-			if key := createdGraph(p); key != "" {
-				fmt.Fprintf(f.IO.ErrOut, "nodius-ai: created graph %s on the server — open it with: nodius-ai chat --graph %s\n", termtext.Strip(key), shellQuote(termtext.Strip(key)))
+			if g := p.Result; g != nil && g.Graph != nil {
+				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: "+termtext.OneLine(g.Graph.Sentence())+".")
 			} else if isDemo(rt.Config.Source) {
 				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: applied to the embedded demo graph: "+demoNote+".")
 			}
@@ -379,13 +378,4 @@ func graphFlag(graph string) string {
 		return ""
 	}
 	return "--graph " + shellQuote(graph)
-}
-
-// createdGraph is the key of the graph an applied create_graph created ("" for any
-// other change).
-func createdGraph(p *convo.Proposal) string {
-	if p == nil || p.Action.Type != datasource.CreateGraphAction || p.Result == nil {
-		return ""
-	}
-	return p.Result.Created.Graph
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/internal/mcpserver"
 )
@@ -87,7 +88,7 @@ func runMCP(ctx context.Context, f *Factory, o mcpOptions) error {
 	if graph == "" {
 		return usageError("this source holds several graphs: pass --graph KEY")
 	}
-	if _, err := rt.Source.Graph(ctx, graph); err != nil {
+	if _, err := rt.Source.Graph(ctx, graph); err != nil && !tools.IsHome(graph) {
 		return err // a wrong --graph becomes a usage error listing the graphs, in Execute
 	}
 	graphs := graphKeys(ctx, rt.Source)

@@ -157,11 +157,17 @@ func undoCreatedGraph(ctx context.Context, f *Factory, arg string) error {
 	if err != nil || u == nil || u.Action.Type != datasource.CreateGraphAction {
 		return nil
 	}
-	p, err := store.Proposal(ctx, id, u.ProposalID)
-	key := createdGraph(&p)
-	if err != nil || key == "" {
+	// Only a graph the server's assistant made: one a local source made is undone
+	// by the source (it checks the graph is as made).
+	rem, remote, err := store.RemoteOf(ctx, id)
+	if err != nil || !remote {
 		return nil
 	}
+	p, err := store.Proposal(ctx, id, u.ProposalID)
+	if err != nil || p.Result == nil || p.Result.Graph == nil || p.Result.Graph.Key == "" {
+		return nil
+	}
+	key := p.Result.Graph.Key
 	what, list := "graph", "Workflows"
 	if c := u.Action.CreateGraph; c != nil && c.Type == "htmlClass" {
 		what, list = "HTML class", "HTML classes"
@@ -170,10 +176,7 @@ func undoCreatedGraph(ctx context.Context, f *Factory, arg string) error {
 	if c := u.Action.CreateGraph; c != nil && strings.TrimSpace(c.Name) != "" {
 		name = fmt.Sprintf("%q", termtext.Strip(c.Name))
 	}
-	server := "the server"
-	if rem, ok, err := store.RemoteOf(ctx, id); err == nil && ok {
-		server = rem.Server
-	}
+	server := rem.Server
 	return &ExitError{Code: ExitRuntime, Err: fmt.Errorf(
 		"undo cannot delete the %s %s (key %s) that the assistant of %s created: the server's delete removes a graph and everything in it, and nothing here tells whether it was opened or edited since — if you no longer want it, delete it in the Nodius web client (home page, %s, the ⋮ menu of %s, Delete)",
 		what, name, termtext.Strip(key), server, list, name)}

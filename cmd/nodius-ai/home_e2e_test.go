@@ -49,9 +49,10 @@ func TestAskWithoutGraphIsHomeMode(t *testing.T) {
 	}
 }
 
-// TestHomeModeCreateGraphApproveAndReject: propose_create_graph stops ask (exit 3)
-// and is shown; approved on a source that cannot create graphs, it is approved but
-// not applied, said in words, exit 1; rejected, it is rejected (exit 0).
+// TestHomeModeCreateGraphApproveAndReject: on ArangoDB, propose_create_graph stops
+// ask (exit 3) and is shown; approved, the graph is inserted in the real schema
+// (the graph, its Starter and Return nodes) and its key said; undo removes it;
+// rejected, nothing is made (exit 0).
 func TestHomeModeCreateGraphApproveAndReject(t *testing.T) {
 	t.Parallel()
 	for _, approve := range []bool{true, false} {
@@ -67,17 +68,8 @@ func TestHomeModeCreateGraphApproveAndReject(t *testing.T) {
 		if r.code != 3 || !strings.Contains(r.stdout+r.stderr, "Invoices") {
 			t.Fatalf("ask: exit %d (want 3)\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 		}
-		list := e.run("", "threads", "list", "--format", "json")
-		id := between(list.stdout, `"id":"`, `"`)
-		if id == "" {
-			id = between(list.stdout, `"id": "`, `"`)
-		}
-		if approve {
-			r = e.run("", "approve", id)
-			if r.code != 1 || !strings.Contains(r.stderr, "not applied") || !strings.Contains(r.stderr, "cannot create a graph") {
-				t.Errorf("approve: exit %d (want 1)\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
-			}
-		} else {
+		id := threadID(t, e)
+		if !approve {
 			r = e.run("", "reject", id)
 			if r.code != 0 {
 				t.Errorf("reject: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
@@ -85,9 +77,31 @@ func TestHomeModeCreateGraphApproveAndReject(t *testing.T) {
 			if p := e.show(id).Proposals[0]; p.Decision != "rejected" {
 				t.Errorf("rejected proposal: %+v", p)
 			}
+			if keys, err := client.ListGraphKeys(ctx); err != nil || len(keys) != 1 {
+				t.Errorf("graphs after a rejection: %v %v", keys, err)
+			}
+			continue
 		}
-		if keys, err := client.ListGraphKeys(ctx); err != nil || len(keys) != 1 {
-			t.Errorf("graphs after the decision: %v %v", keys, err)
+		r = e.run("", "approve", id)
+		keys, err := client.ListGraphKeys(ctx)
+		if err != nil || len(keys) != 2 {
+			t.Fatalf("graphs after the approval: %v %v\nstderr %s", keys, err, r.stderr)
+		}
+		key := keys[0]
+		if key == "demo" {
+			key = keys[1]
+		}
+		if r.code != 0 || !strings.Contains(r.stderr, "created graph \"Invoices\" (key "+key+") — open it with --graph "+key) {
+			t.Errorf("approve: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+		if n := fa.Doc(arangotest.Nodes, key+"-root"); n["type"] != "starter" {
+			t.Errorf("starter node %v", n)
+		}
+		if r := e.run("", "undo", id); r.code != 0 {
+			t.Fatalf("undo: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+		}
+		if keys, err := client.ListGraphKeys(ctx); err != nil || len(keys) != 1 || fa.Doc(arangotest.Nodes, key+"-root") != nil {
+			t.Errorf("graphs after the undo: %v %v", keys, err)
 		}
 	}
 }

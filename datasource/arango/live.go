@@ -30,26 +30,34 @@ type liveServer struct {
 // applies it live for every editor, unless the person says nobody edits the graph
 // (arango_ignore_server). A database without the collection has never had a server.
 func (s *Source) checkNoLiveServer(ctx context.Context, graphKey string) error {
-	if s.cfg.IgnoreLiveServer {
-		return nil
+	addr, ago, err := s.liveServer(ctx)
+	if err != nil || addr == "" {
+		return err
 	}
-	since := time.Now().Add(-liveServerWindow).UnixMilli()
-	servers, err := queryAll[liveServer](ctx, s, qLiveServers, map[string]any{"since": since})
-	if err != nil {
-		if shared.IsArangoErrorWithErrorNum(err, shared.ErrArangoDataSourceNotFound) {
-			return nil
-		}
-		return s.classify(err, "check whether a Nodius server runs on the database")
-	}
-	if len(servers) == 0 {
-		return nil
-	}
-	sv := servers[0]
-	addr := net.JoinHostPort(sv.Host, strconv.Itoa(int(sv.Port)))
-	ago := time.Since(time.UnixMilli(int64(sv.LastRefresh))).Round(time.Second)
 	return &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 		"a Nodius server runs on this database (%s, seen %s ago): it keeps graph %q in memory while anyone edits it and saves it itself, "+
 			"so a change written here could be overwritten by the editors' next save or never reach them; nothing was changed — "+
 			"apply it through the server (--source server:URL of that server), or, if nobody edits this graph, set arango_ignore_server = true "+
 			"(or NODIUS_AI_ARANGO_IGNORE_SERVER=1)", addr, ago, graphKey)}
+}
+
+// liveServer returns the address of a Nodius server running on the database, and
+// how long ago it was seen; "" when none runs, or arango_ignore_server is set.
+func (s *Source) liveServer(ctx context.Context) (addr string, ago time.Duration, err error) {
+	if s.cfg.IgnoreLiveServer {
+		return "", 0, nil
+	}
+	since := time.Now().Add(-liveServerWindow).UnixMilli()
+	servers, err := queryAll[liveServer](ctx, s, qLiveServers, map[string]any{"since": since})
+	if err != nil {
+		if shared.IsArangoErrorWithErrorNum(err, shared.ErrArangoDataSourceNotFound) {
+			return "", 0, nil
+		}
+		return "", 0, s.classify(err, "check whether a Nodius server runs on the database")
+	}
+	if len(servers) == 0 {
+		return "", 0, nil
+	}
+	sv := servers[0]
+	return net.JoinHostPort(sv.Host, strconv.Itoa(int(sv.Port))), time.Since(time.UnixMilli(int64(sv.LastRefresh))).Round(time.Second), nil
 }

@@ -220,6 +220,7 @@ func Queries() []string {
 		qVectorExact, qVectorApprox, qSetEmbeddings, qTextSearch,
 		qThreadsSince, qThread, qThreadUpsert, qDataPaths,
 		qEdge, qNodeEdges, qLiveServers,
+		qInsertGraph, qInsertHTMLClass, qHTMLClass, qRemoveGraphNodes, qRemoveGraph, qRemoveHTMLClass,
 	}, configQueries()...)
 }
 

@@ -37,6 +37,7 @@ const (
 	RestorePosition Op = "restore_position" // where a moved node was
 	RestoreConfig   Op = "restore_config"   // a node type as it was before the change
 	RemoveConfig    Op = "remove_config"    // a node type the change created
+	RemoveGraph     Op = "remove_graph"     // a graph the change created (see graphs.go)
 )
 
 // Step is one part of a reversal. Node and Edge are as the change left them (remove)
@@ -56,6 +57,8 @@ type Step struct {
 	// it (remove_config); After then holds its fields as the change left them
 	// (datasource.TypeFields).
 	Config *datasource.NodeConfig `json:"config,omitempty"`
+	// Graph is the graph a create_graph made (RemoveGraph).
+	Graph *datasource.CreatedGraph `json:"graph,omitempty"`
 }
 
 // Pos is a node's position on the canvas.
@@ -118,8 +121,12 @@ func (s Step) validate() error {
 		if s.Config == nil || s.Config.Key != s.Key {
 			return fmt.Errorf("%s %s does not carry node type %s", s.Op, s.Key, s.Key)
 		}
+	case RemoveGraph:
+		if s.Graph == nil || s.Graph.Key != s.Key {
+			return fmt.Errorf("remove_graph %s does not carry graph %s", s.Key, s.Key)
+		}
 	default:
-		return fmt.Errorf("unknown operation %q (remove_node, remove_edge, restore_node, restore_edge, restore_fields, restore_position, restore_config or remove_config)", s.Op)
+		return fmt.Errorf("unknown operation %q (remove_node, remove_edge, restore_node, restore_edge, restore_fields, restore_position, restore_config, remove_config or remove_graph)", s.Op)
 	}
 	return nil
 }
@@ -154,6 +161,8 @@ func (s Step) Describe() string {
 		return "restore node type " + s.Key + " as it was"
 	case RemoveConfig:
 		return "remove node type " + s.Key + " (created by the change)"
+	case RemoveGraph:
+		return describeGraphStep(s)
 	}
 	return string(s.Op) + " " + s.Key
 }
@@ -172,6 +181,9 @@ func sortedKeys(m map[string]any) []string {
 // Recorder. It says what an undo would need; the reversal kept for an applied change
 // is the one its apply recorded (see Recorder), which saw the graph it changed.
 func Plan(ctx context.Context, src datasource.Source, graphKey string, a datasource.Action) (Reversal, error) {
+	if a.Type == datasource.CreateGraphAction {
+		return planGraph(a)
+	}
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
 		return Reversal{}, err
@@ -627,6 +639,9 @@ func apply(w datasource.WorkingCopy, s Step) error {
 // undoing would do (the dry run, and the check before a claim). The source is not
 // changed.
 func Check(ctx context.Context, src datasource.Source, graphKey string, rev Reversal, force bool) (Report, error) {
+	if g, ok := graphStep(rev); ok {
+		return runGraph(ctx, src, g, force, true)
+	}
 	snap, err := datasource.LoadSnapshot(ctx, src, graphKey)
 	if err != nil {
 		return Report{}, err
@@ -654,6 +669,12 @@ var ErrNotUndoable = errors.New("this source cannot be changed by undo")
 // apply endpoint), step by step, leaving and listing what no longer matches
 // (running it again finishes an interrupted undo: steps are idempotent).
 func Apply(ctx context.Context, src datasource.Source, graphKey string, rev Reversal) (Report, error) {
+	if g, ok := graphStep(rev); ok {
+		return runGraph(ctx, src, g, false, false)
+	}
+	if len(rev.Steps) == 0 {
+		return Report{}, nil // everything was found reversed already
+	}
 	if c, ok := src.(datasource.WorkingCopyChanger); ok {
 		var rep Report
 		err := c.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
@@ -735,6 +756,8 @@ func Belongs(rev Reversal, a datasource.Action) error {
 			ok = configured[s.Key] && !createdTypes[s.Key]
 		case RemoveConfig:
 			ok = createdTypes[s.Key]
+		case RemoveGraph:
+			ok = createsGraph(a, s.Key)
 		}
 		if !ok {
 			return fmt.Errorf("steps[%d] (%s) is not part of the change %s", i, s.Describe(), datasource.Describe(a))

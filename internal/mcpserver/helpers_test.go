@@ -32,6 +32,7 @@ type fixOpts struct {
 	graphJSON []byte                                  // default the demo graph
 	client    string                                  // the client's name, default "test-client"
 	maxRead   int                                     // Options.MaxResourceBytes
+	graph     string                                  // the graph served, default the file's ("home": home mode)
 }
 
 // fixture is a server over a real graph file and a real threads database, and an SDK
@@ -86,8 +87,11 @@ func newFixture(t testing.TB, o fixOpts) *fixture {
 	}
 	ag := agent.New(agent.Options{Source: src, Store: store, Retriever: rt, Role: o.role, Policy: policy,
 		NoProvider: &configErr{}})
+	if o.graph == "" {
+		o.graph = src.GraphKey()
+	}
 	srv, err := mcpserver.New(ctx, mcpserver.Options{Agent: ag, Source: src, Retriever: rt, Proposals: store,
-		Graph: src.GraphKey(), Graphs: src.Store().GraphKeys(),
+		Graph: o.graph, Graphs: src.Store().GraphKeys(),
 		DecideFlags: " --source file:" + path + " --db " + db, Version: "test", Poll: 20 * time.Millisecond,
 		MaxResourceBytes: o.maxRead})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/datasource"
 )
 
@@ -73,6 +74,9 @@ func (s *Server) addResources(ctx context.Context) error {
 		}
 		s.mcp.AddResource(&mcp.Resource{URI: GraphURI(g), Name: g, Title: info.Name, Description: desc + " — the whole graph (nodes, edges, node types) as JSON, in the graph file format.",
 			MIMEType: jsonMIME}, s.readResource)
+	}
+	if tools.IsHome(s.opt.Graph) {
+		return nil // no graph open: no node resources
 	}
 	return s.syncNodes(ctx, s.opt.Graph)
 }

@@ -117,6 +117,9 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		return nil, &fault.Error{Code: fault.Config, Message: "no graph given — pass --graph KEY"}
 	}
 	graphs := []string{o.Graph}
+	if tools.IsHome(o.Graph) {
+		graphs = nil // home mode is no graph: the source's graphs are the resources
+	}
 	for _, g := range o.Graphs {
 		if g != o.Graph && len(graphs) < MaxGraphs {
 			graphs = append(graphs, g)
@@ -189,6 +192,12 @@ func (s *Server) Handler() http.Handler {
 
 func (s *Server) instructions() string {
 	var b strings.Builder
+	if tools.IsHome(s.opt.Graph) {
+		b.WriteString("nodius-ai serves the user's Nodius graphs in home mode (no graph open): list_user_graphs, list_user_html_classes and list_node_configs read them; ")
+		b.WriteString("propose_create_graph and propose_create_html_class propose a new one, which waits in a nodius-ai thread for the user's decision (nodius-ai approve / reject). ")
+		b.WriteString("The graphs are also resources (nodius://graph/KEY, JSON).")
+		return b.String()
+	}
 	fmt.Fprintf(&b, "nodius-ai serves the Nodius workflow graph %q. ", s.opt.Graph)
 	b.WriteString("Use graph_context with the user's question first: it returns the relevant nodes, edges and node types as TOON, exactly as nodius-ai's own assistant sees them. ")
 	b.WriteString("Then read precisely with the read tools (search_nodes, read_node_detail, explore_neighborhood, list_node_edges, ...). ")

@@ -52,6 +52,9 @@ func graphContextDef() convo.ToolDef {
 // tools by role and policy), each with the schema the built-in assistant gets.
 func (s *Server) addTools() {
 	defs := append([]convo.ToolDef{graphContextDef()}, s.opt.Agent.Tools()...)
+	if tools.IsHome(s.opt.Graph) {
+		defs = s.opt.Agent.ToolsFor(s.opt.Graph) // home mode: no graph to retrieve from
+	}
 	for _, d := range defs {
 		t := &mcp.Tool{Name: d.Name, Description: d.Description, InputSchema: d.Parameters}
 		var h func(context.Context, *mcp.CallToolRequest) *mcp.CallToolResult

@@ -47,6 +47,8 @@ const (
 	Threads = "nodius_ai_threads"
 	// Cluster is where each running Nodius server registers itself.
 	Cluster = "nodius_cluster"
+	// HTMLClasses holds the server's HTML classes (a create_graph of an HTML class).
+	HTMLClasses = "nodius_html_class"
 )
 
 // Sent is one query as the client sent it, for assertions.
@@ -109,7 +111,7 @@ func New(tb testing.TB) *Server {
 	s := &Server{
 		kinds:   kinds,
 		version: "3.11.8",
-		colls:   map[string]map[string]map[string]any{Graphs: {}, Nodes: {}, Edges: {}, Configs: {}, Threads: {}},
+		colls:   map[string]map[string]map[string]any{Graphs: {}, Nodes: {}, Edges: {}, Configs: {}, Threads: {}, HTMLClasses: {}},
 		cursors: map[string]*cursor{},
 
 		analyzers: map[string]map[string]any{},
@@ -649,6 +651,9 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 			stored = doc
 		}
 		return []any{map[string]any{"written": written, "stored": stored["lastUpdatedTime"]}}, 0, 0, ""
+	}
+	if res, status, num, msg, ok := s.execGraphs(k, b); ok {
+		return res, status, num, msg
 	}
 	return nil, 400, 1501, "query not supported by the fake"
 }

@@ -40,6 +40,12 @@ const (
 	kPutConfig
 	kDelConfig
 	kTypeInUse
+	kInsertGraph
+	kInsertHTMLClass
+	kHTMLClass
+	kRemoveGraphNodes
+	kRemoveGraph
+	kRemoveHTMLClass
 )
 
 // signatures tells the queries of package arango apart by fragments of their fixed
@@ -99,7 +105,14 @@ func signatures() map[kind][]string {
 		kPutConfig:   {"UPSERT {_key: @key}", "IN nodius_node_config"},
 		kDelConfig:   {"REMOVE {_key: @key} IN nodius_node_config"},
 		kTypeInUse:   {"FOR n IN nodius_nodes FILTER n.type == @type"},
-		kNodeEdges:   {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id)"},
+		// Graph creation (a create_graph approved) and its undo.
+		kInsertGraph:      {"INSERT @doc INTO nodius_graphs"},
+		kInsertHTMLClass:  {"INSERT @doc INTO nodius_html_class"},
+		kHTMLClass:        {"FOR h IN nodius_html_class", "h._key == @key", "h.workspace == @ws"},
+		kRemoveGraphNodes: {"FOR n IN nodius_nodes FILTER n.graphKey == @gk REMOVE n IN nodius_nodes"},
+		kRemoveGraph:      {"FOR d IN nodius_graphs", "d._key == @key", "d.workspace == @ws", "REMOVE d IN nodius_graphs"},
+		kRemoveHTMLClass:  {"FOR d IN nodius_html_class", "d._key == @key", "d.workspace == @ws", "REMOVE d IN nodius_html_class"},
+		kNodeEdges:        {"FOR e IN nodius_edges FILTER e.graphKey == @gk AND (e._from == @id OR e._to == @id)"},
 		kDataPaths: {"FOR n IN nodius_nodes FILTER n.graphKey == @gk AND IS_OBJECT(n.data)", "FOR k IN ATTRIBUTES(n.data)",
 			"FOR o IN objs FOR k2 IN ATTRIBUTES(o)", "RETURN [k, k2]", "COLLECT path = p WITH COUNT INTO c SORT c DESC, path LIMIT @max RETURN path"},
 	}

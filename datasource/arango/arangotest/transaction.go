@@ -132,6 +132,12 @@ func writesOf(k kind) []string {
 		return []string{Threads}
 	case kPutConfig, kDelConfig:
 		return []string{Configs}
+	case kInsertGraph, kRemoveGraph:
+		return []string{Graphs}
+	case kRemoveGraphNodes:
+		return []string{Nodes}
+	case kInsertHTMLClass, kRemoveHTMLClass:
+		return []string{HTMLClasses}
 	}
 	return nil
 }

@@ -1,0 +1,73 @@
+package undo_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/undo"
+)
+
+// TestUndoCreatedGraph: the apply of a create_graph records the removal of the
+// graph it made; the reversal parses, belongs to the action, is checked and applied
+// through the source (a new graph file removed), and is then found done. A plan made
+// before the apply names the key only: undo from it leaves the graph, saying why.
+func TestUndoCreatedGraph(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	_, src := graphFile(t)
+	a := datasource.AssignKeys(datasource.Action{Type: datasource.CreateGraphAction,
+		CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}, "op1")
+	if a.CreateGraph.Key != "ai_op1" {
+		t.Fatalf("assigned key %q", a.CreateGraph.Key)
+	}
+	planned, err := undo.Plan(ctx, src, "home", a)
+	if err != nil || len(planned.Steps) != 1 || planned.Steps[0].Op != undo.RemoveGraph {
+		t.Fatalf("plan %+v %v", planned, err)
+	}
+	rec := undo.NewRecorder()
+	res, err := datasource.Apply(ctx, src, "home", a, datasource.Record(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev, err := rec.Reversal()
+	if err != nil || len(rev.Steps) != 1 || rev.Steps[0].Graph == nil || rev.Steps[0].Graph.File != res.Graph.File {
+		t.Fatalf("recorded %+v %v", rev, err)
+	}
+	b, _ := json.Marshal(rev)
+	if _, err := undo.Parse(b); err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	if err := undo.Belongs(rev, a); err != nil {
+		t.Errorf("belongs: %v", err)
+	}
+	other := datasource.AssignKeys(datasource.Action{Type: datasource.CreateGraphAction,
+		CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}, "op2")
+	if err := undo.Belongs(rev, other); err == nil {
+		t.Error("a reversal removing another graph belongs")
+	}
+
+	// From the plan alone (what was made not recorded): left, with why.
+	if _, err := undo.Check(ctx, src, "home", planned, false); err == nil || !strings.Contains(err.Error(), "not recorded") {
+		t.Errorf("check of the planned reversal: %v", err)
+	}
+	rep, err := undo.Check(ctx, src, "home", rev, false)
+	if err != nil || len(rep.Reversed) != 1 {
+		t.Fatalf("check: %+v %v", rep, err)
+	}
+	if _, err := os.Stat(res.Graph.File); err != nil {
+		t.Fatal("the check removed the file")
+	}
+	if _, err := undo.Apply(ctx, src, "home", rep.Plan); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(res.Graph.File); !os.IsNotExist(err) {
+		t.Errorf("the graph file is still there: %v", err)
+	}
+	if rep, err := undo.Check(ctx, src, "home", rev, false); err != nil || len(rep.Already) != 1 {
+		t.Errorf("check after the undo: %+v %v", rep, err)
+	}
+}
