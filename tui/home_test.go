@@ -61,7 +61,7 @@ func TestRemoteOutcomeSaysItsNote(t *testing.T) {
 	fr.resume = func(_ context.Context, d convo.Decision, emit func(convo.Event)) (agent.Result, error) {
 		p := sampleProposal()
 		p.Decision, p.Outcome = convo.Approved, convo.Applied
-		g := datasource.CreatedGraph{Key: "5b1e0c7a9f21", Name: "Invoices", Type: "graph", Open: "--graph 5b1e0c7a9f21", Note: "on the server"}
+		g := datasource.CreatedGraph{Key: "5b1e0c7a9f21", Name: "Invoices", Type: "graph", Open: "--graph 5b1e0c7a9f21"}
 		p.Result = &datasource.ApplyResult{Applied: true, Graph: &g, Note: g.Sentence()}
 		emit(tok("Created."))
 		return agent.Result{ThreadID: "t1", Text: "Created.", Decided: p}, nil

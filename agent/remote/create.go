@@ -146,7 +146,7 @@ func (c *creation) result() (*datasource.ApplyResult, string) {
 	if c.key == "" {
 		return &datasource.ApplyResult{}, fmt.Sprintf("the server did not create the %s: %s", c.what(), c.why)
 	}
-	g := datasource.CreatedGraph{Key: c.key, Name: c.graph.Name, Type: c.graph.Type, Open: "--graph " + c.key, Note: "on the server"}
+	g := datasource.CreatedGraph{Key: c.key, Name: c.graph.Name, Type: c.graph.Type, Open: "--graph " + c.key}
 	return &datasource.ApplyResult{Applied: true, Graph: &g, Note: g.Sentence()},
 		fmt.Sprintf("created %s on the server, key %s", c.what(), c.key)
 }

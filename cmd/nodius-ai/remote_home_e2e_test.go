@@ -84,7 +84,7 @@ func TestRemoteHomeCreateGraph(t *testing.T) {
 	if !resume.Approved || resume.Feedback != "created:graph:"+key {
 		t.Errorf("resume approved=%v feedback %q", resume.Approved, resume.Feedback)
 	}
-	if r.code != 0 || !strings.Contains(r.stdout, "Created "+key) || !strings.Contains(r.stderr, "created graph "+key) || !strings.Contains(r.stderr, "--graph "+key) {
+	if r.code != 0 || !strings.Contains(r.stdout, "Created "+key) || !strings.Contains(r.stderr, "(key "+key+")") || !strings.Contains(r.stderr, "--graph "+key) {
 		t.Fatalf("approve: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 	if p := e.show(id).Proposals; len(p) != 1 || p[0].Decision != "approved" || p[0].Outcome != "applied" {
