@@ -5,11 +5,14 @@ package main_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
 )
@@ -129,6 +132,15 @@ func readOnlyEnv(t *testing.T) *env {
 		"XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_DATA_HOME="+filepath.Join(home, "xdg"),
 		"NODIUS_AI_DB="+filepath.Join(home, "data", "threads.db"), "NODIUS_AI_SOURCE=demo")
 	e.sys = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	// A process forked by a parallel test while the copy was open for writing
+	// holds it open a moment longer: exec fails with ETXTBSY until it execs too.
+	for i := 0; i < 100; i++ {
+		err := exec.Command(e.bin, "version").Run()
+		if !errors.Is(err, syscall.ETXTBSY) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if r := e.run("", "version"); r.code != 0 {
 		t.Skipf("cannot run the binary as nobody (exit %d: %s): no real read-only condition as root", r.code, r.stderr)
 	}
