@@ -27,7 +27,7 @@ const (
 	qEdges      = `FOR e IN nodius_edges FILTER e.graphKey == @gk RETURN e`
 	qEdgesSheet = `FOR e IN nodius_edges FILTER e.graphKey == @gk AND e.sheet == @sheet RETURN e`
 	qNode       = `FOR n IN nodius_nodes FILTER n._key == @key AND n.graphKey == @gk LIMIT 1 RETURN n`
-	qConfigs    = `FOR c IN nodius_node_config FILTER c.workspace == @ws RETURN c`
+	qConfigs    = `FOR c IN nodius_node_config FILTER c.workspace IN [@ws, "root"] RETURN c`
 	// The workspace's graph keys, for completion and for the message of a wrong --graph.
 	qGraphKeys = `FOR g IN nodius_graphs FILTER g.workspace == @ws SORT g._key LIMIT 200 RETURN g._key`
 
@@ -133,7 +133,7 @@ func round2(x float64) float64 { return math.Round(x*100) / 100 }
 // in English, weighted below), by a type the question names (@types) or a sheet it
 // names (@sheets, matched in process against the graph's sheet names). Edges of
 // the graph match by their label, and credit both their ends, as the in-process
-// index counts a node's edge labels as its own. Node types of the workspace (@ws)
+// index counts a node's edge labels as its own. Node types of the workspace (@ws) or of "root" (Nodius's shared types)
 // match by their code and credit the graph's nodes of that type, as the
 // in-process index reads a node's code from its type. The three rankings are
 // summed per node; the ends of an edge are read by id and kept only when they
@@ -188,7 +188,7 @@ func textSearchQuery() string {
 	// types found, not one per type: a SEARCH inside a loop whose condition
 	// changes with the loop is what some ArangoDB releases mis-optimise
 	// (immutable-search-condition).
-	b.WriteString(`LET typeHits = (FOR c IN nodius_nodes_search SEARCH BOOST(c.workspace == @ws, 0) AND (`)
+	b.WriteString(`LET typeHits = (FOR c IN nodius_nodes_search SEARCH BOOST(c.workspace IN [@ws, "root"], 0) AND (`)
 	b.WriteString(`ANALYZER(` + in("c.node.process", "@q", "nodius_text_en", wProcess) + ` OR ` + in("c.node.process", "@alt", "nodius_text_en", wProcess*wAlt) + `, "nodius_text_en") OR `)
 	b.WriteString(`ANALYZER(` + in("c.node.process", "@q", "nodius_text_fr", wProcess) + `, "nodius_text_fr")) `)
 	b.WriteString(`OPTIONS {collections: ["nodius_node_config"]} `)

@@ -21,6 +21,14 @@ func TestRealSchemaCodeAndSheets(t *testing.T) {
 	f.Insert(arangotest.Configs, map[string]any{"_key": "api-call", "workspace": "ws1", "displayName": "API Call", "version": 1,
 		"node": map[string]any{"type": "api-call", "handles": map[string]any{}, "size": map[string]any{"width": 200, "height": 100},
 			"process": "const res = await fetch(node.data.url);"}})
+	// Nodius reads types of the workspace and of "root", its shared one; another
+	// workspace's type of the same name is not ours.
+	f.Insert(arangotest.Nodes, map[string]any{"_key": "rg-log", "graphKey": "rg", "type": "shared-log", "sheet": "1",
+		"handles": map[string]any{}, "posX": 0, "posY": 0, "size": map[string]any{"width": 200, "height": 100}})
+	f.Insert(arangotest.Configs, map[string]any{"_key": "shared-log", "workspace": "root", "displayName": "Logger",
+		"node": map[string]any{"type": "shared-log", "handles": map[string]any{}, "process": "console.log(incoming);"}})
+	f.Insert(arangotest.Configs, map[string]any{"_key": "other-ws-type", "workspace": "ws2", "displayName": "Not ours",
+		"node": map[string]any{"type": "other-ws-type", "process": "secret();"}})
 	cfg, err := arango.ParseURL(f.URL("ws1"))
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +45,16 @@ func TestRealSchemaCodeAndSheets(t *testing.T) {
 	if snap.Graph.Sheets["1"] != "reports" {
 		t.Errorf("sheet names %v, want sheetsList's", snap.Graph.Sheets)
 	}
-	if len(snap.Nodes) != 1 || !strings.Contains(snap.Nodes[0].Process, "fetch(node.data.url)") {
-		t.Errorf("nodes %+v: want the type's code", snap.Nodes)
+	code := map[string]string{}
+	for _, n := range snap.Nodes {
+		code[n.Key] = n.Process
+	}
+	if len(snap.Nodes) != 2 || !strings.Contains(code["fetch"], "fetch(node.data.url)") || code["log"] != "console.log(incoming);" {
+		t.Errorf("nodes %+v: want each type's code, the root workspace's included", snap.Nodes)
+	}
+	for _, c := range snap.Configs {
+		if c.Key == "other-ws-type" {
+			t.Errorf("a type of another workspace was read: %+v", c)
+		}
 	}
 }

@@ -540,7 +540,7 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 		}
 		return out, 0, 0, ""
 	case kConfigs:
-		return anys(s.sorted(Configs, func(d map[string]any) bool { return d["workspace"] == str("ws") })), 0, 0, ""
+		return anys(s.sorted(Configs, func(d map[string]any) bool { return d["workspace"] == str("ws") || d["workspace"] == "root" })), 0, 0, ""
 	case kTraverseAny, kTraverseIn, kTraverseOut:
 		return s.traverse(k, str("start"), int(b["depth"].(float64)), str("gk")), 0, 0, ""
 	case kInsertNode, kInsertEdge:

@@ -316,7 +316,7 @@ func (s *Server) checkFields(level map[string]any) string {
 // (weights 1.77, 1.38, 1) and in the data fields bound to @d0…@d15 (0.81); a word
 // of @alt scores 0.6 of that; a type in @types scores 1.38 and a sheet in @sheets
 // 0.65. Edges of gk score 0.65 per word of their label (0.6 of it for @alt), and
-// credit both their ends. Node types of workspace @ws score 1 per word of their
+// credit both their ends. Node types of workspace @ws or "root" score 1 per word of their
 // code (node.process; 0.6 for @alt), and the best @limit credit the nodes of gk
 // of their type (at most @limit nodes, best type first, then by _key). The three are summed per node, best first, then by _key.
 // The weights are the query's own (its signature holds them).
@@ -433,7 +433,7 @@ func (s *Server) textSearch(b map[string]any) ([]any, int, int, string) {
 	var typeNodeHits []hit
 	if configLink != nil && indexedWith(configLink, []string{"workspace"}, "identity") {
 		var typeHits []hit
-		for _, c := range s.stored(Configs, func(d map[string]any) bool { return d["workspace"] == ws }) {
+		for _, c := range s.stored(Configs, func(d map[string]any) bool { return d["workspace"] == ws || d["workspace"] == "root" }) {
 			if score := words(configLink, c, []string{"node", "process"}, 1); score > 0 {
 				typeHits = append(typeHits, hit{c["_key"].(string), c["_key"].(string), score})
 			}
