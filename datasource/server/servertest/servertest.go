@@ -72,6 +72,13 @@ func (s *Server) Counts() Counts {
 	return s.counts
 }
 
+// Open is how many WebSockets are open.
+func (s *Server) Open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sockets)
+}
+
 // DropSockets closes every WebSocket at once, as a server restart or a network
 // cut does.
 func (s *Server) DropSockets() {
