@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
@@ -53,6 +54,7 @@ type follower struct {
 	defaults map[string]typeDefaults
 	view     datasource.Source // memgraph of version viewVer
 	viewVer  uint64
+	idle     *time.Timer // releases the socket after Source.idle without a read
 }
 
 // link is one editing socket of a follower and what it received.
@@ -202,6 +204,9 @@ func (f *follower) close() {
 	f.mu.Lock()
 	lk := f.lk
 	f.lk, f.closed = nil, true
+	if f.idle != nil {
+		f.idle.Stop()
+	}
 	f.mu.Unlock()
 	if lk != nil {
 		_ = lk.conn.Close()
@@ -393,7 +398,44 @@ func (f *follower) begin(ctx context.Context, socket bool) (end func(), err erro
 		f.loadMu.Unlock()
 		return nil, err
 	}
-	return f.loadMu.Unlock, nil
+	return func() {
+		f.arm()
+		f.loadMu.Unlock()
+	}, nil
+}
+
+// arm (re)starts the idle countdown after a read.
+func (f *follower) arm() {
+	if f.s.idle < 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
+	if f.idle == nil {
+		f.idle = time.AfterFunc(f.s.idle, f.release)
+		return
+	}
+	f.idle.Reset(f.s.idle)
+}
+
+// release closes the socket of a graph nobody read for a while; the next read
+// loads it again (without a notice: nothing was missed). A read in progress
+// keeps it, and arms the countdown again when it ends.
+func (f *follower) release() {
+	if !f.loadMu.TryLock() {
+		return
+	}
+	defer f.loadMu.Unlock()
+	f.mu.Lock()
+	lk := f.lk
+	f.lk, f.loaded, f.stale = nil, false, ""
+	f.mu.Unlock()
+	if lk != nil {
+		_ = lk.conn.Close()
+	}
 }
 
 // current makes the copy current and returns what reads need of it.

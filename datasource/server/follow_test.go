@@ -271,3 +271,40 @@ func TestCloseEndsTheSocket(t *testing.T) {
 		t.Error("a read after Close succeeded")
 	}
 }
+
+// TestIdleSocketIsReleased: a graph nobody reads for IdleRelease has its socket
+// closed (so the user's web editor gets the broadcasts again); the next read
+// loads it again, without a notice.
+func TestIdleSocketIsReleased(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	var notices []string
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: s.WSURL, Token: "tok-alice", AckTimeout: 5 * time.Second,
+		IdleRelease: time.Millisecond, Notice: func(m string) { notices = append(notices, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	before := s.Counts()
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Open() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s.Open() != 0 {
+		t.Fatal("the idle socket was not closed")
+	}
+	carol := newEditor(t, s, "tok-carol")
+	move(ctx, t, carol.c, "fetch_api", 31)
+	if got := posX(ctx, t, src, "fetch_api"); got != 31 {
+		t.Errorf("posX %v, want 31", got)
+	}
+	if got := costOf(s, before); got.gets != 2 {
+		t.Errorf("cost %+v, want a second load", got)
+	}
+	if len(notices) != 0 {
+		t.Errorf("notices %q", notices)
+	}
+}

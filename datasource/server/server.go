@@ -44,6 +44,11 @@ const DefaultTimeout = 30 * time.Second
 // graph, low enough that a broken or hostile server cannot exhaust memory.
 const DefaultMaxBytes = 32 << 20
 
+// DefaultIdleRelease is how long a graph's editing socket stays open without a
+// read: long enough for one question's reads (the retrieval snapshot, the tool
+// calls), short enough not to keep the user's web editor from the broadcasts.
+const DefaultIdleRelease = 2 * time.Minute
+
 // DefaultEditorName is the name other editors of the graph see for this client.
 const DefaultEditorName = "nodius-ai (terminal)"
 
@@ -61,6 +66,12 @@ type Options struct {
 	Timeout time.Duration
 	// AckTimeout bounds each acknowledgement on the editing socket.
 	AckTimeout time.Duration
+	// IdleRelease closes a graph's editing socket when nothing read the graph for
+	// that long (default DefaultIdleRelease; negative: never); the next read loads
+	// it again. The server broadcasts an instruction to the first registration of
+	// each user only, so while this client stays registered, a web editor of the
+	// same user opened after it misses other users' instruction edits.
+	IdleRelease time.Duration
 	// HTTPClient replaces the default client (tests).
 	HTTPClient *http.Client
 	// MaxBytes bounds one answer (default DefaultMaxBytes; config key
@@ -82,6 +93,7 @@ type Source struct {
 	wsURL    string
 	timeout  time.Duration
 	ackWait  time.Duration
+	idle     time.Duration
 	hc       *http.Client
 	maxBytes int
 	name     string
@@ -140,7 +152,11 @@ func New(opts Options) (*Source, error) {
 	if name == "" {
 		name = DefaultEditorName
 	}
-	return &Source{base: u, token: opts.Token, wsURL: ws, timeout: timeout, ackWait: opts.AckTimeout, hc: hc,
+	idle := opts.IdleRelease
+	if idle == 0 {
+		idle = DefaultIdleRelease
+	}
+	return &Source{base: u, token: opts.Token, wsURL: ws, timeout: timeout, ackWait: opts.AckTimeout, idle: idle, hc: hc,
 		maxBytes: maxBytes, name: name, notify: opts.Notice, said: map[string]bool{}, follows: map[string]*follower{}}, nil
 }
 
