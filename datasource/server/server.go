@@ -6,7 +6,10 @@
 // 30 s), and registering on the editing WebSocket (registerUserOnGraph) with
 // fromTimestamp = the graph's lastUpdatedTime answers the editing messages made
 // since (missingMessages). The live graph is the saved one with those messages
-// replayed (package nodiusgraph). When the socket cannot be had, the saved state is
+// replayed (package nodiusgraph). The Source does that once per graph and then
+// follows the socket, as the web client does: the other clients' broadcasts and
+// the acknowledgements of its own edits keep the copy current, and every read is
+// answered from it (follow.go). When the socket cannot be had, the saved state is
 // used and the Source says so (Options.Notice, Describe).
 //
 // Applying: an approved action of the local agent is turned into the editing
