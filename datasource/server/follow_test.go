@@ -308,3 +308,37 @@ func TestIdleSocketIsReleased(t *testing.T) {
 		t.Errorf("notices %q", notices)
 	}
 }
+
+// TestUnusableMessageReloads: a broadcast the copy cannot apply, or a sheet
+// message, makes the next read load the graph again.
+func TestUnusableMessageReloads(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		frame map[string]any
+		says  string
+	}{
+		{"a deletion of a node the copy lacks", map[string]any{"type": "batchDeleteElements", "sheetId": "0", "nodeKeys": []string{"nope"}, "edgeKeys": []string{}}, "does not apply"},
+		{"a sheet created", map[string]any{"type": "createSheet", "key": "2", "name": "new"}, "createSheet"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := standIn(t)
+			ctx := context.Background()
+			var notices []string
+			src := source(t, s, "tok-alice", &notices)
+			if _, err := src.Snapshot(ctx, graphKey); err != nil {
+				t.Fatal(err)
+			}
+			before := s.Counts()
+			s.Send(graphKey, tc.frame)
+			if _, err := src.Snapshot(ctx, graphKey); err != nil {
+				t.Fatal(err)
+			}
+			if got := costOf(s, before); got.gets != 1 {
+				t.Errorf("cost %+v, want the graph read again", got)
+			}
+			if len(notices) != 1 || !strings.Contains(notices[0], tc.says) {
+				t.Errorf("notices %q, want one naming %q", notices, tc.says)
+			}
+		})
+	}
+}

@@ -72,6 +72,21 @@ func (s *Server) Counts() Counts {
 	return s.counts
 }
 
+// Send sends frame, as it is, to every registration on the graph, as the server's
+// broadcasts go: for testing what a client does with a message it cannot apply,
+// or a sheet message.
+func (s *Server) Send(graphKey string, frame any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.live[graphKey]; lg != nil {
+		for _, cs := range lg.editors {
+			for _, o := range cs {
+				o.send(frame)
+			}
+		}
+	}
+}
+
 // Open is how many WebSockets are open.
 func (s *Server) Open() int {
 	s.mu.Lock()
