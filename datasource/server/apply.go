@@ -113,21 +113,34 @@ func chunk(steps []step) []step {
 	return out
 }
 
-// run sends the steps in order, each after the previous one's acknowledgement,
-// keeping l.graph current, and stops at the first refusal. The report says what
-// was acknowledged; the error is the refusal.
-func run(ctx context.Context, l *live, steps []step) (nodiusws.ApplyReport, int, error) {
+// run sends the steps on lk's socket in order, each after the previous one's
+// acknowledgement, and stops at the first refusal. Each acknowledgement echoes
+// what the server applied and reached the copy's queue before the send returned:
+// it is applied to the copy with what other clients did before it. The report
+// says what was acknowledged; the error is the refusal.
+func run(ctx context.Context, f *follower, lk *link, steps []step) (nodiusws.ApplyReport, int, error) {
 	var rep nodiusws.ApplyReport
 	for i, st := range steps {
-		if err := st.send(ctx, l.conn); err != nil {
+		if err := st.send(ctx, lk.conn); err != nil {
 			rep.Failed = st.kind
 			rep.Reason = reasonOf(err)
+			f.mu.Lock()
 			if st.kind == stepInstructions {
-				rep.Reason += sheetHint(l.graph, st)
+				rep.Reason += sheetHint(f.graph, st)
 			}
+			var re *editsock.RefusedError
+			if !errors.As(err, &re) && f.stale == "" {
+				// Applied or not, the server did not say: read the graph again.
+				f.stale = "an edit of this client was not acknowledged"
+			}
+			f.mu.Unlock()
 			return rep, i, err
 		}
-		_ = st.onto(l.graph)
+		f.mu.Lock()
+		if err := f.drain(lk); err != nil {
+			f.stale = err.Error()
+		}
+		f.mu.Unlock()
 		switch st.kind {
 		case stepInstructions:
 			rep.Instructions += len(st.instructions)
@@ -189,13 +202,19 @@ func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiu
 	if a.Empty() {
 		return nodiusws.ApplyReport{}, nil
 	}
-	l, err := s.load(ctx, graphKey, true)
+	f, err := s.follow(graphKey)
+	if err != nil {
+		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+	}
+	end, err := f.begin(ctx, true)
 	if err != nil {
 		// Nothing was sent: the report says the first step never happened.
 		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
 	}
-	defer l.close()
-	l.catchUp()
+	defer end()
+	f.mu.Lock()
+	lk := f.lk
+	f.mu.Unlock()
 	sheet := a.SheetID
 	if sheet == "" {
 		sheet = "0"
@@ -222,11 +241,13 @@ func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiu
 		steps = append(steps, st)
 	}
 	if len(a.NodeKeysToDelete) > 0 || len(a.EdgeKeysToDelete) > 0 {
+		f.mu.Lock()
 		steps = append(steps, step{kind: stepDelete, sheet: sheet, nodeKeys: a.NodeKeysToDelete,
-			edgeKeys: withNodeEdges(l.graph, sheet, a.NodeKeysToDelete, a.EdgeKeysToDelete)})
+			edgeKeys: withNodeEdges(f.graph, sheet, a.NodeKeysToDelete, a.EdgeKeysToDelete)})
+		f.mu.Unlock()
 	}
 	// Instructions are sent as they came, in messages the server takes.
-	rep, _, err := run(ctx, l, chunk(steps))
+	rep, _, err := run(ctx, f, lk, chunk(steps))
 	if err != nil {
 		return rep, &fault.Error{Code: fault.InvalidRequest, Err: err, Message: "the approved change was not fully applied: " + reportSentence(rep)}
 	}
@@ -296,37 +317,43 @@ func reportSentence(r nodiusws.ApplyReport) string {
 // applied twice.
 func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
 	o := datasource.ApplyOptionsOf(opts)
-	l, err := s.load(ctx, graphKey, true)
+	f, err := s.follow(graphKey)
 	if err != nil {
 		return datasource.ApplyResult{}, err
 	}
-	defer l.close()
-	l.catchUp()
+	end, err := f.begin(ctx, true)
+	if err != nil {
+		return datasource.ApplyResult{}, err
+	}
+	defer end()
 	// The node types give new nodes their handles and size; without them a node is
 	// created bare (an empty handles object), as the server's converter does.
-	_, defaults, err := s.nodeConfigs(ctx, workspaceOf(l.graph))
-	if err != nil {
-		var fe *fault.Error
-		if errors.As(err, &fe) && fe.Code == fault.Auth {
-			return datasource.ApplyResult{}, err
-		}
-	}
-	steps, created, err := s.prepare(l, a, o.Expect, defaults)
+	f.mu.Lock()
+	lk, defaults := f.lk, f.defaults
+	f.mu.Unlock()
+	steps, created, snap, err := s.prepare(f, a, o.Expect, defaults)
 	if err != nil {
 		return datasource.ApplyResult{}, err
 	}
-	if o.Record != nil {
-		if err := recordOn(ctx, l.graph, a, o.Record); err != nil {
-			return datasource.ApplyResult{}, err
-		}
-	}
 	// Edits other clients made while this was prepared: check again on them.
-	if l.catchUp() > 0 {
-		if steps, created, err = s.prepare(l, a, o.Expect, defaults); err != nil {
+	f.mu.Lock()
+	late := len(lk.queue)
+	err = f.drain(lk)
+	f.mu.Unlock()
+	if err != nil {
+		return datasource.ApplyResult{}, &datasource.ConflictError{Err: fmt.Errorf("%w: %v", datasource.ErrGraphChanged, err)}
+	}
+	if late > 0 {
+		if steps, created, snap, err = s.prepare(f, a, o.Expect, defaults); err != nil {
 			return datasource.ApplyResult{}, err
 		}
 	}
-	rep, sent, err := run(ctx, l, chunk(steps))
+	if o.Record != nil {
+		if err := recordOn(ctx, graphKey, snap, a, o.Record); err != nil {
+			return datasource.ApplyResult{}, err
+		}
+	}
+	rep, sent, err := run(ctx, f, lk, chunk(steps))
 	if err != nil {
 		if sent == 0 {
 			var re *editsock.RefusedError
@@ -356,44 +383,42 @@ func nonNil(v []string) []string {
 	return v
 }
 
-// prepare checks the expectation on the live graph, converts the action into
-// editing steps and tries them on a copy of it.
-func (s *Source) prepare(l *live, a datasource.Action, expect *datasource.Action, defaults map[string]typeDefaults) ([]step, datasource.Created, error) {
-	snap, err := l.graph.Snapshot()
+// prepare checks the expectation on the copy, converts the action into editing
+// steps and tries them on a clone of it. snap is the copy it was checked on.
+func (s *Source) prepare(f *follower, a datasource.Action, expect *datasource.Action, defaults map[string]typeDefaults) (steps []step, created datasource.Created, snap datasource.Snapshot, err error) {
+	f.mu.Lock()
+	snap, err = f.graph.Snapshot()
+	try := f.graph.Clone()
+	f.mu.Unlock()
 	if err != nil {
-		return nil, datasource.Created{}, err
+		return nil, datasource.Created{}, snap, err
 	}
 	if expect != nil {
 		if err := datasource.CheckShown(datasource.SnapshotLookup(snap), *expect); err != nil {
-			return nil, datasource.Created{}, &datasource.ConflictError{Err: err}
+			return nil, datasource.Created{}, snap, &datasource.ConflictError{Err: err}
 		}
 	}
-	try := l.graph.Clone()
 	c := converter{g: try, defaults: defaults, created: datasource.Created{Nodes: []string{}, Edges: []string{}}}
 	if err := c.action(a, 0); err != nil {
 		var r *nodiusgraph.Refusal
 		if errors.As(err, &r) {
-			return nil, datasource.Created{}, &datasource.ConflictError{Err: err}
+			return nil, datasource.Created{}, snap, &datasource.ConflictError{Err: err}
 		}
-		return nil, datasource.Created{}, err
+		return nil, datasource.Created{}, snap, err
 	}
-	return merge(c.steps), c.created, nil
+	return merge(c.steps), c.created, snap, nil
 }
 
 // recordOn feeds a recorder (undo) with the action made on an in-memory copy of
-// the live graph as it is right before sending.
-func recordOn(ctx context.Context, g *nodiusgraph.Graph, a datasource.Action, r datasource.Recorder) error {
-	snap, err := g.Snapshot()
-	if err != nil {
-		return err
-	}
+// the graph as it is right before sending.
+func recordOn(ctx context.Context, graphKey string, snap datasource.Snapshot, a datasource.Action, r datasource.Recorder) error {
 	sim, err := memgraph.New([]datasource.Snapshot{snap})
 	if err != nil {
 		return err
 	}
 	// The copy refusing the action leaves the recorder with that failure: the
 	// server, not the copy, decides.
-	_, _ = sim.ApplyAction(ctx, g.Key(), a, datasource.Record(r))
+	_, _ = sim.ApplyAction(ctx, graphKey, a, datasource.Record(r))
 	return nil
 }
 

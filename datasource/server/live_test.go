@@ -5,13 +5,14 @@ import (
 	"os"
 	"testing"
 
+	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 )
 
-// TestCatchUpAppliesEachEditOnce: a broadcast that arrived between the
+// TestDrainAppliesEachEditOnce: a broadcast that arrived between the
 // registrations of two sheets is applied for the sheet registered before it only;
 // the other sheet's registration answer holds it.
-func TestCatchUpAppliesEachEditOnce(t *testing.T) {
+func TestDrainAppliesEachEditOnce(t *testing.T) {
 	seed, err := os.ReadFile("testdata/seed-graph.json")
 	if err != nil {
 		t.Fatal(err)
@@ -20,16 +21,18 @@ func TestCatchUpAppliesEachEditOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &live{graph: g, regSeq: map[string]uint64{"0": 5, "1": 10}}
-	l.late = []broadcast{
-		{json.RawMessage(`{"type":"applyInstructionToGraph","instructions":[
+	f := &follower{graph: g}
+	lk := &link{regSeq: map[string]uint64{"0": 5, "1": 10}, lastReg: 10}
+	lk.queue = []editsock.Frame{
+		{Seq: 3, Type: "batchDeleteElements", Raw: json.RawMessage(`{"type":"batchDeleteElements","sheetId":"0","nodeKeys":[],"edgeKeys":["e1"]}`)},
+		{Seq: 7, Type: "applyInstructionToGraph", Raw: json.RawMessage(`{"type":"applyInstructionToGraph","instructions":[
 			{"i":{"o":1,"p":["posX"],"v":1},"sheetId":"0","nodeId":"root"},
-			{"i":{"o":1,"p":["posX"],"v":2},"sheetId":"1","nodeId":"sort_stats"}]}`), 7},
-		{json.RawMessage(`{"type":"batchDeleteElements","sheetId":"0","nodeKeys":[],"edgeKeys":["e1"]}`), 3},
-		{json.RawMessage(`{"type":"batchDeleteElements","sheetId":"1","nodeKeys":[],"edgeKeys":["e1"]}`), 11},
+			{"i":{"o":1,"p":["posX"],"v":2},"sheetId":"1","nodeId":"sort_stats"}]}`)},
+		// Counted twice (in sheet 0's registration answer too): refused, ignored.
+		{Seq: 9, Type: "batchDeleteElements", Raw: json.RawMessage(`{"type":"batchDeleteElements","sheetId":"0","nodeKeys":["nope"],"edgeKeys":[]}`)},
 	}
-	if n := l.catchUp(); n != 1 {
-		t.Errorf("catchUp applied %d messages, want 1", n)
+	if err := f.drain(lk); err != nil {
+		t.Fatalf("drain: %v", err)
 	}
 	root, _ := g.Sheets["0"].Node("root")
 	sort, _ := g.Sheets["1"].Node("sort_stats")
@@ -38,5 +41,25 @@ func TestCatchUpAppliesEachEditOnce(t *testing.T) {
 	}
 	if _, ok := g.Sheets["0"].Edge("e1"); !ok {
 		t.Error("e1 deleted by a broadcast from before sheet 0's registration")
+	}
+}
+
+// TestDrainRefusalAfterRegistrationIsAnError: a message after the registrations
+// that the copy cannot apply means the copy differs from the server's graph.
+func TestDrainRefusalAfterRegistrationIsAnError(t *testing.T) {
+	seed, err := os.ReadFile("testdata/seed-graph.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, err := nodiusgraph.Parse(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &follower{graph: g}
+	lk := &link{regSeq: map[string]uint64{"0": 5}, lastReg: 5}
+	lk.queue = []editsock.Frame{{Seq: 6, Type: "batchDeleteElements",
+		Raw: json.RawMessage(`{"type":"batchDeleteElements","sheetId":"0","nodeKeys":["nope"],"edgeKeys":[]}`)}}
+	if err := f.drain(lk); err == nil {
+		t.Error("drain applied a deletion of a node the copy does not have")
 	}
 }

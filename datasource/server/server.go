@@ -6,7 +6,10 @@
 // 30 s), and registering on the editing WebSocket (registerUserOnGraph) with
 // fromTimestamp = the graph's lastUpdatedTime answers the editing messages made
 // since (missingMessages). The live graph is the saved one with those messages
-// replayed (package nodiusgraph). When the socket cannot be had, the saved state is
+// replayed (package nodiusgraph). The Source does that once per graph and then
+// follows the socket, as the web client does: the other clients' broadcasts and
+// the acknowledgements of its own edits keep the copy current, and every read is
+// answered from it (follow.go). When the socket cannot be had, the saved state is
 // used and the Source says so (Options.Notice, Describe).
 //
 // Applying: an approved action of the local agent is turned into the editing
@@ -32,8 +35,6 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/datasource/memgraph"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusws"
@@ -45,6 +46,11 @@ const DefaultTimeout = 30 * time.Second
 // DefaultMaxBytes bounds one answer of the server (a graph): far above any real
 // graph, low enough that a broken or hostile server cannot exhaust memory.
 const DefaultMaxBytes = 32 << 20
+
+// DefaultIdleRelease is how long a graph's editing socket stays open without a
+// read: long enough for one question's reads (the retrieval snapshot, the tool
+// calls), short enough not to keep the user's web editor from the broadcasts.
+const DefaultIdleRelease = 2 * time.Minute
 
 // DefaultEditorName is the name other editors of the graph see for this client.
 const DefaultEditorName = "nodius-ai (terminal)"
@@ -63,6 +69,12 @@ type Options struct {
 	Timeout time.Duration
 	// AckTimeout bounds each acknowledgement on the editing socket.
 	AckTimeout time.Duration
+	// IdleRelease closes a graph's editing socket when nothing read the graph for
+	// that long (default DefaultIdleRelease; negative: never); the next read loads
+	// it again. The server broadcasts an instruction to the first registration of
+	// each user only, so while this client stays registered, a web editor of the
+	// same user opened after it misses other users' instruction edits.
+	IdleRelease time.Duration
 	// HTTPClient replaces the default client (tests).
 	HTTPClient *http.Client
 	// MaxBytes bounds one answer (default DefaultMaxBytes; config key
@@ -84,6 +96,7 @@ type Source struct {
 	wsURL    string
 	timeout  time.Duration
 	ackWait  time.Duration
+	idle     time.Duration
 	hc       *http.Client
 	maxBytes int
 	name     string
@@ -92,6 +105,8 @@ type Source struct {
 	mu       sync.Mutex
 	said     map[string]bool
 	lastNote string
+	follows  map[string]*follower // by graph key
+	closed   bool
 }
 
 var (
@@ -140,8 +155,12 @@ func New(opts Options) (*Source, error) {
 	if name == "" {
 		name = DefaultEditorName
 	}
-	return &Source{base: u, token: opts.Token, wsURL: ws, timeout: timeout, ackWait: opts.AckTimeout, hc: hc,
-		maxBytes: maxBytes, name: name, notify: opts.Notice, said: map[string]bool{}}, nil
+	idle := opts.IdleRelease
+	if idle == 0 {
+		idle = DefaultIdleRelease
+	}
+	return &Source{base: u, token: opts.Token, wsURL: ws, timeout: timeout, ackWait: opts.AckTimeout, idle: idle, hc: hc,
+		maxBytes: maxBytes, name: name, notify: opts.Notice, said: map[string]bool{}, follows: map[string]*follower{}}, nil
 }
 
 // Describe names the server, and says when the last read had only the saved state.
@@ -155,11 +174,22 @@ func (s *Source) Describe() string {
 	return d
 }
 
-// Close releases idle connections.
+// Close closes the editing sockets of the graphs read (their reading goroutines
+// end before it returns) and releases idle connections. The Source is not used
+// after.
 func (s *Source) Close() error {
-	if s != nil {
-		s.hc.CloseIdleConnections()
+	if s == nil {
+		return nil
 	}
+	s.mu.Lock()
+	s.closed = true
+	follows := s.follows
+	s.follows = map[string]*follower{}
+	s.mu.Unlock()
+	for _, f := range follows {
+		f.close()
+	}
+	s.hc.CloseIdleConnections()
 	return nil
 }
 
@@ -375,242 +405,55 @@ type typeDefaults struct {
 	version, handles, size, data any
 }
 
-// live is a graph as the editors have it: the saved state, with the editing
-// messages since its save replayed, and the socket that registered for them, still
-// open and registered on every sheet when keep is true (to apply through it).
-type live struct {
-	graph    *nodiusgraph.Graph
-	conn     *editsock.Conn    // nil: only the saved state could be had
-	regSeq   map[string]uint64 // each sheet's registration's place among the frames
-	replayed int
-	failed   int
-	why      string // when conn is nil: why the socket could not be had
-
-	mu   sync.Mutex
-	late []broadcast // editing messages other clients made after the registrations
-}
-
-type broadcast struct {
-	msg json.RawMessage
-	seq uint64
-}
-
-// close closes the socket (see editsock.Conn.Close for why it sends no
-// disconnedUserOnGraph).
-func (l *live) close() {
-	if l.conn != nil {
-		_ = l.conn.Close()
-	}
-}
-
-// load reads the live graph. A socket that cannot be opened or registered leaves
-// the saved state with why set, unless the token is refused (an auth error) or keep
-// is true (applying needs the socket).
-func (s *Source) load(ctx context.Context, graphKey string, keep bool) (*live, error) {
-	g, err := s.saved(ctx, graphKey)
-	if err != nil {
-		return nil, err
-	}
-	l := &live{graph: g, regSeq: map[string]uint64{}}
-	conn, err := editsock.Dial(ctx, s.wsURL, editsock.Options{
-		Options:    nodiusws.Options{Token: s.token, HTTPClient: s.hc},
-		AckTimeout: s.ackWait,
-		OnBroadcast: func(msg json.RawMessage, seq uint64) {
-			l.mu.Lock()
-			l.late = append(l.late, broadcast{msg, seq})
-			l.mu.Unlock()
-		},
-	})
-	refused := false // the token itself was refused: an error, not a notice
-	if err != nil {
-		var fe *fault.Error
-		refused = errors.As(err, &fe) && fe.Code == fault.Auth
-	} else {
-		l.conn = conn
-		err = s.register(ctx, l)
-		if err != nil {
-			l.close()
-			l.conn = nil
-		}
-	}
-	if err != nil {
-		if keep || refused || ctx.Err() != nil {
-			return nil, err
-		}
-		l.why = err.Error()
-		s.note("saved", "saved state only", fmt.Sprintf("only the state the Nodius server last saved could be read for graph %q (it saves about every 30 s, so recent edits may be missing): %s", graphKey, l.why))
-		return l, nil
-	}
-	if !keep {
-		l.close()
-		l.conn = nil
-	}
-	switch {
-	case l.failed > 0:
-		s.note("replay", fmt.Sprintf("live, %d editing messages not replayed", l.failed), fmt.Sprintf(
-			"%d of the %d editing messages made since graph %q was last saved could not be replayed: what is shown may differ from the editors' graph", l.failed, l.failed+l.replayed, graphKey))
-	default:
-		s.note("live", fmt.Sprintf("live: saved state + %d editing messages", l.replayed), "")
-	}
-	return l, nil
-}
-
-// register registers l.conn on every sheet from the graph's save time and, once
-// all are registered, replays the messages each answered: a registration refused
-// part-way leaves the saved state untouched, which is what the note then says.
-// The server files an instruction message under each sheet it touches and a batch
-// under the sender's sheet, so each is replayed once.
-func (s *Source) register(ctx context.Context, l *live) error {
-	from := l.graph.LastUpdated()
-	ids := l.graph.SheetIDs()
-	missing := make([][]json.RawMessage, len(ids))
-	for i, id := range ids {
-		reg, err := l.conn.Register(ctx, l.graph.Key(), id, s.name, from)
-		if err != nil {
-			var re *editsock.RefusedError
-			if errors.As(err, &re) {
-				code := fault.ServerError
-				if strings.Contains(re.Message, "Access denied") {
-					code = fault.Auth
-				}
-				return &fault.Error{Code: code, Err: err, Message: fmt.Sprintf(
-					"the Nodius server would not register this client as an editor of graph %q (sheet %s): %s", l.graph.Key(), id, re.Message)}
-			}
-			return err
-		}
-		missing[i] = reg.Missing
-		l.regSeq[id] = reg.Seq
-	}
-	for i, id := range ids {
-		for _, m := range missing[i] {
-			if err := l.graph.Replay(m, id); err != nil {
-				l.failed++
-			} else {
-				l.replayed++
-			}
-		}
-	}
-	return nil
-}
-
-// catchUp applies the editing messages other clients made since the registrations
-// and reports how many. A message that reached this socket before the registration
-// of a sheet it touches is in that registration's answer: only the parts for sheets
-// registered before it are applied here. A batch counted twice that way is refused
-// by the copy (its keys exist, or are gone) and changes nothing.
-func (l *live) catchUp() int {
-	l.mu.Lock()
-	late := l.late
-	l.late = nil
-	l.mu.Unlock()
-	n := 0
-	for _, b := range late {
-		var m nodiusgraph.Message
-		if json.Unmarshal(b.msg, &m) != nil {
-			continue
-		}
-		before := func(sheet string) bool { seq, ok := l.regSeq[sheet]; return ok && seq < b.seq }
-		switch m.Type {
-		case "applyInstructionToGraph":
-			var mine []nodiusgraph.GraphInstruction
-			for _, in := range m.Instructions {
-				if before(in.SheetID) {
-					mine = append(mine, in)
-				}
-			}
-			if len(mine) > 0 && l.graph.ApplyInstructions(mine) == nil {
-				n++
-			}
-		case "batchCreateElements":
-			if before(m.SheetID) && l.graph.BatchCreate(m.SheetID, m.Nodes, m.Edges) == nil {
-				n++
-			}
-		case "batchDeleteElements":
-			if before(m.SheetID) && l.graph.BatchDelete(m.SheetID, m.NodeKeys, m.EdgeKeys) == nil {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// types reads the node types of a workspace. Only a refused token is an error:
-// without the types, nodes are shown without their type's description.
-func (s *Source) types(ctx context.Context, workspace string) ([]datasource.NodeConfig, error) {
-	configs, _, err := s.nodeConfigs(ctx, workspace)
-	if err != nil {
-		var fe *fault.Error
-		if errors.As(err, &fe) && fe.Code == fault.Auth {
-			return nil, err
-		}
-		s.note("types", "node types unavailable", "the Nodius server's node types could not be read ("+err.Error()+"): nodes are shown without their type's description")
-		return []datasource.NodeConfig{}, nil
-	}
-	return configs, nil
-}
-
-// snapshotOf converts a live graph, with the node types of its workspace.
-func (s *Source) snapshotOf(ctx context.Context, l *live) (datasource.Snapshot, error) {
-	snap, err := l.graph.Snapshot()
-	if err != nil {
-		return datasource.Snapshot{}, &fault.Error{Code: fault.ServerError, Err: err,
-			Message: fmt.Sprintf("the Nodius server's graph %q has a node or edge this client cannot read: %v", l.graph.Key(), err)}
-	}
-	configs, err := s.types(ctx, snap.Graph.Workspace)
-	if err != nil {
-		return datasource.Snapshot{}, err
-	}
-	snap.Configs = configs
-	// A node's code is its type's (node.process of the node type): resolved here so
-	// that retrieval, the read tools and the pictures find it. A node of a type
-	// without code keeps what it carries itself (a built-in type's node).
-	datasource.CodeFromTypes(snap.Nodes, configs)
-	return snap, nil
-}
-
-// Snapshot returns the graph as its editors have it now.
+// Snapshot returns the graph as its editors have it now: the first read of a
+// graph loads it and follows its editing socket; later ones answer from that
+// copy (see follower).
 func (s *Source) Snapshot(ctx context.Context, graphKey string) (datasource.Snapshot, error) {
-	l, err := s.load(ctx, graphKey, false)
+	f, err := s.current(ctx, graphKey)
 	if err != nil {
 		return datasource.Snapshot{}, err
 	}
-	return s.snapshotOf(ctx, l)
+	snap, _, err := f.snapshot()
+	return snap, err
 }
 
-// View reads the graph once and returns a source that answers from that one
-// snapshot: a caller that reads several times for one answer (a tool call) takes a
-// View, so the answer costs one read and comes from one state.
-func (s *Source) View(ctx context.Context, graphKey string) (datasource.Source, error) {
-	snap, err := s.Snapshot(ctx, graphKey)
+// current returns the graph's follower with its copy current.
+func (s *Source) current(ctx context.Context, graphKey string) (*follower, error) {
+	f, err := s.follow(graphKey)
 	if err != nil {
 		return nil, err
 	}
-	st, err := memgraph.New([]datasource.Snapshot{snap})
-	if err != nil {
-		return nil, &fault.Error{Code: fault.ServerError, Err: err,
-			Message: fmt.Sprintf("the Nodius server's graph %q is inconsistent: %v", graphKey, err)}
+	if err := f.current(ctx); err != nil {
+		return nil, err
 	}
-	return st, nil
+	return f, nil
 }
 
-// meta reads the graph document from the saved state: editing messages never
-// change it, so no socket is opened (Graph is the agent's existence check).
-func (s *Source) meta(ctx context.Context, graphKey string) (datasource.Graph, error) {
-	g, err := s.saved(ctx, graphKey)
+// View returns a source that answers from the graph as it is now: a caller that
+// reads several times for one answer (a tool call) takes a View, so the answer
+// comes from one state. Views of an unchanged copy are one and the same.
+func (s *Source) View(ctx context.Context, graphKey string) (datasource.Source, error) {
+	f, err := s.current(ctx, graphKey)
+	if err != nil {
+		return nil, err
+	}
+	return f.viewOf()
+}
+
+// Graph returns the graph's metadata, from the copy.
+func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
+	f, err := s.current(ctx, graphKey)
 	if err != nil {
 		return datasource.Graph{}, err
 	}
-	gm, err := g.Meta()
+	f.mu.Lock()
+	gm, err := f.graph.Meta()
+	f.mu.Unlock()
 	if err != nil {
 		return datasource.Graph{}, &fault.Error{Code: fault.ServerError, Err: err,
 			Message: fmt.Sprintf("the Nodius server's graph %q has a document this client cannot read: %v", graphKey, err)}
 	}
 	return gm, nil
-}
-
-// Graph returns the graph's metadata (one POST /api/graph/get).
-func (s *Source) Graph(ctx context.Context, graphKey string) (datasource.Graph, error) {
-	return s.meta(ctx, graphKey)
 }
 
 // Nodes lists nodes, of one sheet when sheet is not empty.
@@ -640,14 +483,15 @@ func (s *Source) Node(ctx context.Context, graphKey, nodeKey string) (datasource
 	return src.Node(ctx, graphKey, nodeKey)
 }
 
-// Configs lists the node types of the graph's workspace: the saved document
-// names the workspace, so no socket is opened.
+// Configs lists the node types of the graph's workspace, read with the graph.
 func (s *Source) Configs(ctx context.Context, graphKey string) ([]datasource.NodeConfig, error) {
-	gm, err := s.meta(ctx, graphKey)
+	f, err := s.current(ctx, graphKey)
 	if err != nil {
 		return nil, err
 	}
-	return s.types(ctx, gm.Workspace)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]datasource.NodeConfig{}, f.configs...), nil
 }
 
 // Search ranks nodes by text over the live graph.

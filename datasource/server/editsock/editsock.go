@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,6 +59,27 @@ type Options struct {
 	// seq is the frame's place in what the socket received: a broadcast with a seq
 	// above a registration's Seq happened after that registration's answer.
 	OnBroadcast func(msg json.RawMessage, seq uint64)
+	// OnFrame, when set, is called on the reading goroutine with every frame but
+	// the pong, in the order received, before the request it answers (if any)
+	// returns: a follower of the graph sees its own acknowledged edits, the
+	// others' broadcasts, the saveStatus announcements and the sheet messages in
+	// the server's order.
+	OnFrame func(Frame)
+}
+
+// Frame is one frame the socket received, as OnFrame sees it.
+type Frame struct {
+	// Seq is the frame's place in what the socket received (from 1).
+	Seq uint64
+	// Type is the frame's type, or for an acknowledgement the type of the request
+	// it answers (registerUserOnGraph's answer carries none).
+	Type string
+	// Ack is true for the acknowledgement of a request of this socket; OK for a
+	// positive one. An editing message's positive acknowledgement echoes what the
+	// server applied (a batch deletion the edges it actually removed).
+	Ack, OK bool
+	// Raw is the frame as received.
+	Raw json.RawMessage
 }
 
 // Conn is an authenticated editing socket.
@@ -69,7 +91,10 @@ type Conn struct {
 	mu      sync.Mutex
 	nextID  int
 	waiting map[int]chan reply
-	err     error // set once the reader stops
+	ops     map[int]string // the type of each waiting request
+	pings   []chan error   // waiting pings, oldest first (a pong names none)
+	pingMu  sync.Mutex     // one ping at a time
+	err     error          // set once the reader stops
 	done    chan struct{}
 	seq     uint64 // frames read, on the reading goroutine only
 }
@@ -89,7 +114,7 @@ func Dial(ctx context.Context, addr string, opt Options) (*Conn, error) {
 	if opt.AckTimeout <= 0 {
 		opt.AckTimeout = DefaultAckTimeout
 	}
-	c := &Conn{ws: ws, opt: opt, User: user, waiting: map[int]chan reply{}, done: make(chan struct{})}
+	c := &Conn{ws: ws, opt: opt, User: user, waiting: map[int]chan reply{}, ops: map[int]string{}, done: make(chan struct{})}
 	go c.read()
 	return c, nil
 }
@@ -126,6 +151,22 @@ func (c *Conn) read() {
 		}
 		var id int
 		hasID := len(head.ID) > 0 && string(head.ID) != "null" && json.Unmarshal(head.ID, &id) == nil
+		if head.Type == "__pong__" {
+			c.pong(nil)
+			continue
+		}
+		if c.opt.OnFrame != nil {
+			f := Frame{Seq: c.seq, Type: head.Type, Raw: json.RawMessage(data)}
+			if hasID && head.Response != nil {
+				f.Ack, f.OK = true, head.Response.Status
+				c.mu.Lock()
+				if op, ok := c.ops[id]; ok {
+					f.Type = op
+				}
+				c.mu.Unlock()
+			}
+			c.opt.OnFrame(f)
+		}
 		switch {
 		case hasID && head.Response != nil:
 			c.answer(id, reply{raw: data, seq: c.seq})
@@ -146,6 +187,7 @@ func (c *Conn) answer(id int, r reply) {
 	c.mu.Lock()
 	ch := c.waiting[id]
 	delete(c.waiting, id)
+	delete(c.ops, id)
 	c.mu.Unlock()
 	if ch != nil {
 		ch <- r
@@ -156,9 +198,27 @@ func (c *Conn) failAll(err error) {
 	c.mu.Lock()
 	for id, ch := range c.waiting {
 		delete(c.waiting, id)
+		delete(c.ops, id)
 		ch <- reply{err: err}
 	}
 	c.mu.Unlock()
+}
+
+// pong answers the oldest waiting ping (err nil), or every one (the socket closed).
+func (c *Conn) pong(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		for _, ch := range c.pings {
+			ch <- err
+		}
+		c.pings = nil
+		return
+	}
+	if len(c.pings) > 0 {
+		c.pings[0] <- nil
+		c.pings = c.pings[1:]
+	}
 }
 
 func (c *Conn) stop(err error) {
@@ -169,8 +229,56 @@ func (c *Conn) stop(err error) {
 	if s := websocket.CloseStatus(err); s != -1 {
 		why = fmt.Sprintf("the server closed it (code %d)", s)
 	}
-	c.failAll(&fault.Error{Code: fault.Network, Err: fmt.Errorf("%w: %w", ErrClosed, err),
-		Message: "the editing socket to the Nodius server closed before the answer: " + why})
+	ferr := &fault.Error{Code: fault.Network, Err: fmt.Errorf("%w: %w", ErrClosed, err),
+		Message: "the editing socket to the Nodius server closed before the answer: " + why}
+	c.failAll(ferr)
+	c.pong(ferr)
+}
+
+// Err is nil while the socket is open, and why it closed once it is.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Ping sends __ping__ and waits for the pong. The server answers it only on a
+// socket registered on one of the graph's sheets (it closes any other), and
+// everything it sent before the pong has been read (and handed to OnFrame) when
+// Ping returns: a follower pings to know its registration holds and that no
+// announced edit is still on its way.
+func (c *Conn) Ping(ctx context.Context) error {
+	c.pingMu.Lock()
+	defer c.pingMu.Unlock()
+	ch := make(chan error, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return &fault.Error{Code: fault.Network, Err: ErrClosed, Message: "the editing socket to the Nodius server is closed"}
+	}
+	c.pings = append(c.pings, ch)
+	c.mu.Unlock()
+	wctx, cancel := context.WithTimeout(ctx, c.opt.AckTimeout)
+	defer cancel()
+	forget := func() {
+		c.mu.Lock()
+		c.pings = slices.DeleteFunc(c.pings, func(x chan error) bool { return x == ch })
+		c.mu.Unlock()
+	}
+	if err := c.ws.Write(wctx, websocket.MessageText, []byte(`{"type":"__ping__"}`)); err != nil {
+		forget()
+		return &fault.Error{Code: fault.Network, Err: err, Message: "could not ping the Nodius server's editing socket"}
+	}
+	select {
+	case err := <-ch:
+		return err
+	case <-wctx.Done():
+		forget()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return &fault.Error{Code: fault.Timeout, Message: fmt.Sprintf("the Nodius server did not answer a ping within %s", c.opt.AckTimeout)}
+	}
 }
 
 // request sends msg with a fresh _id and returns the acknowledgement. A refusal is
@@ -187,6 +295,7 @@ func (c *Conn) request(ctx context.Context, msg map[string]any) (json.RawMessage
 	id := c.nextID
 	ch := make(chan reply, 1)
 	c.waiting[id] = ch
+	c.ops[id] = op
 	c.mu.Unlock()
 	msg["_id"] = id
 	body, err := json.Marshal(msg)
@@ -236,6 +345,7 @@ func (c *Conn) request(ctx context.Context, msg map[string]any) (json.RawMessage
 func (c *Conn) forget(id int) {
 	c.mu.Lock()
 	delete(c.waiting, id)
+	delete(c.ops, id)
 	c.mu.Unlock()
 }
 

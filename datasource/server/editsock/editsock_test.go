@@ -122,3 +122,48 @@ func TestSilentServer(t *testing.T) {
 		t.Errorf("err = %v, want a timeout", err)
 	}
 }
+
+// TestFramesAndPing: OnFrame sees, in order, the registration's answer, the
+// saveStatus announcement and the acknowledgement of an edit (named by the
+// request's type); Ping is answered on a registered socket, and the server closes
+// one that is not registered, which Ping reports.
+func TestFramesAndPing(t *testing.T) {
+	s, err := servertest.NewSeeded(servertest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	frames := make(chan editsock.Frame, 10)
+	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-alice"}, AckTimeout: 2 * time.Second,
+		OnFrame: func(f editsock.Frame) { frames <- f }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Register(ctx, "testgraph001", "0", "t", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ApplyInstructions(ctx, []json.RawMessage{json.RawMessage(`{"i":{"o":1,"p":["posX"],"v":1},"sheetId":"0","nodeId":"root"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ping(ctx); err != nil {
+		t.Fatalf("ping on a registered socket: %v", err)
+	}
+	var got []string
+	for len(frames) > 0 {
+		f := <-frames
+		got = append(got, f.Type+map[bool]string{true: " ack", false: ""}[f.Ack])
+	}
+	if want := "registerUserOnGraph ack,saveStatus,applyInstructionToGraph ack"; strings.Join(got, ",") != want {
+		t.Errorf("frames %q, want %q", strings.Join(got, ","), want)
+	}
+
+	idle := dial(t, s.WSURL, "tok-alice")
+	if err := idle.Ping(ctx); err == nil {
+		t.Error("ping on an unregistered socket answered")
+	}
+	if idle.Err() == nil {
+		t.Error("the socket the server closed is not reported closed")
+	}
+}

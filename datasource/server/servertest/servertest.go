@@ -50,6 +50,65 @@ type Server struct {
 	configs []json.RawMessage
 	last    int64             // the last time given out (ms): strictly increasing
 	refuse  map[string]string // by message type: refuse the next one with this sentence
+	counts  Counts
+	sockets map[*client]bool // open sockets
+	log     func(string)
+}
+
+// Counts are what the stand-in was asked, to measure a client's cost.
+type Counts struct {
+	GraphGets       int // POST /api/graph/get
+	NodeConfigLists int // POST /api/nodeconfig/list
+	Sockets         int // WebSockets opened (authenticated or not)
+	Registrations   int // registerUserOnGraph
+	Pings           int // __ping__
+	Edits           int // editing messages applied
+}
+
+// Counts returns what the stand-in was asked so far.
+func (s *Server) Counts() Counts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts
+}
+
+// Send sends frame, as it is, to every registration on the graph, as the server's
+// broadcasts go: for testing what a client does with a message it cannot apply,
+// or a sheet message.
+func (s *Server) Send(graphKey string, frame any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lg := s.live[graphKey]; lg != nil {
+		for _, cs := range lg.editors {
+			for _, o := range cs {
+				o.send(frame)
+			}
+		}
+	}
+}
+
+// Open is how many WebSockets are open.
+func (s *Server) Open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sockets)
+}
+
+// DropSockets closes every WebSocket at once, as a server restart or a network
+// cut does.
+func (s *Server) DropSockets() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.sockets {
+		c.ws.CloseNow()
+	}
+}
+
+// logf tells Options.Log, when set; s.mu is held.
+func (s *Server) logf(format string, args ...any) {
+	if s.log != nil {
+		s.log(fmt.Sprintf(format, args...))
+	}
 }
 
 type liveGraph struct {
@@ -75,6 +134,8 @@ type client struct {
 type Options struct {
 	// HTTPAddr and WSAddr to listen on (default 127.0.0.1:0 each).
 	HTTPAddr, WSAddr string
+	// Log, when set, is told each request and editing frame (one line each).
+	Log func(string)
 	// PairedPorts puts the WebSocket on the HTTP port + 2000, where the real
 	// server in plain HTTP mode has it (and where nodiusws.Address looks), on
 	// 127.0.0.1; HTTPAddr and WSAddr are then ignored.
@@ -89,7 +150,7 @@ func New(opt Options) (*Server, error) {
 	if opt.WSAddr == "" {
 		opt.WSAddr = "127.0.0.1:0"
 	}
-	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}, refuse: map[string]string{}}
+	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}, refuse: map[string]string{}, sockets: map[*client]bool{}, log: opt.Log}
 	var err error
 	if opt.PairedPorts {
 		if err := s.listenPaired(); err != nil {
@@ -185,6 +246,9 @@ func (s *Server) Close() {
 			}
 		}
 	}
+	for c := range s.sockets {
+		c.ws.CloseNow()
+	}
 }
 
 // AddUser makes token stand for u.
@@ -226,6 +290,12 @@ func (s *Server) Save(graphKey string) {
 	g := lg.g.Clone()
 	g.Doc["lastUpdatedTime"] = float64(s.now())
 	s.saved[graphKey] = g
+	// As the autosave: every registration is told nothing is unsaved.
+	for _, cs := range lg.editors {
+		for _, o := range cs {
+			o.send(map[string]any{"type": "saveStatus", "graphKey": graphKey, "lastSaveTime": s.last, "hasUnsavedChanges": false, "autoSaveEnabled": true})
+		}
+	}
 }
 
 // RefuseNext makes the stand-in refuse the next editing message of that type
@@ -308,6 +378,8 @@ func (s *Server) graphGet(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	s.counts.GraphGets++
+	s.logf("POST /api/graph/get %s", body.RetrieveGraph.Token)
 	g := s.saved[body.RetrieveGraph.Token]
 	var data []byte
 	if g != nil {
@@ -335,6 +407,8 @@ func (s *Server) nodeConfigList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
+	s.counts.NodeConfigLists++
+	s.logf("POST /api/nodeconfig/list")
 	list := slices.Clone(s.configs)
 	s.mu.Unlock()
 	if list == nil {
@@ -359,6 +433,11 @@ func (s *Server) socket(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(32 << 20)
 	c := &client{ws: ws}
+	s.mu.Lock()
+	s.counts.Sockets++
+	s.sockets[c] = true
+	s.logf("websocket opened")
+	s.mu.Unlock()
 	defer s.leave(c)
 	ctx := r.Context()
 	authCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -421,6 +500,10 @@ func (c *client) send(v any) {
 func (s *Server) leave(c *client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.sockets[c] {
+		delete(s.sockets, c)
+		s.logf("websocket closed")
+	}
 	if lg := s.live[c.graph]; lg != nil {
 		for id, cs := range lg.editors {
 			lg.editors[id] = slices.DeleteFunc(cs, func(x *client) bool { return x == c })
@@ -447,12 +530,15 @@ func (s *Server) handle(c *client, data []byte) bool {
 	defer s.mu.Unlock()
 	switch typ {
 	case "__ping__":
+		s.counts.Pings++
 		if c.graph == "" {
 			return false
 		}
 		c.send(map[string]any{"type": "__pong__"})
 		return true
 	case "registerUserOnGraph":
+		s.counts.Registrations++
+		s.logf("registerUserOnGraph %v sheet %v (%s)", m["graphKey"], m["sheetId"], c.user.Name)
 		return s.register(c, m, id, hasID)
 	case "disconnedUserOnGraph":
 		// As the real server: the first registration of the user on each sheet
@@ -506,6 +592,8 @@ func (s *Server) handle(c *client, data []byte) bool {
 	if err != nil {
 		return refuse(err.Error())
 	}
+	s.counts.Edits++
+	s.logf("%s (%s)", typ, c.user.Name)
 	for _, cs := range lg.editors {
 		for _, o := range cs {
 			o.send(map[string]any{"type": "saveStatus", "graphKey": c.graph, "lastSaveTime": s.last, "hasUnsavedChanges": true, "autoSaveEnabled": true})

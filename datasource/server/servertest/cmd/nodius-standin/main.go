@@ -3,7 +3,8 @@
 // testgraph001 and users, token tok-NAME) for trying the server: source by hand.
 // It is a test tool, not a server.
 //
-//	nodius-standin serve                  # prints the URL; WebSocket on port + 2000
+//	nodius-standin serve [-log]           # prints the URL; WebSocket on port + 2000
+//	                                      # -log: each request on stderr; stdin "counts": the totals
 //	nodius-standin edit URL NODE PATH JSON   # as carol: set NODE's field PATH (data.url), unsaved
 //	nodius-standin connect URL EDGE FROM TO  # as carol: add an edge FROM → TO
 //	nodius-standin watch URL SECONDS      # as carol: print the broadcasts received
@@ -39,18 +40,27 @@ func run(args []string) error {
 	}
 	switch args[0] {
 	case "serve":
-		s, err := servertest.NewSeeded(servertest.Options{PairedPorts: true})
+		opt := servertest.Options{PairedPorts: true}
+		if len(args) > 1 && args[1] == "-log" {
+			opt.Log = func(line string) { fmt.Fprintln(os.Stderr, "standin:", line) }
+		}
+		s, err := servertest.NewSeeded(opt)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
 		fmt.Println(s.URL)
-		fmt.Fprintln(os.Stderr, "websocket", s.WSURL, "— type 'save' to save the live graph, EOF to stop")
+		fmt.Fprintln(os.Stderr, "websocket", s.WSURL, "— type 'save' to save the live graph, 'counts' for what was asked, EOF to stop")
 		sc := bufio.NewScanner(os.Stdin)
 		for sc.Scan() {
-			if strings.TrimSpace(sc.Text()) == "save" {
+			switch strings.TrimSpace(sc.Text()) {
+			case "save":
 				s.Save(servertest.SeedGraphKey)
 				fmt.Fprintln(os.Stderr, "saved")
+			case "counts":
+				c := s.Counts()
+				fmt.Fprintf(os.Stderr, "graph/get %d, nodeconfig/list %d, sockets %d, registrations %d, pings %d, edits %d\n",
+					c.GraphGets, c.NodeConfigLists, c.Sockets, c.Registrations, c.Pings, c.Edits)
 			}
 		}
 		return nil
