@@ -148,6 +148,7 @@ func (a *Agent) allowed(t datasource.ActionType) bool {
 // Send asks a question. emit is called synchronously, in order, for every event
 // (the first is always EventThread).
 func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event)) (Result, error) {
+	defer a.release()
 	if emit == nil {
 		emit = func(convo.Event) {}
 	}
@@ -225,6 +226,7 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 // applies the role, the policy and the source in effect now, that the stored action
 // is what the model's call says, and that the graph still matches what was shown.
 func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, emit func(convo.Event)) (Result, error) {
+	defer a.release()
 	if emit == nil {
 		emit = func(convo.Event) {}
 	}
@@ -280,6 +282,15 @@ func (a *Agent) Resume(ctx context.Context, threadID string, d convo.Decision, e
 		return r.fail(err)
 	}
 	return r.afterDecision(p, remaining)
+}
+
+// release lets the source give up what it holds open between reads once a run
+// ends (the Nodius server's editing socket: held while a question is answered, not
+// while the person types the next one).
+func (a *Agent) release() {
+	if r, ok := a.opt.Source.(datasource.Releaser); ok {
+		r.Release()
+	}
 }
 
 func (a *Agent) noProvider() error {

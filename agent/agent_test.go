@@ -614,3 +614,38 @@ func TestApprovedChangeReachesTheNextContext(t *testing.T) {
 		t.Fatalf("the context after the change lacks the new node:\n%s", context.Content)
 	}
 }
+
+// releasing is a source that counts Release calls (datasource.Releaser).
+type releasing struct {
+	*memgraph.Store
+	mu sync.Mutex
+	n  int
+}
+
+func (r *releasing) Release() { r.mu.Lock(); r.n++; r.mu.Unlock() }
+
+// TestRunEndReleasesTheSource: a source that holds something open between reads
+// (the Nodius server's editing socket) is released when a run ends, whether it
+// answered or stopped at a proposal, and again when the decision's run ends.
+func TestRunEndReleasesTheSource(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, agent.Options{},
+		turn{calls: []convo.ToolCall{call("c1", "propose_move_node", `{"nodeKey":"fetch-api","posX":1,"posY":2,"reason":"tidy"}`)}},
+		turn{text: "Moved."})
+	src := &releasing{Store: f.src}
+	a := agent.New(agent.Options{Provider: f.llm, Source: src, Store: f.store, Retriever: retrieverNoCache(src)})
+	res, err := a.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "move fetch-api"}, nil)
+	if err != nil || res.Proposal == nil {
+		t.Fatalf("send: %v, proposal %v", err, res.Proposal)
+	}
+	if src.n != 1 {
+		t.Fatalf("released %d times after the run that stopped at a proposal, want 1", src.n)
+	}
+	if _, err := a.Resume(ctx, res.ThreadID, convo.Decision{Approved: true, ProposalID: res.Proposal.ID}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if src.n != 2 {
+		t.Fatalf("released %d times after the decision's run, want 2", src.n)
+	}
+}

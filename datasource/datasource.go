@@ -147,6 +147,15 @@ type ActionApplier interface {
 	ApplyAction(ctx context.Context, graphKey string, a Action, opts ...ApplyOption) (ApplyResult, error)
 }
 
+// Releaser is implemented by sources that hold something open between reads (the
+// Nodius server's editing socket, registered on the graph like a web editor).
+// Release lets it go; the next read takes it again. The agent releases at the end
+// of each run, so it is held while a question is answered, not while the person
+// types the next one.
+type Releaser interface {
+	Release()
+}
+
 // Describer is implemented by sources that can say in a few words what they are
 // ("demo (embedded)", "file:/tmp/g.json") for headers and messages.
 type Describer interface {

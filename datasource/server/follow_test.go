@@ -342,3 +342,42 @@ func TestUnusableMessageReloads(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseClosesTheSocket: Release (the agent's, at the end of a run) closes the
+// editing socket at once, whatever the idle delay, and the next read loads again
+// without a notice.
+func TestReleaseClosesTheSocket(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	var notices []string
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: s.WSURL, Token: "tok-alice", AckTimeout: 5 * time.Second,
+		IdleRelease: -1, Notice: func(m string) { notices = append(notices, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	before := s.Counts()
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	if s.Open() == 0 {
+		t.Fatal("no socket open after a read")
+	}
+	src.Release()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Open() != 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if s.Open() != 0 {
+		t.Fatal("Release left the socket open")
+	}
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	if got := costOf(s, before); got.gets != 2 {
+		t.Errorf("cost %+v, want a second load after the release", got)
+	}
+	if len(notices) != 0 {
+		t.Errorf("notices %q", notices)
+	}
+}

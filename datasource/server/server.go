@@ -49,7 +49,8 @@ const DefaultMaxBytes = 32 << 20
 
 // DefaultIdleRelease is how long a graph's editing socket stays open without a
 // read: long enough for one question's reads (the retrieval snapshot, the tool
-// calls), short enough not to keep the user's web editor from the broadcasts.
+// calls), short enough not to keep the user's web editor from the broadcasts. The
+// agent also releases it when each run ends (Release).
 const DefaultIdleRelease = 2 * time.Minute
 
 // DefaultEditorName is the name other editors of the graph see for this client.
@@ -191,6 +192,26 @@ func (s *Source) Close() error {
 	}
 	s.hc.CloseIdleConnections()
 	return nil
+}
+
+// Release closes every graph's editing socket that no read is using (Releaser):
+// the server broadcasts an instruction to the first registration of each user
+// only, so staying registered between questions would keep those edits from a web
+// editor of the same user opened meanwhile. The next read loads again, without a
+// notice (nothing was missed).
+func (s *Source) Release() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	follows := make([]*follower, 0, len(s.follows))
+	for _, f := range s.follows {
+		follows = append(follows, f)
+	}
+	s.mu.Unlock()
+	for _, f := range follows {
+		f.release()
+	}
 }
 
 // note remembers what the last read was (short, for Describe), and tells the user
