@@ -139,12 +139,19 @@ var pointWords = map[string]struct{ kind, end, other string }{
 	"in":  {"input", "target", "out"},
 }
 
-// pointList writes the points of one type as `"0" (side L), "1" (side R)`, or "none".
+// pointList writes the points of one type as `"0" (side L), "1" (side 0, accepts
+// entryType)`, or "none". The accepted type is named when it is not "any", so that a
+// message about a starter's or HTML node's input says which point takes the entry form.
 func pointList(h map[string]HandleGroup, typ string) (string, int) {
 	var parts []string
 	for _, side := range OrderedSides(h) {
 		for _, p := range h[side].Point {
-			if p.Type == typ {
+			if p.Type != typ {
+				continue
+			}
+			if p.Accept != "" && p.Accept != "any" {
+				parts = append(parts, fmt.Sprintf("%q (side %s, accepts %s)", p.ID, side, p.Accept))
+			} else {
 				parts = append(parts, fmt.Sprintf("%q (side %s)", p.ID, side))
 			}
 		}

@@ -135,6 +135,7 @@ func TestResolveHandle(t *testing.T) {
 		"R": {Point: []datasource.HandlePoint{{ID: "0", Type: "out"}, {ID: "1", Type: "out"}}},
 	}
 	ret := datasource.DefaultHandles("return", nil)
+	starter := datasource.DefaultHandles("starter", nil)
 	for _, tc := range []struct {
 		name    string
 		h       map[string]datasource.HandleGroup
@@ -154,6 +155,11 @@ func TestResolveHandle(t *testing.T) {
 		{"input of a node without outputs", ret, "0", "out", "", `source handle "0" of node "n" is an input point, but the source of an edge must be an output point; node "n" has no output point, so it cannot be the source of an edge`},
 		{"no outputs", ret, "", "out", "", `node "n" has no output point, so it cannot be the source of an edge`},
 		{"no handles at all", nil, "0", "in", "", `node "n" has no input point, so it cannot be the target of an edge`},
+		// The common mistake: an entry form's edge aimed at the starter's "0", its output.
+		{"starter's output as target", starter, "0", "in", "", `target handle "0" of node "n" is an output point, but the target of an edge must be an input point; its inputs are: "1" (side 0, accepts entryType)`},
+		{"starter's input", starter, "0:1", "in", "1", ""},
+		{"starter's only input picked", starter, "", "in", "1", ""},
+		{"starter's output", starter, "R:0", "out", "0", ""},
 	} {
 		got, err := datasource.ResolveHandle("n", tc.h, tc.handle, tc.typ)
 		if tc.wantErr != "" {
