@@ -76,12 +76,26 @@ func TestDefaultHandlesMatchDemo(t *testing.T) {
 			continue
 		}
 		seen[n.Type] = true
-		if got, want := summary(n.Handles), summary(datasource.DefaultHandles(n.Type, snap.Configs)); got != want {
-			t.Errorf("demo node %q (%s) has %q, defaults are %q", n.Key, n.Type, got, want)
+		if want := datasource.DefaultHandles(n.Type, snap.Configs); !reflect.DeepEqual(n.Handles, want) {
+			t.Errorf("demo node %q (%s) has %+v, defaults are %+v", n.Key, n.Type, n.Handles, want)
 		}
 	}
 	if len(seen) != len(datasource.BuiltinTypes) {
 		t.Errorf("demo graph has built-in types %v, want all of %v", seen, datasource.BuiltinTypes)
+	}
+	// Every edge leaves an output point and arrives at an input point of its nodes
+	// (the entry form at the starter's "1", the filter at the HTML node's "1").
+	byKey := map[string]datasource.Node{}
+	for _, n := range snap.Nodes {
+		byKey[n.Key] = n
+	}
+	for _, e := range snap.Edges {
+		for _, end := range []struct{ node, handle, typ string }{{e.Source, e.SourceHandle, "out"}, {e.Target, e.TargetHandle, "in"}} {
+			h := datasource.EffectiveHandles(byKey[end.node], snap.Configs)
+			if got, err := datasource.ResolveHandle(end.node, h, end.handle, end.typ); err != nil || got != end.handle {
+				t.Errorf("demo edge %s: %v", e.Key, err)
+			}
+		}
 	}
 }
 
