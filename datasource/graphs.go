@@ -113,13 +113,11 @@ func NewGraphContent(p CreateGraphPayload, graphKey, htmlKey, workspace string, 
 		return Node{Key: key, Type: typ, Sheet: "0", PosX: x, Size: size, Handles: handles, Data: data,
 			Extra: map[string]json.RawMessage{"graphKey": raw(graphKey), "typeVersion": raw(1)}}
 	}
-	point := func(id, typ, accept string) HandlePoint { return HandlePoint{ID: id, Type: typ, Accept: accept} }
 	if p.Type == "htmlClass" {
 		g.Name = p.Name + "-graph"
 		g.Extra["htmlKeyLinked"] = raw(htmlKey)
 		root := node("root", "html", 0, Size{Width: 640, Height: 360, Dynamic: true},
-			map[string]HandleGroup{"0": {Position: "fix", Point: []HandlePoint{point("0", "out", "event[]"), point("1", "in", "entryType")}}},
-			map[string]any{})
+			DefaultHandles("html", nil), map[string]any{})
 		class := map[string]any{
 			"_key": htmlKey, "name": p.Name, "description": p.Description, "category": "default",
 			"workspace": workspace, "permission": 0, "htmlNodeKey": graphKey + "-root", "graphKeyLinked": graphKey,
@@ -129,13 +127,8 @@ func NewGraphContent(p CreateGraphPayload, graphKey, htmlKey, workspace string, 
 	}
 	g.Description = p.Description
 	size := Size{Width: 150, Height: 150, Dynamic: true}
-	starter := node("root", "starter", 0, size, map[string]HandleGroup{
-		"0": {Position: "fix", Point: []HandlePoint{point("1", "in", "entryType")}},
-		"R": {Position: "separate", Point: []HandlePoint{point("0", "out", "any")}},
-	}, nil)
-	ret := node("return", "return", 300, size, map[string]HandleGroup{
-		"L": {Position: "separate", Point: []HandlePoint{point("0", "in", "any")}},
-	}, nil)
+	starter := node("root", "starter", 0, size, DefaultHandles("starter", nil), nil)
+	ret := node("return", "return", 300, size, DefaultHandles("return", nil), nil)
 	return NewGraph{Graph: g, Nodes: []Node{starter, ret}}
 }
 

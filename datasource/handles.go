@@ -39,11 +39,17 @@ func OrderedSides(h map[string]HandleGroup) []string {
 
 // DefaultHandles are the handles a node of type typeKey has when it is stored
 // without any: a fresh copy of its config's handles when the config declares some;
-// else, for the built-in types, one input "0" on the left (L:0:in) and one output
-// "0" on the right (R:0:out), except entryType (an entry form: output only) and
-// return (the end of the flow: input only). The starter has both, as the demo graph's
-// starter "root" does: the entryType form feeds its input, its output starts the
-// flow. A custom type whose config declares no handles gets L:0:in, R:0:out too.
+// else, for the four built-in types, Nodius's own (the NodeType*Config constants of
+// packages/utils/src/graph/graphType.ts), so that an edge nodius-ai draws lands on
+// the point the Nodius editor shows. The middle points (side 0) are fixed:
+//
+//   - starter: 0:1:in (accepts entryType; the entry form feeds it), R:0:out (the flow starts there)
+//   - return: L:0:in (the end of the flow)
+//   - html: 0:0:out (event[], the page's events), 0:1:in (accepts entryType)
+//   - entryType: 0:0:out (entryType; the entry form)
+//
+// So an entry form's edge goes from its point "0" to point "1" of a starter or html
+// node. A custom type whose config declares no handles gets L:0:in, R:0:out.
 func DefaultHandles(typeKey string, configs []NodeConfig) map[string]HandleGroup {
 	for _, c := range configs {
 		if c.Key == typeKey && len(c.Handles) > 0 {
@@ -52,11 +58,16 @@ func DefaultHandles(typeKey string, configs []NodeConfig) map[string]HandleGroup
 	}
 	in := HandleGroup{Position: "separate", Point: []HandlePoint{{ID: "0", Type: "in", Accept: "any"}}}
 	out := HandleGroup{Position: "separate", Point: []HandlePoint{{ID: "0", Type: "out", Accept: "any"}}}
+	fix := func(p ...HandlePoint) HandleGroup { return HandleGroup{Position: "fix", Point: p} }
 	switch typeKey {
-	case "entryType":
-		return map[string]HandleGroup{"R": out}
+	case "starter":
+		return map[string]HandleGroup{"0": fix(HandlePoint{ID: "1", Type: "in", Accept: "entryType"}), "R": out}
 	case "return":
 		return map[string]HandleGroup{"L": in}
+	case "html":
+		return map[string]HandleGroup{"0": fix(HandlePoint{ID: "0", Type: "out", Accept: "event[]"}, HandlePoint{ID: "1", Type: "in", Accept: "entryType"})}
+	case "entryType":
+		return map[string]HandleGroup{"0": fix(HandlePoint{ID: "0", Type: "out", Accept: "entryType"})}
 	}
 	return map[string]HandleGroup{"L": in, "R": out}
 }
@@ -94,7 +105,7 @@ func CheckHandles(h map[string]HandleGroup) (map[string]HandleGroup, error) {
 	for _, side := range OrderedSides(h) {
 		g := h[side]
 		if side == "" {
-			return nil, errors.New("a side has an empty name (use L, R, T or B)")
+			return nil, errors.New("a side has an empty name (use " + SideNames + ")")
 		}
 		if g.Position == "" {
 			g.Position = "separate"
@@ -128,12 +139,19 @@ var pointWords = map[string]struct{ kind, end, other string }{
 	"in":  {"input", "target", "out"},
 }
 
-// pointList writes the points of one type as `"0" (side L), "1" (side R)`, or "none".
+// pointList writes the points of one type as `"0" (side L), "1" (side 0, accepts
+// entryType)`, or "none". The accepted type is named when it is not "any", so that a
+// message about a starter's or HTML node's input says which point takes the entry form.
 func pointList(h map[string]HandleGroup, typ string) (string, int) {
 	var parts []string
 	for _, side := range OrderedSides(h) {
 		for _, p := range h[side].Point {
-			if p.Type == typ {
+			if p.Type != typ {
+				continue
+			}
+			if p.Accept != "" && p.Accept != "any" {
+				parts = append(parts, fmt.Sprintf("%q (side %s, accepts %s)", p.ID, side, p.Accept))
+			} else {
 				parts = append(parts, fmt.Sprintf("%q (side %s)", p.ID, side))
 			}
 		}

@@ -26,11 +26,31 @@ func TestDefaultHandles(t *testing.T) {
 		{Key: "declares-none", Handles: map[string]datasource.HandleGroup{}},
 	}
 	for typ, want := range map[string]string{
-		"starter": "L:0:in, R:0:out", "html": "L:0:in, R:0:out", "return": "L:0:in", "entryType": "R:0:out",
-		"two-out": "R:0:out, R:1:out", "declares-none": "L:0:in, R:0:out",
+		"starter": "R:0:out, 0:1:in", "html": "0:0:out, 0:1:in", "return": "L:0:in", "entryType": "0:0:out",
+		"two-out": "R:0:out, R:1:out", "declares-none": "L:0:in, R:0:out", "custom": "L:0:in, R:0:out",
 	} {
 		if got := summary(datasource.DefaultHandles(typ, cfgs)); got != want {
 			t.Errorf("DefaultHandles(%q) = %q, want %q", typ, got, want)
+		}
+	}
+	// The built-in types' handles are Nodius's own (graphType.ts), positions and
+	// accepted types included: the middle points are fixed, the entry form's point
+	// carries entryType, the HTML node's output event[].
+	for typ, want := range map[string]string{
+		"starter":   "R(separate):0:out:any, 0(fix):1:in:entryType",
+		"return":    "L(separate):0:in:any",
+		"html":      "0(fix):0:out:event[], 0(fix):1:in:entryType",
+		"entryType": "0(fix):0:out:entryType",
+	} {
+		h := datasource.DefaultHandles(typ, nil)
+		var parts []string
+		for _, side := range datasource.OrderedSides(h) {
+			for _, p := range h[side].Point {
+				parts = append(parts, side+"("+h[side].Position+"):"+p.ID+":"+p.Type+":"+p.Accept)
+			}
+		}
+		if got := strings.Join(parts, ", "); got != want {
+			t.Errorf("DefaultHandles(%q) in full = %q, want %q", typ, got, want)
 		}
 	}
 	// A copy: changing it leaves the config as it was.
@@ -42,7 +62,8 @@ func TestDefaultHandles(t *testing.T) {
 }
 
 // TestDefaultHandlesMatchDemo: the demo graph's nodes of built-in types carry exactly
-// their type's default handles (its starter "root" has an input and an output).
+// their type's default handles, Nodius's own (its starter "root" has the entry input
+// 0:1 and the output R:0).
 func TestDefaultHandlesMatchDemo(t *testing.T) {
 	t.Parallel()
 	snap, err := demo.Snapshot()
@@ -55,12 +76,26 @@ func TestDefaultHandlesMatchDemo(t *testing.T) {
 			continue
 		}
 		seen[n.Type] = true
-		if got, want := summary(n.Handles), summary(datasource.DefaultHandles(n.Type, snap.Configs)); got != want {
-			t.Errorf("demo node %q (%s) has %q, defaults are %q", n.Key, n.Type, got, want)
+		if want := datasource.DefaultHandles(n.Type, snap.Configs); !reflect.DeepEqual(n.Handles, want) {
+			t.Errorf("demo node %q (%s) has %+v, defaults are %+v", n.Key, n.Type, n.Handles, want)
 		}
 	}
 	if len(seen) != len(datasource.BuiltinTypes) {
 		t.Errorf("demo graph has built-in types %v, want all of %v", seen, datasource.BuiltinTypes)
+	}
+	// Every edge leaves an output point and arrives at an input point of its nodes
+	// (the entry form at the starter's "1", the filter at the HTML node's "1").
+	byKey := map[string]datasource.Node{}
+	for _, n := range snap.Nodes {
+		byKey[n.Key] = n
+	}
+	for _, e := range snap.Edges {
+		for _, end := range []struct{ node, handle, typ string }{{e.Source, e.SourceHandle, "out"}, {e.Target, e.TargetHandle, "in"}} {
+			h := datasource.EffectiveHandles(byKey[end.node], snap.Configs)
+			if got, err := datasource.ResolveHandle(end.node, h, end.handle, end.typ); err != nil || got != end.handle {
+				t.Errorf("demo edge %s: %v", e.Key, err)
+			}
+		}
 	}
 }
 
@@ -70,7 +105,7 @@ func TestEffectiveHandles(t *testing.T) {
 	if got := summary(datasource.EffectiveHandles(datasource.Node{Type: "starter", Handles: own}, nil)); got != "T:a:in" {
 		t.Errorf("own handles: %q", got)
 	}
-	if got := summary(datasource.EffectiveHandles(datasource.Node{Type: "starter"}, nil)); got != "L:0:in, R:0:out" {
+	if got := summary(datasource.EffectiveHandles(datasource.Node{Type: "starter"}, nil)); got != "R:0:out, 0:1:in" {
 		t.Errorf("no handles: %q", got)
 	}
 }
@@ -114,6 +149,7 @@ func TestResolveHandle(t *testing.T) {
 		"R": {Point: []datasource.HandlePoint{{ID: "0", Type: "out"}, {ID: "1", Type: "out"}}},
 	}
 	ret := datasource.DefaultHandles("return", nil)
+	starter := datasource.DefaultHandles("starter", nil)
 	for _, tc := range []struct {
 		name    string
 		h       map[string]datasource.HandleGroup
@@ -133,6 +169,11 @@ func TestResolveHandle(t *testing.T) {
 		{"input of a node without outputs", ret, "0", "out", "", `source handle "0" of node "n" is an input point, but the source of an edge must be an output point; node "n" has no output point, so it cannot be the source of an edge`},
 		{"no outputs", ret, "", "out", "", `node "n" has no output point, so it cannot be the source of an edge`},
 		{"no handles at all", nil, "0", "in", "", `node "n" has no input point, so it cannot be the target of an edge`},
+		// The common mistake: an entry form's edge aimed at the starter's "0", its output.
+		{"starter's output as target", starter, "0", "in", "", `target handle "0" of node "n" is an output point, but the target of an edge must be an input point; its inputs are: "1" (side 0, accepts entryType)`},
+		{"starter's input", starter, "0:1", "in", "1", ""},
+		{"starter's only input picked", starter, "", "in", "1", ""},
+		{"starter's output", starter, "R:0", "out", "0", ""},
 	} {
 		got, err := datasource.ResolveHandle("n", tc.h, tc.handle, tc.typ)
 		if tc.wantErr != "" {
@@ -150,24 +191,25 @@ func TestResolveHandle(t *testing.T) {
 func TestCheckEdgesKeepHandles(t *testing.T) {
 	t.Parallel()
 	edges := []datasource.Edge{
-		{Key: "e1", Source: "a", SourceHandle: "0", Target: "n", TargetHandle: "0"},
+		{Key: "e1", Source: "a", SourceHandle: "0", Target: "n", TargetHandle: "1"},
 		{Key: "e2", Source: "n", SourceHandle: "1", Target: "b", TargetHandle: "0"},
 		{Key: "e3", Source: "a", SourceHandle: "5", Target: "b", TargetHandle: "5"},
 	}
 	n := datasource.Node{Key: "n", Type: "html"}
 	keep := map[string]datasource.HandleGroup{
-		"L": {Point: []datasource.HandlePoint{{ID: "0", Type: "in"}}},
+		"L": {Point: []datasource.HandlePoint{{ID: "1", Type: "in"}}},
 		"R": {Point: []datasource.HandlePoint{{ID: "1", Type: "out"}}},
 	}
 	if err := datasource.CheckEdgesKeepHandles(n, keep, edges); err != nil {
 		t.Errorf("kept: %v", err)
 	}
+	// An html node's own handles keep input "1" (0:1:in) but have no output "1".
 	if err := datasource.CheckEdgesKeepHandles(n, datasource.EffectiveHandles(n, nil), edges); err == nil ||
 		err.Error() != `the changed node "n" would drop output "1" used by edge "e2" (to b): keep that point or delete the edge first` {
 		t.Errorf("dropped output: %v", err)
 	}
 	outOnly := map[string]datasource.HandleGroup{"R": {Point: []datasource.HandlePoint{{ID: "1", Type: "out"}, {ID: "0", Type: "out"}}}}
-	if err := datasource.CheckEdgesKeepHandles(n, outOnly, edges); err == nil || !strings.Contains(err.Error(), `drop input "0" used by edge "e1" (from a)`) {
+	if err := datasource.CheckEdgesKeepHandles(n, outOnly, edges); err == nil || !strings.Contains(err.Error(), `drop input "1" used by edge "e1" (from a)`) {
 		t.Errorf("dropped input: %v", err)
 	}
 	if !reflect.DeepEqual(datasource.OrderedSides(map[string]datasource.HandleGroup{"x": {}, "B": {}, "L": {}, "a": {}}), []string{"L", "B", "a", "x"}) {

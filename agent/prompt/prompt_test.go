@@ -32,7 +32,10 @@ func TestSystemPromptContents(t *testing.T) {
 		"graph:\n  key: demo\n  name: NBA Stats Workflow\n  description: \"Fetches NBA stats.\\nRenders a table.\"\n",
 		"sheets[4]{id,name}:\n    \"0\",main\n    \"1\",data-processing\n    \"2\",draft\n    \"10\",archive\n",
 		"role: editor", "propose_* tools", "approves or rejects",
-		"- starter —", "- return —", "- html —", "- entryType —", "Handles: L:0:in, R:0:out.",
+		"- starter —", "- return —", "- html —", "- entryType —",
+		// The built-in types' handles are Nodius's own.
+		"(right side). Handles: R:0:out, 0:1:in(entryType).\n", "result. Handles: L:0:in.\n",
+		"Handles: 0:0:out(event[]), 0:1:in(entryType).\n", "starter or html node. Handles: 0:0:out(entryType).\n",
 		"- api-call (API Call) [network] — Calls an HTTP API. Handles: L:0:in, R:0:out, R:1:out.",
 		"- log-node (Log Node) [utility]",
 		"AQL", "Never invent node keys", "call a tool before answering", "Never say a change is done before",

@@ -91,14 +91,19 @@ func TestAcceptedProposalsApply(t *testing.T) {
 		{name: "edge starter to return", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"root","sourceHandle":"0","targetKey":"return","targetHandle":"0","reason":"r"}`},
 		{name: "edge into the starter's input", tool: ProposeBatch, args: `{"actions":[
 				{"type":"delete_edge","edgeKey":"e1"},
-				{"type":"create_edge","sheet":"0","sourceKey":"entry-form","sourceHandle":"R:0","targetKey":"root","targetHandle":"L:0"}],"reason":"r"}`},
-		{name: "edge custom to builtin", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"fetch-api","sourceHandle":"1","targetKey":"display-html","targetHandle":"0","reason":"r"}`},
+				{"type":"create_edge","sheet":"0","sourceKey":"entry-form","sourceHandle":"0:0","targetKey":"root","targetHandle":"0:1"}],"reason":"r"}`},
+		// The common mistake: the entry form aimed at the starter's "0", its output.
+		{name: "edge into the starter's output", tool: ProposeBatch, args: `{"actions":[
+				{"type":"delete_edge","edgeKey":"e1"},
+				{"type":"create_edge","sheet":"0","sourceKey":"entry-form","sourceHandle":"0","targetKey":"root","targetHandle":"0"}],"reason":"r"}`,
+			parseErr: `target handle "0" of node "root" is an output point, but the target of an edge must be an input point; its inputs are: "1" (side 0, accepts entryType)`},
+		{name: "edge custom to builtin", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"fetch-api","sourceHandle":"1","targetKey":"display-html","targetHandle":"1","reason":"r"}`},
 		{name: "create starter, default handles", tool: ProposeCreateNode, args: `{"nodeKey":"s2","typeKey":"starter","sheet":"0","posX":0,"posY":0,"reason":"r"}`},
 		{name: "batch new starter and return joined", tool: ProposeBatch, args: `{"actions":[
 				{"type":"create_node","nodeKey":"s2","typeKey":"starter","sheet":"1","posX":0,"posY":0},
 				{"type":"create_node","nodeKey":"r2","typeKey":"return","sheet":"1","posX":300,"posY":0},
 				{"type":"create_node","nodeKey":"f2","typeKey":"entryType","sheet":"1","posX":-300,"posY":0},
-				{"type":"create_edge","sheet":"1","sourceKey":"f2","sourceHandle":"0","targetKey":"s2","targetHandle":"0"},
+				{"type":"create_edge","sheet":"1","sourceKey":"f2","sourceHandle":"0","targetKey":"s2","targetHandle":"1"},
 				{"type":"create_edge","sheet":"1","sourceKey":"s2","sourceHandle":"0","targetKey":"r2","targetHandle":"0"}],"reason":"r"}`},
 		{name: "update data", tool: ProposeUpdateNode, args: `{"nodeKey":"return","updates":{"data":{"a":{"b":1}}},"reason":"r"}`},
 		{name: "move", tool: ProposeMoveNode, args: `{"nodeKey":"root","posX":5,"posY":6,"reason":"r"}`},
@@ -145,8 +150,8 @@ func TestAcceptedEdgesAndTypesApply(t *testing.T) {
 					}
 				}
 				for _, dst := range snap.Nodes {
-					for _, sh := range []string{"0", "1", "R:0"} {
-						for _, th := range []string{"0", "L:0"} {
+					for _, sh := range []string{"0", "1", "R:0", "0:0"} {
+						for _, th := range []string{"0", "L:0", "0:1"} {
 							args := fmt.Sprintf(`{"sheet":"0","sourceKey":%q,"sourceHandle":%q,"targetKey":%q,"targetHandle":%q,"reason":"r"}`, src.Key, sh, dst.Key, th)
 							if parseThenApply(t, snap, ProposeCreateEdge, args) == nil {
 								accepted++

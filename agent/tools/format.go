@@ -34,10 +34,10 @@ type Builtin struct {
 // node of that type has when it is given none (datasource.DefaultHandles).
 func Builtins() []Builtin {
 	return []Builtin{
-		{Type: "starter", Description: "Start of a sheet's flow: receives the entry data (from an entryType form, on its input) and passes it to the next node through its output.", Handles: datasource.DefaultHandles("starter", nil)},
+		{Type: "starter", Description: "Start of a sheet's flow: receives the entry data from an entryType form on its middle input \"1\" and starts the flow at its output \"0\" (right side).", Handles: datasource.DefaultHandles("starter", nil)},
 		{Type: "return", Description: "End of the flow: the value it receives becomes the workflow's result.", Handles: datasource.DefaultHandles("return", nil)},
-		{Type: "html", Description: "Renders HTML for the user from the data it receives; its data holds the HTML template/content.", Handles: datasource.DefaultHandles("html", nil)},
-		{Type: "entryType", Description: "Entry form: describes the input the workflow expects (fields in data) and feeds it to the starter.", Handles: datasource.DefaultHandles("entryType", nil)},
+		{Type: "html", Description: "Renders HTML for the user; its data holds the HTML object. An entryType form may feed its middle input \"1\"; its middle output \"0\" sends the page's events (event[]) on.", Handles: datasource.DefaultHandles("html", nil)},
+		{Type: "entryType", Description: "Entry form: describes the input the workflow expects (fields in data) and feeds it from its middle output \"0\" to input \"1\" of a starter or html node.", Handles: datasource.DefaultHandles("entryType", nil)},
 	}
 }
 

@@ -92,7 +92,7 @@ func TestProposalsApplyAndUndo(t *testing.T) {
 				{"type":"create_node","nodeKey":"sorter","typeKey":"transform","sheet":"main","posX":900,"posY":0,"data":{"by":"pts","n":1.50}},
 				{"type":"delete_edge","edgeKey":"e5"},
 				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"},
-				{"type":"create_edge","sheet":"0","sourceKey":"sorter","sourceHandle":"R:0","targetKey":"display-html","targetHandle":"0"}],"reason":"sort"}`,
+				{"type":"create_edge","sheet":"0","sourceKey":"sorter","sourceHandle":"R:0","targetKey":"display-html","targetHandle":"1"}],"reason":"sort"}`,
 			check: func(t *testing.T, src datasource.Source, _ datasource.Action, res datasource.ApplyResult) {
 				n, err := src.Node(ctx, "demo", "sorter")
 				if err != nil {

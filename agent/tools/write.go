@@ -115,7 +115,7 @@ func writeSpecs() []writeSpec {
 				reasonParam,
 			})}},
 		{action: datasource.CreateEdgeAction, spec: spec{name: ProposeCreateEdge, strict: true,
-			desc: "Propose to connect two nodes of the same sheet: from an output point of the source to an input point of the target. Handles are point ids (see read_node_detail: \"R:0:out\" is point \"0\", an output). Nothing changes until the user approves.",
+			desc: "Propose to connect two nodes of the same sheet: from an output point of the source to an input point of the target. Handles are point ids (see read_node_detail: \"R:0:out\" is point \"0\", an output). An entry form (entryType, 0:0:out) goes to input \"1\" of a starter or html node (0:1:in). Nothing changes until the user approves.",
 			params: []param{
 				{name: "sourceKey", kind: kString, required: true, desc: "Key of the node the edge leaves from."},
 				{name: "sourceHandle", kind: kString, required: true, desc: "Id of an output (out) point of the source node, e.g. \"0\"."},

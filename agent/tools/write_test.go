@@ -63,14 +63,14 @@ func TestParseProposal(t *testing.T) {
 					t.Errorf("payload = %+v", *a.CreateEdge)
 				}
 			}},
-		{name: "edge side-qualified handles", tool: ProposeCreateEdge, args: `{"sourceKey":"fetch-api","sourceHandle":"R:1","targetKey":"display-html","targetHandle":"L-0","sheet":"0",` + why + `}`,
+		{name: "edge side-qualified handles", tool: ProposeCreateEdge, args: `{"sourceKey":"fetch-api","sourceHandle":"R:1","targetKey":"display-html","targetHandle":"0-1","sheet":"0",` + why + `}`,
 			check: func(t *testing.T, a datasource.Action) {
-				if a.CreateEdge.SourceHandle != "1" || a.CreateEdge.TargetHandle != "0" {
+				if a.CreateEdge.SourceHandle != "1" || a.CreateEdge.TargetHandle != "1" {
 					t.Errorf("handles not normalised: %+v", a.CreateEdge)
 				}
 			}},
 		{name: "edge source handle is input", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"display-html","sourceHandle":"1","targetKey":"error-handler","targetHandle":"0",` + why + `}`,
-			errCode: CodeInvalidAction, errHas: `node "display-html" has no output handle "1"; its outputs are: "0" (side R)`},
+			errCode: CodeInvalidAction, errHas: `source handle "1" of node "display-html" is an input point, but the source of an edge must be an output point; its outputs are: "0" (side 0, accepts event[])`},
 		{name: "edge source without outputs", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"error-handler","sourceHandle":"0","targetKey":"return","targetHandle":"0",` + why + `}`,
 			errCode: CodeInvalidAction, errHas: `node "error-handler" has no output point`},
 		{name: "edge target handle missing", tool: ProposeCreateEdge, args: `{"sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"return","targetHandle":"3",` + why + `}`,
@@ -149,7 +149,7 @@ func TestParseProposal(t *testing.T) {
 				{"type":"create_node","nodeKey":"sorter","typeKey":"transform","sheet":"0","posX":900,"posY":0},
 				{"type":"delete_edge","edgeKey":"e5"},
 				{"type":"create_edge","sheet":"0","sourceKey":"filter-active","sourceHandle":"0","targetKey":"sorter","targetHandle":"0"},
-				{"type":"create_edge","sheet":"0","sourceKey":"sorter","sourceHandle":"0","targetKey":"display-html","targetHandle":"0"}
+				{"type":"create_edge","sheet":"0","sourceKey":"sorter","sourceHandle":"0","targetKey":"display-html","targetHandle":"1"}
 			],` + why + `}`,
 			check: func(t *testing.T, a datasource.Action) {
 				if a.Type != datasource.BatchAction || len(a.Batch.Actions) != 4 || a.Batch.Actions[1].DeleteEdge.Edge == nil {

@@ -180,7 +180,7 @@ func TestThreadsShowPictures(t *testing.T) {
 		{"type":"create_node","payload":{"nodeKey":"sort-players","typeKey":"transform","sheet":"0","posX":1000,"posY":0}},
 		{"type":"delete_edge","payload":{"edgeKey":"e5"}},
 		{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"sort-players","targetHandle":"0","sheet":"0"}},
-		{"type":"create_edge","payload":{"sourceKey":"sort-players","sourceHandle":"0","targetKey":"display-html","targetHandle":"0","sheet":"0"}}]}}`
+		{"type":"create_edge","payload":{"sourceKey":"sort-players","sourceHandle":"0","targetKey":"display-html","targetHandle":"1","sheet":"0"}}]}}`
 	now := time.Now().UnixMilli()
 	var act any
 	if err := json.Unmarshal([]byte(action), &act); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -71,5 +72,54 @@ func TestExportWrongSecretOrDamaged(t *testing.T) {
 	damaged := writeFile(t, string(data[:len(data)-7]), 0o600)
 	if _, err := file.OpenLazyWith(ctx, damaged, file.Options{}); !errors.Is(err, ndex.ErrDamaged) {
 		t.Errorf("truncated export: %v", err)
+	}
+}
+
+// The real server's export holds the four built-in types with their own handles:
+// datasource.DefaultHandles must give exactly those (sides, positions, ids, types,
+// accepted data), and its edges into a starter or HTML node arrive at point "1".
+// (datasource's TestDefaultHandlesMatchDemo holds the embedded demo graph to them.)
+func TestBuiltinHandlesAreNodius(t *testing.T) {
+	ctx := context.Background()
+	path := copyFixture(t, "07-export-graph.payload.json")
+	src, err := file.OpenWith(ctx, path, file.Options{Notify: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := file.ExportKey(path)
+	nodes, err := src.Nodes(ctx, key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		types[n.Key] = n.Type
+		if !datasource.IsBuiltinType(n.Type) {
+			continue
+		}
+		seen[n.Type] = true
+		if want := datasource.DefaultHandles(n.Type, nil); !reflect.DeepEqual(n.Handles, want) {
+			t.Errorf("the real %s node %q has handles %+v; DefaultHandles gives %+v", n.Type, n.Key, n.Handles, want)
+		}
+	}
+	if len(seen) != len(datasource.BuiltinTypes) {
+		t.Errorf("the export has built-in types %v, want all of %v", seen, datasource.BuiltinTypes)
+	}
+	edges, err := src.Edges(ctx, key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	into := 0
+	for _, e := range edges {
+		if typ := types[e.Target]; typ == "starter" || typ == "html" {
+			into++
+			if e.TargetHandle != "1" {
+				t.Errorf("edge %s into the %s %q arrives at %q, want \"1\"", e.Key, typ, e.Target, e.TargetHandle)
+			}
+		}
+	}
+	if into != 2 {
+		t.Errorf("%d edges into a starter or html node, want 2 (entry_form → root, filter_active → display_html)", into)
 	}
 }

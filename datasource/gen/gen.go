@@ -4,6 +4,7 @@
 package gen
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -178,7 +179,7 @@ func Graph(seed int64, nodes, edges int) datasource.Snapshot {
 			n.Type = builtins[rng.IntN(len(builtins))]
 			vs := builtinVerbs[n.Type]
 			verb = vs[rng.IntN(len(vs))]
-			n.Handles = handles(false)
+			n.Handles = datasource.DefaultHandles(n.Type, nil) // Nodius's own
 			if n.Type == "html" {
 				n.Process = fmt.Sprintf("render(`<table class=\"%s\">${incoming[0].data.map((row) => `<tr><td>${row.%s}</td></tr>`).join(\"\")}</table>`);", noun, field)
 			}
@@ -222,18 +223,67 @@ func Graph(seed int64, nodes, edges int) datasource.Snapshot {
 			// A sheet with one node: join it to itself rather than cross sheets.
 			t = s
 		}
-		e := datasource.Edge{Key: "e-" + strconv.Itoa(i), Sheet: ns[s].Sheet, Source: ns[s].Key, SourceHandle: "0",
-			Target: ns[t].Key, TargetHandle: "0"}
+		// The branch is drawn for the pair as drawn, before joinable, so that the
+		// random sequence (and the rest of the graph) does not depend on it.
+		label := ""
 		if errorOut[s] {
+			label = "success"
 			if rng.IntN(4) == 0 {
-				e.SourceHandle, e.Label = "1", "error"
-			} else {
-				e.Label = "success"
+				label = "error"
+			}
+		}
+		s, t = joinable(ns, s, t, lo, hi)
+		e := datasource.Edge{Key: "e-" + strconv.Itoa(i), Sheet: ns[s].Sheet, Source: ns[s].Key, SourceHandle: "0",
+			Target: ns[t].Key, TargetHandle: inputOf(ns[t].Type)}
+		if errorOut[s] {
+			e.Label = cmp.Or(label, "success")
+			if label == "error" {
+				e.SourceHandle = "1"
 			}
 		}
 		es = append(es, e)
 	}
 	return datasource.Snapshot{Graph: g, Nodes: ns, Edges: es, Configs: Configs()}
+}
+
+// inputOf is the id of the input point of a node of type typ: "1" for a starter or
+// an HTML node (their entry input, in the middle), "0" otherwise; "" for an entry
+// form, which has no input. Every output the generator uses is point "0" (or "1",
+// the error output of a custom type).
+func inputOf(typ string) string {
+	switch typ {
+	case "starter", "html":
+		return "1"
+	case "entryType":
+		return ""
+	}
+	return "0"
+}
+
+// joinable turns the pair s → t drawn for an edge into one the handles allow: a
+// return has no output and an entry form no input (datasource.DefaultHandles), so
+// such a pair is turned round, or else its target (then its source) moves on to the
+// next node of the sheet [lo, hi) that fits. It draws no random numbers. A sheet
+// with no fitting pair (one node, say) keeps the edge as drawn.
+func joinable(ns []datasource.Node, s, t, lo, hi int) (int, int) {
+	hasOut := func(i int) bool { return ns[i].Type != "return" }
+	hasIn := func(i int) bool { return ns[i].Type != "entryType" }
+	if hasOut(s) && hasIn(t) {
+		return s, t
+	}
+	if hasOut(t) && hasIn(s) && s != t {
+		return t, s
+	}
+	size := hi - lo
+	for k := 1; k < size; k++ {
+		if c := lo + (t-lo+k)%size; hasOut(s) && hasIn(c) && c != s {
+			return s, c
+		}
+		if c := lo + (s-lo+k)%size; hasOut(c) && hasIn(t) && c != t {
+			return c, t
+		}
+	}
+	return s, t
 }
 
 // fill writes line with {noun}, {field} and {n} replaced.

@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -28,9 +29,29 @@ func TestGraph(t *testing.T) {
 		for _, n := range snap.Nodes {
 			byKey[n.Key] = n
 		}
+		builtins := map[string]int{}
+		for _, n := range snap.Nodes {
+			if datasource.IsBuiltinType(n.Type) {
+				builtins[n.Type]++
+				if want := datasource.DefaultHandles(n.Type, nil); !reflect.DeepEqual(n.Handles, want) {
+					t.Fatalf("%v: %s node %s has handles %+v, not Nodius's %+v", tt, n.Type, n.Key, n.Handles, want)
+				}
+			}
+		}
+		if tt.nodes >= 12000 && len(builtins) != len(datasource.BuiltinTypes) {
+			t.Errorf("%v: built-in types %v, want all of %v", tt, builtins, datasource.BuiltinTypes)
+		}
 		for _, e := range snap.Edges {
 			if byKey[e.Source].Sheet != e.Sheet || byKey[e.Target].Sheet != e.Sheet {
 				t.Fatalf("%v: edge %s crosses sheets", tt, e.Key)
+			}
+			// Each end is a point of the right type: no edge leaves a return or
+			// enters an entry form; a starter or HTML node is entered at "1".
+			for _, end := range []struct{ node, handle, typ string }{{e.Source, e.SourceHandle, "out"}, {e.Target, e.TargetHandle, "in"}} {
+				h := datasource.EffectiveHandles(byKey[end.node], snap.Configs)
+				if got, err := datasource.ResolveHandle(end.node, h, end.handle, end.typ); err != nil || got != end.handle {
+					t.Fatalf("%v: edge %s: %v", tt, e.Key, err)
+				}
 			}
 		}
 	}

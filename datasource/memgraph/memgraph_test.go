@@ -573,8 +573,23 @@ func TestNodesWithoutHandles(t *testing.T) {
 		if err := s.DeleteEdge(ctx, g, "e1"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CreateEdge(ctx, g, datasource.Edge{Source: "entry-form", SourceHandle: "0", Target: "root", TargetHandle: "0"}); err != nil {
+		// Nodius's starter takes the entry form on its middle input "1"; its "0" is
+		// the output on the right, so naming it is refused with the inputs listed.
+		_, err := s.CreateEdge(ctx, g, datasource.Edge{Source: "entry-form", SourceHandle: "0", Target: "root", TargetHandle: "0"})
+		if err == nil || !strings.Contains(err.Error(), `its inputs are: "1" (side 0, accepts entryType)`) {
+			t.Fatalf("edge into the starter's output: err = %v", err)
+		}
+		e, err := s.CreateEdge(ctx, g, datasource.Edge{Source: "entry-form", SourceHandle: "0", Target: "root", TargetHandle: "1"})
+		if err != nil || e.SourceHandle != "0" || e.TargetHandle != "1" {
+			t.Fatalf("edge = %+v, err = %v", e, err)
+		}
+		// With no handle named, each end has one point of the right type.
+		if err := s.DeleteEdge(ctx, g, e.Key); err != nil {
 			t.Fatal(err)
+		}
+		e, err = s.CreateEdge(ctx, g, datasource.Edge{Source: "entry-form", Target: "root"})
+		if err != nil || e.SourceHandle != "0" || e.TargetHandle != "1" {
+			t.Fatalf("edge without handles = %+v, err = %v", e, err)
 		}
 	})
 	t.Run("custom type's second output", func(t *testing.T) {
@@ -585,10 +600,16 @@ func TestNodesWithoutHandles(t *testing.T) {
 	})
 	t.Run("type change dropping a used point", func(t *testing.T) {
 		t.Parallel()
-		// display-html (html: L:0:in, R:0:out) has edge e6 leaving its output; a
-		// return has no output.
+		// display-html (html: 0:0:out, 0:1:in) has edge e5 arriving at its input
+		// "1"; a return's only input is L:0.
 		_, err := bare(t).UpdateNode(ctx, g, "display-html", map[string]any{"type": "return"})
-		if err == nil || !strings.Contains(err.Error(), `drop output "0" used by edge "e6"`) {
+		if err == nil || !strings.Contains(err.Error(), `drop input "1" used by edge "e5"`) {
+			t.Fatalf("err = %v", err)
+		}
+		// entry-form (entryType: 0:0:out) has edge e1 leaving its output; a return
+		// has no output.
+		_, err = bare(t).UpdateNode(ctx, g, "entry-form", map[string]any{"type": "return"})
+		if err == nil || !strings.Contains(err.Error(), `drop output "0" used by edge "e1"`) {
 			t.Fatalf("err = %v", err)
 		}
 	})

@@ -75,10 +75,11 @@ func TestUndoOverArango(t *testing.T) {
 		"delete_edge": `{"type":"delete_edge","payload":{"edgeKey":"e2"}}`,
 		"batch": `{"type":"batch","payload":{"actions":[
 			{"type":"create_node","payload":{"nodeKey":"n1","typeKey":"html","sheet":"0","posX":1,"posY":2}},
-			{"type":"create_edge","payload":{"sourceKey":"c","sourceHandle":"0","targetKey":"n1","targetHandle":"0","sheet":"0"}},
+			{"type":"create_edge","payload":{"sourceKey":"c","sourceHandle":"0","targetKey":"n1","targetHandle":"1","sheet":"0"}},
 			{"type":"move_node","payload":{"nodeKey":"a","posX":5,"posY":5}},
 			{"type":"delete_node","payload":{"nodeKey":"b"}}]}}`,
 	}
+	// n1 has no handles of its own: it has the html type's (0:0:out, 0:1:in).
 	for name, js := range actions {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()

@@ -115,7 +115,7 @@ func TestProposedChange(t *testing.T) {
 			{"type":"create_node","payload":{"nodeKey":"sort-players","typeKey":"transform","sheet":"0","posX":1000,"posY":0,"data":{"label":"sort by pts"}}},
 			{"type":"delete_edge","payload":{"edgeKey":"e5"}},
 			{"type":"create_edge","payload":{"sourceKey":"filter-active","sourceHandle":"0","targetKey":"sort-players","targetHandle":"0","sheet":"0"}},
-			{"type":"create_edge","payload":{"sourceKey":"sort-players","sourceHandle":"0","targetKey":"display-html","targetHandle":"0","sheet":"0"}}]}}`, "+ sort-players"},
+			{"type":"create_edge","payload":{"sourceKey":"sort-players","sourceHandle":"0","targetKey":"display-html","targetHandle":"1","sheet":"0"}}]}}`, "+ sort-players"},
 		{"delete-node", `{"type":"delete_node","payload":{"nodeKey":"filter-active"}}`, "− filter-active"},
 		{"update-node", `{"type":"update_node","payload":{"nodeKey":"fetch-api","changes":{"data.retries":5}}}`, "~ fetch-api"},
 		{"lone-node", `{"type":"create_node","payload":{"nodeKey":"audit","typeKey":"log-node","sheet":"0","posX":920,"posY":200}}`, "+ audit"},

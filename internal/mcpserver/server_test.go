@@ -391,7 +391,7 @@ func TestPolicyAuto(t *testing.T) {
 		t.Errorf("the auto-approved proposal is not recorded as applied: %+v", tr.Proposals)
 	}
 
-	res = f.call(tools.ProposeCreateEdge, `{"sheet":"0","sourceKey":"root","sourceHandle":"0","targetKey":"display-html","targetHandle":"0","reason":"r"}`)
+	res = f.call(tools.ProposeCreateEdge, `{"sheet":"0","sourceKey":"root","sourceHandle":"0","targetKey":"display-html","targetHandle":"1","reason":"r"}`)
 	if res.IsError || structured(t, res)["status"] != "pending" {
 		t.Errorf("create_edge under policy ask: IsError %v, %s", res.IsError, text(res))
 	}
