@@ -99,8 +99,9 @@ func (s *Source) CanCreateGraph(ctx context.Context) error {
 // CreateGraph makes the graph (or HTML class) p on the server as the web client
 // does, in the user's workspace (Workspace: read from the authResult of an
 // editing socket opened for it and closed at once), and returns the key the server
-// chose: key, chosen locally, is not the server's to take.
-func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload, _ string) (datasource.CreatedGraph, error) {
+// chose (the key assigned locally is not the server's to take: it is kept as
+// AssignedKey, which ties the graph to its action for undo).
+func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload, assigned string) (datasource.CreatedGraph, error) {
 	if err := s.CanCreateGraph(ctx); err != nil {
 		return datasource.CreatedGraph{}, err
 	}
@@ -115,7 +116,7 @@ func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayloa
 		return datasource.CreatedGraph{}, &fault.Error{Code: fault.InvalidRequest, Err: err,
 			Message: fmt.Sprintf("the Nodius server did not create the %s: %v", what(p), err)}
 	}
-	return datasource.CreatedGraph{Key: key, Name: p.Name, Type: p.Type, Nodes: []string{}, Open: "--graph " + key}, nil
+	return datasource.CreatedGraph{Key: key, AssignedKey: assigned, Name: p.Name, Type: p.Type, Nodes: []string{}, Open: "--graph " + key}, nil
 }
 
 // DeleteCreatedGraph refuses, as undo does for a graph the server's assistant
