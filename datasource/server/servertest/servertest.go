@@ -1,6 +1,7 @@
 // Package servertest is a stand-in for the parts of the Nodius server the server:
 // data source speaks to, on loopback: POST /api/graph/get (the saved state, and the
-// home page's list of the user's graphs), /api/graph/create, /api/nodeconfig/list, /api/sync, and the WebSocket with its authenticate
+// home page's list of the user's graphs), /api/graph/create, GET /api/auth/me,
+// /api/nodeconfig/list, /api/sync, and the WebSocket with its authenticate
 // handshake and editing protocol (registerUserOnGraph with missingMessages,
 // applyInstructionToGraph, batchCreateElements, batchDeleteElements, their acks
 // and broadcasts, __ping__). Edits change the graph in memory only; Save writes it
@@ -197,6 +198,7 @@ func New(opt Options) (*Server, error) {
 	mux.HandleFunc("POST /api/nodeconfig/list", s.nodeConfigList)
 	mux.HandleFunc("POST /api/sync", s.sync)
 	mux.HandleFunc("POST /api/graph/create", s.graphCreate)
+	mux.HandleFunc("GET /api/auth/me", s.me)
 	s.handler = s.recording(mux)
 	s.httpSrv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
 	s.wsSrv = &http.Server{Handler: http.HandlerFunc(s.socket), ReadHeaderTimeout: 10 * time.Second}
@@ -554,6 +556,19 @@ func (s *Server) graphCreate(w http.ResponseWriter, r *http.Request) {
 	s.logf("POST /api/graph/create %s", key)
 	s.mu.Unlock()
 	writeJSON(w, 200, doc)
+}
+
+// me answers GET /api/auth/me as the real AuthManager does (what auth login asks
+// to check a token): {success, user: {userId, username, roles, workspaces}}, or
+// 401 {success: false, error}.
+func (s *Server) me(w http.ResponseWriter, r *http.Request) {
+	u, ok := s.user(r)
+	if !ok {
+		writeJSON(w, 401, map[string]any{"success": false, "error": "Invalid token"})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"success": true, "user": map[string]any{
+		"userId": u.ID, "username": u.Name, "roles": []string{"editor"}, "workspaces": u.Workspaces}})
 }
 
 // recording keeps every HTTP request (method, path, Authorization, body) for
