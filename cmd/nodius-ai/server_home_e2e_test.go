@@ -102,4 +102,10 @@ func TestServerSourceHomeMode(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, `undo cannot delete the graph "Player Ranking" (key `+key+`)`) || srv.Live(key) == nil {
 		t.Errorf("undo: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
+
+	// A refused token is said as such, not as a missing --graph.
+	e.vars = append(e.vars, "NODIUS_AI_TOKEN=tok-nobody")
+	if r := e.run("", "ask", "hi"); r.code == 0 || r.code == 2 || !strings.Contains(r.stderr, "refused the token") {
+		t.Errorf("refused token: exit %d\nstderr %s", r.code, r.stderr)
+	}
 }
