@@ -113,6 +113,24 @@ func TestCreateGraphOnServer(t *testing.T) {
 	if s.Live(g.Key) == nil {
 		t.Error("undo deleted the graph")
 	}
+	// An HTML class: the web client's body; the key is its linked graph's, which
+	// the home page does not list among the workflows.
+	h, err := gc.CreateGraph(ctx, datasource.CreateGraphPayload{Name: "Card", Type: "htmlClass", Description: "a card"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := s.Requests()
+	var hb map[string]map[string]any
+	_ = json.Unmarshal([]byte(reqs[len(reqs)-1].Body), &hb)
+	if c := hb["htmlClass"]; c["name"] != "Card" || c["description"] != "a card" || c["workspace"] != "be95679f31a7" || c["category"] != "default" {
+		t.Errorf("HTML class body %v", hb)
+	}
+	if g := s.Live(h.Key); g == nil || g.Doc["name"] != "Card-graph" || h.Type != "htmlClass" {
+		t.Errorf("HTML class %+v: graph %v", h, g)
+	}
+	if keys, err := src.ListGraphKeys(ctx); err != nil || !slices.Equal(keys, []string{g.Key}) {
+		t.Errorf("bob's graphs %v %v", keys, err)
+	}
 	// A retried approval cannot tell: MadeGraph says no.
 	if made, err := datasource.CreatedGraphFinder(src).MadeGraph(ctx, datasource.CreateGraphPayload{Name: "Player Ranking"}, "local-key"); made || err != nil {
 		t.Errorf("MadeGraph %v %v", made, err)

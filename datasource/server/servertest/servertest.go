@@ -481,33 +481,33 @@ func (s *Server) list(u User, offset, length int) []map[string]any {
 // graphCreate answers POST /api/graph/create as requestWorkFlow.ts does: the
 // workspace is body.graph.workspace ?? body.htmlClass.workspace (400 "Missing
 // workspace"), one of the user's when the user has any (403 "Access denied to
-// workspace 'W'"); a graph gets a Starter node "root" and a Return node "return"
-// 300 to its right, on sheet "0" main; the answer is the graph document. An HTML
-// class is not made here (500, as a body with neither).
+// workspace 'W'"). An HTML class (checked first) gets a graph "NAME-graph" linked
+// to it (htmlKeyLinked) holding one html node "root"; a graph gets a Starter node
+// "root" and a Return node "return" 300 to its right; both on sheet "0" main. The
+// answer is the graph document in both cases; a body with neither is a 500.
 func (s *Server) graphCreate(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r) {
 		return
 	}
 	u, _ := s.user(r)
+	type spec struct {
+		Name      string  `json:"name"`
+		Workspace *string `json:"workspace"`
+	}
 	var body struct {
-		Graph *struct {
-			Name      string `json:"name"`
-			Workspace string `json:"workspace"`
-		} `json:"graph"`
-		HTMLClass *struct {
-			Workspace string `json:"workspace"`
-		} `json:"htmlClass"`
+		Graph     *spec `json:"graph"`
+		HTMLClass *spec `json:"htmlClass"`
 	}
 	if json.NewDecoder(r.Body).Decode(&body) != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
 	ws := ""
-	if body.Graph != nil {
-		ws = body.Graph.Workspace
-	}
-	if ws == "" && body.HTMLClass != nil {
-		ws = body.HTMLClass.Workspace
+	switch {
+	case body.Graph != nil && body.Graph.Workspace != nil:
+		ws = *body.Graph.Workspace
+	case body.HTMLClass != nil && body.HTMLClass.Workspace != nil:
+		ws = *body.HTMLClass.Workspace
 	}
 	if ws == "" {
 		writeJSON(w, 400, map[string]any{"error": "Missing workspace"})
@@ -517,7 +517,7 @@ func (s *Server) graphCreate(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 403, map[string]any{"error": fmt.Sprintf("Access denied to workspace '%s'", ws)})
 		return
 	}
-	if body.Graph == nil {
+	if body.Graph == nil && body.HTMLClass == nil {
 		w.WriteHeader(500)
 		return
 	}
@@ -526,26 +526,37 @@ func (s *Server) graphCreate(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	key := fmt.Sprintf("g%011d", len(s.saved)+len(s.created)+1)
 	s.mu.Unlock()
-	doc := map[string]any{"_key": key, "name": body.Graph.Name, "category": "default", "version": 0, "permission": 0,
+	doc := map[string]any{"_key": key, "category": "default", "version": 0, "permission": 0,
 		"workspace": ws, "createdTime": now, "lastUpdatedTime": now, "sheetsList": map[string]string{"0": "main"}}
-	node := func(k, typ string, x int, handles map[string]any) map[string]any {
+	node := func(k, typ string, x int, size map[string]any, handles map[string]any) map[string]any {
 		return map[string]any{"_key": k, "graphKey": key, "type": typ, "typeVersion": 1, "sheet": "0", "posX": x, "posY": 0,
-			"size": map[string]any{"width": 150, "height": 150, "dynamic": true}, "handles": handles}
+			"size": size, "handles": handles}
 	}
 	point := func(id, typ, accept string) map[string]any {
 		return map[string]any{"id": id, "type": typ, "accept": accept}
+	}
+	var nodes []any
+	if body.HTMLClass != nil {
+		doc["name"] = body.HTMLClass.Name + "-graph"
+		doc["htmlKeyLinked"] = "h" + key
+		nodes = []any{node("root", "html", 0, map[string]any{"width": 640, "height": 360, "dynamic": true}, map[string]any{
+			"0": map[string]any{"position": "fix", "point": []any{point("0", "out", "event[]"), point("1", "in", "entryType")}}})}
+	} else {
+		doc["name"] = body.Graph.Name
+		size := map[string]any{"width": 150, "height": 150, "dynamic": true}
+		nodes = []any{
+			node("root", "starter", 0, size, map[string]any{
+				"0": map[string]any{"position": "fix", "point": []any{point("1", "in", "entryType")}},
+				"R": map[string]any{"position": "separate", "point": []any{point("0", "out", "any")}}}),
+			node("return", "return", 300, size, map[string]any{
+				"L": map[string]any{"position": "separate", "point": []any{point("0", "in", "any")}}}),
+		}
 	}
 	built := map[string]any{}
 	for k, v := range doc {
 		built[k] = v
 	}
-	built["_sheets"] = map[string]any{"0": map[string]any{"edges": []any{}, "nodes": []any{
-		node("root", "starter", 0, map[string]any{
-			"0": map[string]any{"position": "fix", "point": []any{point("1", "in", "entryType")}},
-			"R": map[string]any{"position": "separate", "point": []any{point("0", "out", "any")}}}),
-		node("return", "return", 300, map[string]any{
-			"L": map[string]any{"position": "separate", "point": []any{point("0", "in", "any")}}}),
-	}}}
+	built["_sheets"] = map[string]any{"0": map[string]any{"edges": []any{}, "nodes": nodes}}
 	raw, _ := json.Marshal(built)
 	if err := s.AddGraph(raw); err != nil {
 		writeJSON(w, 500, map[string]any{"error": err.Error()})
