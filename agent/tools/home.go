@@ -134,6 +134,13 @@ type graphSummaries interface {
 	ListGraphs(ctx context.Context) ([]datasource.Graph, error)
 }
 
+// workspaceConfigs is a source that lists the node types of the user's
+// workspaces without reading a graph (the server: source, whose graph reads load
+// the graph and register on it).
+type workspaceConfigs interface {
+	WorkspaceConfigs(ctx context.Context) ([]datasource.NodeConfig, error)
+}
+
 // runHome runs one of home mode's read tools.
 func (x *Executor) runHome(ctx context.Context, name string) (any, error) {
 	if name == ListUserHTMLClasses {
@@ -178,7 +185,11 @@ func (x *Executor) runHome(ctx context.Context, name string) (any, error) {
 	// list_node_configs: the built-in types and the custom types of the workspace,
 	// read through its first graph (a source's configs are per workspace).
 	var cfgs []datasource.NodeConfig
-	if len(keys) > 0 {
+	if wc, ok := x.src.(workspaceConfigs); ok {
+		if cfgs, err = wc.WorkspaceConfigs(ctx); err != nil {
+			return nil, x.srcErr(name, "listing node types", err)
+		}
+	} else if len(keys) > 0 {
 		if cfgs, err = x.src.Configs(ctx, keys[0]); err != nil {
 			return nil, x.srcErr(name, "listing node types", err)
 		}

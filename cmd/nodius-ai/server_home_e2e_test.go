@@ -28,7 +28,8 @@ func TestServerSourceHomeMode(t *testing.T) {
 	}
 	srv, other := standIn(), standIn()
 	e := newEnv(t,
-		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "list_user_graphs", Arguments: `{}`}}},
+		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c1", Name: "list_user_graphs", Arguments: `{}`},
+			{ID: "c0", Name: "list_node_configs", Arguments: `{}`}}},
 		llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "c2", Name: "propose_create_graph",
 			Arguments: `{"name":"Player Ranking","description":"rank players","reason":"you asked for it"}`}}},
 		llmtest.Turn{Text: "Created {{graph:new}}."})
@@ -57,6 +58,10 @@ func TestServerSourceHomeMode(t *testing.T) {
 	}
 	if len(srv.Created()) != 0 {
 		t.Fatalf("created before the approval: %v", srv.Created())
+	}
+	// Listing read no graph and opened no editing socket.
+	if c := srv.Counts(); c.GraphGets != 0 || c.Sockets != 0 || c.GraphLists == 0 || c.NodeConfigLists == 0 {
+		t.Errorf("home mode's reads cost %+v", c)
 	}
 
 	id := threadID(t, e)

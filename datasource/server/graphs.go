@@ -87,6 +87,14 @@ func (s *Source) ListGraphKeys(ctx context.Context) ([]string, error) {
 	return keys, nil
 }
 
+// WorkspaceConfigs lists the node types of the user's workspaces and the
+// built-in ones (POST /api/nodeconfig/list answers those): home mode's
+// list_node_configs, without reading a graph.
+func (s *Source) WorkspaceConfigs(ctx context.Context) ([]datasource.NodeConfig, error) {
+	configs, _, err := s.nodeConfigs(ctx, "")
+	return configs, err
+}
+
 // CanCreateGraph: the server decides at creation (the token's access to the
 // workspace); only a missing token is known before.
 func (s *Source) CanCreateGraph(ctx context.Context) error {

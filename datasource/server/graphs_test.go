@@ -49,8 +49,12 @@ func TestListGraphsReadsEveryPage(t *testing.T) {
 	if !slices.Equal(keys, want) {
 		t.Errorf("listed %d keys %v…, want %d", len(keys), keys[:min(3, len(keys))], len(want))
 	}
-	if c := s.Counts(); c.GraphLists != 2 || c.GraphGets != 0 || c.Sockets != 0 {
-		t.Errorf("cost %+v: want two pages, no graph read, no socket", c)
+	cfgs, err := src.WorkspaceConfigs(ctx)
+	if err != nil || len(cfgs) == 0 {
+		t.Errorf("node types %d, %v", len(cfgs), err)
+	}
+	if c := s.Counts(); c.GraphLists != 2 || c.NodeConfigLists != 1 || c.GraphGets != 0 || c.Sockets != 0 {
+		t.Errorf("cost %+v: want two pages and the node types, no graph read, no socket", c)
 	}
 	for _, q := range s.Requests() {
 		if q.Authorization != "Bearer tok-alice" {
