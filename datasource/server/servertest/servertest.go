@@ -575,7 +575,11 @@ func (s *Server) graphCreate(w http.ResponseWriter, r *http.Request) {
 func (s *Server) me(w http.ResponseWriter, r *http.Request) {
 	u, ok := s.user(r)
 	if !ok {
-		writeJSON(w, 401, map[string]any{"success": false, "error": "Invalid token"})
+		msg := "Invalid token"
+		if r.Header.Get("Authorization") == "" {
+			msg = "Token required"
+		}
+		writeJSON(w, 401, map[string]any{"success": false, "error": msg})
 		return
 	}
 	writeJSON(w, 200, map[string]any{"success": true, "user": map[string]any{
