@@ -114,7 +114,9 @@ func (r remoteHome) ListGraphs(context.Context) ([]datasource.Graph, error) {
 	return []datasource.Graph{{Key: "zeta", Name: "Zeta"}, {Key: "alpha", Name: "Alpha", Description: "first"}}, nil
 }
 
-func (r remoteHome) ListGraphKeys(context.Context) ([]string, error) { return []string{"zeta", "alpha"}, nil }
+func (r remoteHome) ListGraphKeys(context.Context) ([]string, error) {
+	return []string{"zeta", "alpha"}, nil
+}
 
 func (r remoteHome) WorkspaceConfigs(context.Context) ([]datasource.NodeConfig, error) {
 	return []datasource.NodeConfig{{Key: "fetchApi", DisplayName: "Fetch API"}}, nil
