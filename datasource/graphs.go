@@ -12,9 +12,12 @@ import (
 // key and nodes, where it is, and what it held when made, so that undo removes it
 // only while nothing changed it since.
 type CreatedGraph struct {
-	Key  string `json:"key"`
-	Name string `json:"name"`
-	Type string `json:"type"` // "graph" or "htmlClass"
+	Key string `json:"key"`
+	// AssignedKey is the key the action assigned when the source chose another
+	// (a Nodius server answers its own): what ties this graph to its action.
+	AssignedKey string `json:"assignedKey,omitempty"`
+	Name        string `json:"name"`
+	Type        string `json:"type"` // "graph" or "htmlClass"
 	// HTMLClass is the key of the HTML class made with it (Type "htmlClass").
 	HTMLClass string `json:"htmlClass,omitempty"`
 	// Nodes are the local keys of the nodes made with it (Starter and Return, or

@@ -127,11 +127,40 @@ func ListGraphs(ctx context.Context, src datasource.Source) (keys []string, ok b
 	return keys, true, err
 }
 
+// graphSummaries is a source that lists its graphs with their names and
+// descriptions in one read (the server: source, whose single-graph reads load
+// the whole graph and register on it).
+type graphSummaries interface {
+	ListGraphs(ctx context.Context) ([]datasource.Graph, error)
+}
+
+// workspaceConfigs is a source that lists the node types of the user's
+// workspaces without reading a graph (the server: source, whose graph reads load
+// the graph and register on it).
+type workspaceConfigs interface {
+	WorkspaceConfigs(ctx context.Context) ([]datasource.NodeConfig, error)
+}
+
 // runHome runs one of home mode's read tools.
 func (x *Executor) runHome(ctx context.Context, name string) (any, error) {
 	if name == ListUserHTMLClasses {
 		return toon.Object{{Key: "htmlClasses", Value: []toon.Object{}},
 			{Key: "note", Value: "this source holds workflow graphs only, no HTML classes"}}, nil
+	}
+	if lister, ok := x.src.(graphSummaries); ok && name == ListUserGraphs {
+		// A remote source lists names with keys: reading each graph would load it.
+		gs, err := lister.ListGraphs(ctx)
+		if err != nil {
+			return nil, x.srcErr(name, "listing graphs", err)
+		}
+		gs = append([]datasource.Graph(nil), gs...)
+		sort.Slice(gs, func(i, j int) bool { return gs[i].Key < gs[j].Key })
+		rows := make([]toon.Object, 0, len(gs))
+		for _, g := range gs {
+			rows = append(rows, toon.Object{{Key: "key", Value: g.Key}, {Key: "name", Value: g.Name},
+				{Key: "description", Value: preview(g.Description, ConfigDescMax)}})
+		}
+		return toon.Object{{Key: "graphs", Value: rows}}, nil
 	}
 	keys, ok, err := ListGraphs(ctx, x.src)
 	if err != nil {
@@ -156,7 +185,11 @@ func (x *Executor) runHome(ctx context.Context, name string) (any, error) {
 	// list_node_configs: the built-in types and the custom types of the workspace,
 	// read through its first graph (a source's configs are per workspace).
 	var cfgs []datasource.NodeConfig
-	if len(keys) > 0 {
+	if wc, ok := x.src.(workspaceConfigs); ok {
+		if cfgs, err = wc.WorkspaceConfigs(ctx); err != nil {
+			return nil, x.srcErr(name, "listing node types", err)
+		}
+	} else if len(keys) > 0 {
 		if cfgs, err = x.src.Configs(ctx, keys[0]); err != nil {
 			return nil, x.srcErr(name, "listing node types", err)
 		}

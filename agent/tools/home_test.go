@@ -102,3 +102,47 @@ func TestParseHomeProposal(t *testing.T) {
 		})
 	}
 }
+
+// remoteHome is a source that lists its graphs and node types without reading a
+// graph (as the server: source does); reading one fails the test.
+type remoteHome struct {
+	datasource.Source
+	t *testing.T
+}
+
+func (r remoteHome) ListGraphs(context.Context) ([]datasource.Graph, error) {
+	return []datasource.Graph{{Key: "zeta", Name: "Zeta"}, {Key: "alpha", Name: "Alpha", Description: "first"}}, nil
+}
+
+func (r remoteHome) ListGraphKeys(context.Context) ([]string, error) {
+	return []string{"zeta", "alpha"}, nil
+}
+
+func (r remoteHome) WorkspaceConfigs(context.Context) ([]datasource.NodeConfig, error) {
+	return []datasource.NodeConfig{{Key: "fetchApi", DisplayName: "Fetch API"}}, nil
+}
+
+func (r remoteHome) Graph(context.Context, string) (datasource.Graph, error) {
+	r.t.Error("a graph was read to list the graphs")
+	return datasource.Graph{}, datasource.ErrNotFound
+}
+
+func (r remoteHome) Configs(context.Context, string) ([]datasource.NodeConfig, error) {
+	r.t.Error("a graph was read to list the node types")
+	return nil, datasource.ErrNotFound
+}
+
+// TestHomeExecutorRemoteLists: a source that lists names and node types itself is
+// asked for them, sorted by key, and no graph of it is read.
+func TestHomeExecutorRemoteLists(t *testing.T) {
+	ctx := context.Background()
+	x := NewExecutor(remoteHome{Source: loadDemo(t), t: t}, HomeGraphKey)
+	out, err := x.Run(ctx, ListUserGraphs, `{}`)
+	if err != nil || !strings.Contains(out, "alpha,Alpha,first") || strings.Index(out, "alpha") > strings.Index(out, "zeta") {
+		t.Errorf("list_user_graphs: %v\n%s", err, out)
+	}
+	out, err = x.Run(ctx, ListNodeConfigs, `{}`)
+	if err != nil || !strings.Contains(out, "fetchApi") || !strings.Contains(out, "starter") {
+		t.Errorf("list_node_configs: %v\n%s", err, out)
+	}
+}

@@ -195,7 +195,7 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 			graph = rt.DefaultGraph
 		}
 		if graph == "" {
-			graph, _ = homeGraph(ctx, rt) // the latest home mode thread
+			graph, _, _ = homeGraph(ctx, rt) // the latest home mode thread
 		}
 		th, err := rt.Store.Latest(ctx, graph)
 		if err != nil {
@@ -206,7 +206,10 @@ func resolveThread(ctx context.Context, f *Factory, rt *Runtime, o askOptions) (
 	if graph == "" && threadID == "" {
 		graph = rt.DefaultGraph
 		if graph == "" {
-			home, ok := homeGraph(ctx, rt)
+			home, ok, err := homeGraph(ctx, rt)
+			if err != nil {
+				return "", "", err
+			}
 			if !ok {
 				return "", "", usageError("no graph given: pass --graph KEY")
 			}

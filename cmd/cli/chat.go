@@ -69,7 +69,10 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		graphKey = rt.DefaultGraph
 	}
 	if graphKey == "" {
-		home, ok := homeGraph(ctx, rt)
+		home, ok, err := homeGraph(ctx, rt)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			return usageError("--graph is required for this source")
 		}

@@ -241,12 +241,38 @@ func (s *Source) endpoint(path string) string {
 // Transport failures and the statuses every endpoint shares (401, 403, 429, 5xx
 // except where the caller reads them) are *fault.Error with a sentence to print.
 func (s *Source) post(ctx context.Context, path string, body any) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	b, err := json.Marshal(body)
 	if err != nil {
 		return 0, nil, fmt.Errorf("encode request: %w", err)
 	}
+	status, data, err := s.rawPost(ctx, path, b)
+	if err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case status == http.StatusUnauthorized:
+		msg := "the Nodius server refused the token (401" + serverMessage(data) + ") — it may have expired or been revoked by a newer login: give a fresh one with --token or NODIUS_AI_TOKEN"
+		if s.token == "" {
+			msg = "the Nodius server wants a token (401) — pass a JWT with --token or NODIUS_AI_TOKEN"
+		}
+		return status, nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
+	case status == http.StatusForbidden:
+		return status, nil, &fault.Error{Code: fault.Auth, Status: 403,
+			Message: "the Nodius server refused access (403" + serverMessage(data) + ") — the token's user may not read this graph's workspace"}
+	case status == http.StatusTooManyRequests:
+		return status, nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
+			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
+	}
+	return status, data, nil
+}
+
+// rawPost sends one JSON body, with the token, and returns the status and the
+// answer (at most MaxBytes) as they are: transport failures and an answer too
+// large are *fault.Error, no status is. POST /api/graph/create reads its refusals
+// itself (CreateGraphRequest).
+func (s *Source) rawPost(ctx context.Context, path string, b []byte) (int, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint(path), bytes.NewReader(b))
 	if err != nil {
 		return 0, nil, fmt.Errorf("build request: %w", err)
@@ -267,20 +293,6 @@ func (s *Source) post(ctx context.Context, path string, body any) (int, []byte, 
 	}
 	if len(data) > s.maxBytes {
 		return 0, nil, fault.Limit("the Nodius server's answer", "max_snapshot_bytes", s.maxBytes)
-	}
-	switch {
-	case resp.StatusCode == http.StatusUnauthorized:
-		msg := "the Nodius server refused the token (401" + serverMessage(data) + ") — it may have expired or been revoked by a newer login: give a fresh one with --token or NODIUS_AI_TOKEN"
-		if s.token == "" {
-			msg = "the Nodius server wants a token (401) — pass a JWT with --token or NODIUS_AI_TOKEN"
-		}
-		return resp.StatusCode, nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
-	case resp.StatusCode == http.StatusForbidden:
-		return resp.StatusCode, nil, &fault.Error{Code: fault.Auth, Status: 403,
-			Message: "the Nodius server refused access (403" + serverMessage(data) + ") — the token's user may not read this graph's workspace"}
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return resp.StatusCode, nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
-			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
 	}
 	return resp.StatusCode, data, nil
 }

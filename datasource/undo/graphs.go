@@ -43,10 +43,18 @@ func graphStep(rev Reversal) (Step, bool) {
 	return Step{}, false
 }
 
-// createsGraph reports whether a (keys assigned) is the create_graph that made key.
-func createsGraph(a datasource.Action, key string) bool {
-	return a.Type == datasource.CreateGraphAction && a.CreateGraph != nil &&
-		(a.CreateGraph.Key == key || a.CreateGraph.Key == "")
+// createsGraph reports whether a (keys assigned) is the create_graph that made the
+// graph s removes: of the key assigned, or — on a source that chooses the key
+// itself (a Nodius server: POST /api/graph/create answers its own) — recorded as
+// made for the key assigned.
+func createsGraph(a datasource.Action, s Step) bool {
+	if a.Type != datasource.CreateGraphAction || a.CreateGraph == nil {
+		return false
+	}
+	if a.CreateGraph.Key == s.Key || a.CreateGraph.Key == "" {
+		return true
+	}
+	return s.Graph != nil && s.Graph.Key == s.Key && s.Graph.AssignedKey == a.CreateGraph.Key
 }
 
 func describeGraphStep(s Step) string {

@@ -71,3 +71,23 @@ func TestUndoCreatedGraph(t *testing.T) {
 		t.Errorf("check after the undo: %+v %v", rep, err)
 	}
 }
+
+// TestUndoGraphKeyChosenBySource: a graph whose source chose its key (a Nodius
+// server) belongs to the action whose assigned key it records, not to another.
+func TestUndoGraphKeyChosenBySource(t *testing.T) {
+	t.Parallel()
+	a := datasource.AssignKeys(datasource.Action{Type: datasource.CreateGraphAction,
+		CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}, "op1")
+	other := datasource.AssignKeys(datasource.Action{Type: datasource.CreateGraphAction,
+		CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}, "op2")
+	for _, tc := range []struct {
+		assigned string
+		belongs  bool
+	}{{a.CreateGraph.Key, true}, {other.CreateGraph.Key, false}, {"", false}} {
+		g := datasource.CreatedGraph{Key: "srv123", AssignedKey: tc.assigned, Name: "Invoices", Type: "graph"}
+		rev := undo.Reversal{Steps: []undo.Step{{Op: undo.RemoveGraph, Key: "srv123", Graph: &g}}}
+		if err := undo.Belongs(rev, a); (err == nil) != tc.belongs {
+			t.Errorf("assigned %q: belongs %v, want %v", tc.assigned, err, tc.belongs)
+		}
+	}
+}

@@ -757,7 +757,7 @@ func Belongs(rev Reversal, a datasource.Action) error {
 		case RemoveConfig:
 			ok = createdTypes[s.Key]
 		case RemoveGraph:
-			ok = createsGraph(a, s.Key)
+			ok = createsGraph(a, s)
 		}
 		if !ok {
 			return fmt.Errorf("steps[%d] (%s) is not part of the change %s", i, s.Describe(), datasource.Describe(a))

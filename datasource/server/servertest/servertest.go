@@ -1,5 +1,6 @@
 // Package servertest is a stand-in for the parts of the Nodius server the server:
-// data source speaks to, on loopback: POST /api/graph/get (the saved state),
+// data source speaks to, on loopback: POST /api/graph/get (the saved state, and the
+// home page's list of the user's graphs), /api/graph/create, GET /api/auth/me,
 // /api/nodeconfig/list, /api/sync, and the WebSocket with its authenticate
 // handshake and editing protocol (registerUserOnGraph with missingMessages,
 // applyInstructionToGraph, batchCreateElements, batchDeleteElements, their acks
@@ -10,11 +11,13 @@
 package servertest
 
 import (
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -53,11 +56,36 @@ type Server struct {
 	counts  Counts
 	sockets map[*client]bool // open sockets
 	log     func(string)
+	reqs    []Request // every HTTP request, in order
+	created []string  // the keys POST /api/graph/create gave, in order
+}
+
+// Request is one HTTP request the stand-in received.
+type Request struct {
+	Method, Path  string
+	Authorization string // the header as sent
+	Body          string
+}
+
+// Requests lists the HTTP requests received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.reqs)
+}
+
+// Created lists the keys of the graphs POST /api/graph/create made, in order.
+func (s *Server) Created() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.created)
 }
 
 // Counts are what the stand-in was asked, to measure a client's cost.
 type Counts struct {
-	GraphGets       int // POST /api/graph/get
+	GraphGets       int // POST /api/graph/get of one graph
+	GraphLists      int // POST /api/graph/get of a page of graphs
+	GraphCreates    int // POST /api/graph/create
 	NodeConfigLists int // POST /api/nodeconfig/list
 	Sockets         int // WebSockets opened (authenticated or not)
 	Registrations   int // registerUserOnGraph
@@ -169,8 +197,10 @@ func New(opt Options) (*Server, error) {
 	mux.HandleFunc("POST /api/graph/get", s.graphGet)
 	mux.HandleFunc("POST /api/nodeconfig/list", s.nodeConfigList)
 	mux.HandleFunc("POST /api/sync", s.sync)
-	s.handler = mux
-	s.httpSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mux.HandleFunc("POST /api/graph/create", s.graphCreate)
+	mux.HandleFunc("GET /api/auth/me", s.me)
+	s.handler = s.recording(mux)
+	s.httpSrv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
 	s.wsSrv = &http.Server{Handler: http.HandlerFunc(s.socket), ReadHeaderTimeout: 10 * time.Second}
 	go s.httpSrv.Serve(s.httpLn)
 	go s.wsSrv.Serve(s.wsLn)
@@ -202,8 +232,8 @@ func (s *Server) listenPaired() error {
 	return errors.New("no free pair of ports (P, P+2000) on 127.0.0.1")
 }
 
-// Handler serves the stand-in's HTTP endpoints (/api/graph/get, /api/nodeconfig/list,
-// /api/sync), for a stand-in that carries them beside others on one port.
+// Handler serves the stand-in's HTTP endpoints (/api/graph/get, /api/graph/create,
+// /api/nodeconfig/list, /api/sync), for a stand-in that carries them beside others on one port.
 func (s *Server) Handler() http.Handler { return s.handler }
 
 // Editor is the editing side of a socket that another stand-in accepted and
@@ -371,10 +401,25 @@ func (s *Server) graphGet(w http.ResponseWriter, r *http.Request) {
 		RetrieveGraph *struct {
 			Token      string `json:"token"`
 			BuildGraph bool   `json:"buildGraph"`
+			Length     *int   `json:"length"`
+			Offset     *int   `json:"offset"`
 		} `json:"retrieveGraph"`
 	}
-	if json.NewDecoder(r.Body).Decode(&body) != nil || body.RetrieveGraph == nil || body.RetrieveGraph.Token == "" {
+	if json.NewDecoder(r.Body).Decode(&body) != nil || body.RetrieveGraph == nil {
 		writeJSON(w, 500, map[string]any{"error": "Internal Server Error"})
+		return
+	}
+	if rg := body.RetrieveGraph; rg.Token == "" {
+		if rg.Length == nil || rg.Offset == nil {
+			w.WriteHeader(500) // the real server ends a list request without them so
+			return
+		}
+		if *rg.Offset < 0 || *rg.Length < 1 {
+			writeJSON(w, 400, map[string]any{"error": "Invalid pagination parameters"})
+			return
+		}
+		u, _ := s.user(r)
+		writeJSON(w, 200, s.list(u, *rg.Offset, *rg.Length))
 		return
 	}
 	s.mu.Lock()
@@ -400,6 +445,158 @@ func (s *Server) graphGet(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(data)
 	}
+}
+
+// list answers a page of the user's graph documents (no _sheets) as the real
+// server does: those of the user's workspaces (all, for a user without any),
+// without the graphs of HTML classes and the invisible ones, most recently saved
+// first.
+func (s *Server) list(u User, offset, length int) []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts.GraphLists++
+	s.logf("POST /api/graph/get list %d+%d", offset, length)
+	var gs []*nodiusgraph.Graph
+	for _, g := range s.saved {
+		ws, _ := g.Doc["workspace"].(string)
+		meta, _ := g.Doc["metadata"].(map[string]any)
+		if g.Doc["htmlKeyLinked"] != nil || meta["invisible"] == true || (len(u.Workspaces) > 0 && !slices.Contains(u.Workspaces, ws)) {
+			continue
+		}
+		gs = append(gs, g)
+	}
+	slices.SortFunc(gs, func(a, b *nodiusgraph.Graph) int {
+		if a.LastUpdated() != b.LastUpdated() {
+			return int(b.LastUpdated() - a.LastUpdated())
+		}
+		return strings.Compare(a.Key(), b.Key())
+	})
+	out := []map[string]any{}
+	for i := offset; i < len(gs) && i < offset+length; i++ {
+		out = append(out, gs[i].Clone().Doc)
+	}
+	return out
+}
+
+// graphCreate answers POST /api/graph/create as requestWorkFlow.ts does: the
+// workspace is body.graph.workspace ?? body.htmlClass.workspace (400 "Missing
+// workspace"), one of the user's when the user has any (403 "Access denied to
+// workspace 'W'"). An HTML class (checked first) gets a graph "NAME-graph" linked
+// to it (htmlKeyLinked) holding one html node "root"; a graph gets a Starter node
+// "root" and a Return node "return" 300 to its right; both on sheet "0" main. The
+// answer is the graph document in both cases; a body with neither is a 500.
+func (s *Server) graphCreate(w http.ResponseWriter, r *http.Request) {
+	if !s.authorized(w, r) {
+		return
+	}
+	u, _ := s.user(r)
+	type spec struct {
+		Name      string  `json:"name"`
+		Workspace *string `json:"workspace"`
+	}
+	var body struct {
+		Graph     *spec `json:"graph"`
+		HTMLClass *spec `json:"htmlClass"`
+	}
+	if json.NewDecoder(r.Body).Decode(&body) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	ws := ""
+	switch {
+	case body.Graph != nil && body.Graph.Workspace != nil:
+		ws = *body.Graph.Workspace
+	case body.HTMLClass != nil && body.HTMLClass.Workspace != nil:
+		ws = *body.HTMLClass.Workspace
+	}
+	if ws == "" {
+		writeJSON(w, 400, map[string]any{"error": "Missing workspace"})
+		return
+	}
+	if len(u.Workspaces) > 0 && !slices.Contains(u.Workspaces, ws) {
+		writeJSON(w, 403, map[string]any{"error": fmt.Sprintf("Access denied to workspace '%s'", ws)})
+		return
+	}
+	if body.Graph == nil && body.HTMLClass == nil {
+		w.WriteHeader(500)
+		return
+	}
+	s.mu.Lock()
+	s.counts.GraphCreates++
+	now := s.now()
+	key := fmt.Sprintf("g%011d", len(s.saved)+len(s.created)+1)
+	s.mu.Unlock()
+	doc := map[string]any{"_key": key, "category": "default", "version": 0, "permission": 0,
+		"workspace": ws, "createdTime": now, "lastUpdatedTime": now, "sheetsList": map[string]string{"0": "main"}}
+	node := func(k, typ string, x int, size map[string]any, handles map[string]any) map[string]any {
+		return map[string]any{"_key": k, "graphKey": key, "type": typ, "typeVersion": 1, "sheet": "0", "posX": x, "posY": 0,
+			"size": size, "handles": handles}
+	}
+	point := func(id, typ, accept string) map[string]any {
+		return map[string]any{"id": id, "type": typ, "accept": accept}
+	}
+	var nodes []any
+	if body.HTMLClass != nil {
+		doc["name"] = body.HTMLClass.Name + "-graph"
+		doc["htmlKeyLinked"] = "h" + key
+		nodes = []any{node("root", "html", 0, map[string]any{"width": 640, "height": 360, "dynamic": true}, map[string]any{
+			"0": map[string]any{"position": "fix", "point": []any{point("0", "out", "event[]"), point("1", "in", "entryType")}}})}
+	} else {
+		doc["name"] = body.Graph.Name
+		size := map[string]any{"width": 150, "height": 150, "dynamic": true}
+		nodes = []any{
+			node("root", "starter", 0, size, map[string]any{
+				"0": map[string]any{"position": "fix", "point": []any{point("1", "in", "entryType")}},
+				"R": map[string]any{"position": "separate", "point": []any{point("0", "out", "any")}}}),
+			node("return", "return", 300, size, map[string]any{
+				"L": map[string]any{"position": "separate", "point": []any{point("0", "in", "any")}}}),
+		}
+	}
+	built := map[string]any{}
+	for k, v := range doc {
+		built[k] = v
+	}
+	built["_sheets"] = map[string]any{"0": map[string]any{"edges": []any{}, "nodes": nodes}}
+	raw, _ := json.Marshal(built)
+	if err := s.AddGraph(raw); err != nil {
+		writeJSON(w, 500, map[string]any{"error": err.Error()})
+		return
+	}
+	s.mu.Lock()
+	s.created = append(s.created, key)
+	s.logf("POST /api/graph/create %s", key)
+	s.mu.Unlock()
+	writeJSON(w, 200, doc)
+}
+
+// me answers GET /api/auth/me as the real AuthManager does (what auth login asks
+// to check a token): {success, user: {userId, username, roles, workspaces}}, or
+// 401 {success: false, error}.
+func (s *Server) me(w http.ResponseWriter, r *http.Request) {
+	u, ok := s.user(r)
+	if !ok {
+		msg := "Invalid token"
+		if r.Header.Get("Authorization") == "" {
+			msg = "Token required"
+		}
+		writeJSON(w, 401, map[string]any{"success": false, "error": msg})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"success": true, "user": map[string]any{
+		"userId": u.ID, "username": u.Name, "roles": []string{"editor"}, "workspaces": u.Workspaces}})
+}
+
+// recording keeps every HTTP request (method, path, Authorization, body) for
+// Requests, then serves it.
+func (s *Server) recording(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s.mu.Lock()
+		s.reqs = append(s.reqs, Request{Method: r.Method, Path: r.URL.Path, Authorization: r.Header.Get("Authorization"), Body: string(body)})
+		s.mu.Unlock()
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) nodeConfigList(w http.ResponseWriter, r *http.Request) {
