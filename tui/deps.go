@@ -71,6 +71,11 @@ type Options struct {
 	ConfigErr  *fault.Error
 	ConfigHelp string
 
+	// Notes are what the source said when it was opened (an export's missing node
+	// types, a file of the earlier format, only the saved state of a server graph):
+	// written to stderr before the screen took over, so shown on the welcome too.
+	Notes []string
+
 	// ThreadID opens this thread at start; Continue opens the graph's latest thread.
 	ThreadID string
 	Continue bool

@@ -239,6 +239,9 @@ func (m *Model) welcome() {
 			"Open one with --graph KEY to ask about its nodes · ctrl+t lists earlier threads · ? shows every key."
 	}
 	m.tr.add(&noticeItem{lk: m.lk, kind: nWelcome, text: text})
+	for _, n := range m.opts.Notes {
+		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: strip(n)})
+	}
 	if m.opts.Runner == nil {
 		msg := "No LLM provider is configured, so questions cannot be sent yet (threads can still be browsed)."
 		if m.opts.ConfigHelp != "" {

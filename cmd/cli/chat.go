@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
@@ -55,6 +59,10 @@ When standard input or output is not a terminal, chat behaves exactly like 'ask'
 
 // runChat wires the runtime into the TUI and runs it on the alternate screen.
 func runChat(ctx context.Context, f *Factory, o askOptions) error {
+	// What the source says when it opens goes to stderr, which the screen then
+	// covers: keep those lines to show them on the welcome too.
+	notes := &noteRecorder{}
+	f.IO.ErrOut = io.MultiWriter(f.IO.ErrOut, notes)
 	// A continued thread is shown, drawn and decided on the source it happened on,
 	// as ask, approve and reject do.
 	if err := f.adoptSourceFor(ctx, o); err != nil {
@@ -108,6 +116,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		Pictures:      chatPictures(rt),
 		ThreadID:      threadID,
 		Continue:      o.Continue,
+		Notes:         notes.stop(),
 		NoColor:       f.IO.Getenv("NO_COLOR") != "" || f.IO.Getenv("TERM") == "dumb",
 		Dark:          true,
 	}
@@ -205,4 +214,48 @@ func (n nodeLister) NodeRefs(ctx context.Context, graph string) ([]tui.NodeRef, 
 		}
 	}
 	return out, nil
+}
+
+// noteRecorder keeps the first lines nodius-ai writes to stderr ("nodius-ai: …")
+// until stop, for the chat's welcome; later writes pass through unrecorded.
+type noteRecorder struct {
+	mu      sync.Mutex
+	partial []byte
+	lines   []string
+	stopped bool
+}
+
+// maxNotes bounds what the welcome shows: a source says a line or two.
+const maxNotes = 8
+
+func (r *noteRecorder) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped {
+		return len(p), nil
+	}
+	r.partial = append(r.partial, p...)
+	for {
+		i := bytes.IndexByte(r.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimSpace(string(r.partial[:i]))
+		r.partial = r.partial[i+1:]
+		if n, ok := strings.CutPrefix(line, "nodius-ai: "); ok && len(r.lines) < maxNotes {
+			r.lines = append(r.lines, n)
+		}
+	}
+	if len(r.partial) > 4096 { // not lines: nothing to keep
+		r.partial = r.partial[:0]
+	}
+	return len(p), nil
+}
+
+// stop ends the recording and returns the lines kept.
+func (r *noteRecorder) stop() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	return r.lines
 }

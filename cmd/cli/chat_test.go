@@ -63,3 +63,32 @@ func TestChatTmuxEndToEnd(t *testing.T) {
 		t.Fatalf("threads list = %s (%v)", out, err)
 	}
 }
+
+// TestChatShowsWhatAnExportLacks: a Nodius export opened in the chat says on the
+// welcome what it said on stderr before the screen took over — read-only, and which
+// node types' code is unknown — and a question about one of its nodes is answered.
+func TestChatShowsWhatAnExportLacks(t *testing.T) {
+	tmuxtest.Skip(t)
+	t.Parallel()
+	dir := t.TempDir()
+	bin := nodiusBinary(t)
+	data, err := os.ReadFile(filepath.Join("..", "..", "datasource", "ndex", "testdata", "07-export-graph.ndex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(dir, "team.ndex")
+	if err := os.WriteFile(export, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t, llmtest.Turn{Text: "fetch_api calls the sportsdata API."})
+	env := []string{"NODIUS_AI_BASE_URL=" + srv.OpenAIURL(), "NODIUS_AI_API_KEY=test", "NODIUS_AI_MODEL=fake",
+		"NODIUS_AI_DB=" + filepath.Join(dir, "threads.db"), "NODIUS_AI_SOURCE=file:" + export, "NO_COLOR=1", "TERM=xterm-256color",
+		"XDG_CONFIG_HOME=" + dir, "XDG_DATA_HOME=" + dir, "HOME=" + dir}
+	term := tmuxtest.Start(t, 110, 32, dir, env, bin, "chat")
+	term.Wait("New conversation", "read-only", `"api-call"`, "code of their nodes is unknown")
+	term.Type("what does fetch_api do?")
+	term.Keys("Enter")
+	term.Wait("calls the sportsdata API")
+	term.Keys("C-c")
+	term.Wait("EXITED")
+}
