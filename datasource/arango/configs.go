@@ -35,23 +35,38 @@ const (
 // configQueries are this file's queries, listed in Queries.
 func configQueries() []string { return []string{qConfigByKey, qPutConfig, qDelConfig, qTypeInUse} }
 
-// configOn reads the type key on db; ok is false when the workspace has none (a
-// type of that key in another workspace is reported in other).
-func (s *Source) configOn(ctx context.Context, db arangodb.DatabaseQuery, key string) (c datasource.NodeConfig, ok bool, other string, err error) {
+// rootWorkspace holds Nodius's shared node types: every workspace reads them (the
+// server's getNodeConfigs and /api/nodeconfig/get read [workspace, "root"]), none
+// writes them from here.
+const rootWorkspace = "root"
+
+// configOn reads the type key on db, whatever its workspace (a key is unique in
+// the collection); found is false when no type has that key.
+func (s *Source) configOn(ctx context.Context, db arangodb.DatabaseQuery, key string) (c datasource.NodeConfig, found bool, err error) {
 	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qConfigByKey, map[string]any{"key": key})
 	if err != nil {
-		return c, false, "", s.classify(err, "read node type "+key)
+		return c, false, s.classify(err, "read node type "+key)
 	}
 	if len(docs) == 0 {
-		return c, false, "", nil
+		return c, false, nil
 	}
 	if c, err = decodeConfig(docs[0]); err != nil {
-		return c, false, "", err
+		return c, false, err
 	}
-	if c.Workspace != s.cfg.Workspace {
-		return datasource.NodeConfig{}, false, c.Workspace, nil
+	return c, true, nil
+}
+
+// readable reports whether the workspace sees type c: its own, or a shared one.
+func (s *Source) readable(c datasource.NodeConfig) bool {
+	return c.Workspace == s.cfg.Workspace || c.Workspace == rootWorkspace
+}
+
+// notOurs is the refusal to write type c of another workspace (or a shared one).
+func (s *Source) notOurs(c datasource.NodeConfig) error {
+	if c.Workspace == rootWorkspace {
+		return fmt.Errorf("node type %q is one of Nodius's shared types (workspace \"root\"), which nodius-ai does not change; choose another key", c.Key)
 	}
-	return c, true, "", nil
+	return fmt.Errorf("node type key %q is taken by another workspace; choose another key", c.Key)
 }
 
 func (s *Source) putConfig(ctx context.Context, db arangodb.DatabaseQuery, c datasource.NodeConfig) (datasource.NodeConfig, error) {
@@ -61,10 +76,10 @@ func (s *Source) putConfig(ctx context.Context, db arangodb.DatabaseQuery, c dat
 	if datasource.IsBuiltinType(c.Key) {
 		return c, fmt.Errorf("%q is a built-in node type: it has no config to write", c.Key)
 	}
-	if _, _, other, err := s.configOn(ctx, db, c.Key); err != nil {
+	if cur, found, err := s.configOn(ctx, db, c.Key); err != nil {
 		return c, err
-	} else if other != "" {
-		return c, fmt.Errorf("node type key %q is taken by another workspace; choose another key", c.Key)
+	} else if found && cur.Workspace != s.cfg.Workspace {
+		return c, s.notOurs(cur)
 	}
 	c.Workspace = s.cfg.Workspace
 	doc, err := toFields(c)
@@ -83,10 +98,12 @@ func (s *Source) putConfig(ctx context.Context, db arangodb.DatabaseQuery, c dat
 }
 
 func (s *Source) deleteConfig(ctx context.Context, db arangodb.DatabaseQuery, key string) error {
-	if _, ok, _, err := s.configOn(ctx, db, key); err != nil {
+	if cur, found, err := s.configOn(ctx, db, key); err != nil {
 		return err
-	} else if !ok {
+	} else if !found || !s.readable(cur) {
 		return &datasource.NotFoundError{Kind: "node type", Key: key}
+	} else if cur.Workspace != s.cfg.Workspace {
+		return s.notOurs(cur)
 	}
 	used, err := queryAllOn[string](ctx, s, db, qTypeInUse, map[string]any{"type": key})
 	if err != nil {
@@ -104,14 +121,18 @@ func (s *Source) deleteConfig(ctx context.Context, db arangodb.DatabaseQuery, ke
 	return nil
 }
 
-// LookupConfig reads the workspace's type in the transaction.
+// LookupConfig reads, in the transaction, a type the workspace sees: its own or
+// a shared one (as Configs lists them).
 func (w *txCopy) LookupConfig(key string) (datasource.NodeConfig, bool) {
-	c, ok, _, err := w.s.configOn(w.ctx, w.tx, key)
+	c, found, err := w.s.configOn(w.ctx, w.tx, key)
 	if err != nil {
 		w.fail(err)
 		return datasource.NodeConfig{}, false
 	}
-	return c, ok
+	if !found || !w.s.readable(c) {
+		return datasource.NodeConfig{}, false
+	}
+	return c, true
 }
 
 // PutConfig writes the type in the transaction. Its nodes read their code from
