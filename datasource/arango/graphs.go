@@ -188,35 +188,6 @@ func (s *Source) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGra
 	})
 }
 
-// graphTransaction runs fn in a stream transaction on colls and commits it when fn
-// succeeds; otherwise, whatever happens to ctx, it is aborted.
-func (s *Source) graphTransaction(ctx context.Context, graphKey string, colls arangodb.TransactionCollections, fn func(arangodb.Transaction) error) error {
-	wait := s.cfg.LockWait
-	if wait <= 0 {
-		wait = DefaultLockWait
-	}
-	tx, err := s.db.BeginTransaction(ctx, colls, &arangodb.BeginTransactionOptions{LockTimeout: wait.Seconds()})
-	if err != nil {
-		return s.txError(err, graphKey, wait, "start a transaction on graph "+graphKey)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = tx.Abort(actx, nil)
-		}
-	}()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(ctx, nil); err != nil {
-		return s.txError(err, graphKey, wait, "commit graph "+graphKey)
-	}
-	committed = true
-	return nil
-}
-
 // graphDocument is the nodius_graphs document of g, with the members the server
 // writes (g.Extra: category, version, permission, times, htmlKeyLinked).
 func graphDocument(g datasource.Graph) (map[string]any, error) {
