@@ -17,10 +17,7 @@ import (
 // made in the same stream transaction as the action's other changes (the live
 // editing check of ApplyAction and Change applies to it too).
 
-var (
-	_ datasource.ConfigChanges = (*txCopy)(nil)
-	_ datasource.ConfigWriter  = (*Source)(nil)
-)
+var _ datasource.ConfigChanges = (*txCopy)(nil)
 
 const (
 	// One type by key, whatever its workspace: a key is unique in the collection.
@@ -143,20 +140,3 @@ func (w *txCopy) PutConfig(c datasource.NodeConfig) (datasource.NodeConfig, erro
 
 // DeleteConfig removes the type in the transaction, when no node has it.
 func (w *txCopy) DeleteConfig(key string) error { return w.s.deleteConfig(w.ctx, w.tx, key) }
-
-// PutConfig creates or replaces a node type of the workspace, in one
-// transaction, refused like every write while a Nodius server edits the graph.
-func (s *Source) PutConfig(ctx context.Context, graphKey string, c datasource.NodeConfig) (datasource.NodeConfig, error) {
-	var out datasource.NodeConfig
-	err := s.Change(ctx, graphKey, func(w datasource.WorkingCopy) error {
-		var err error
-		out, err = w.(*txCopy).PutConfig(c)
-		return err
-	})
-	return out, err
-}
-
-// DeleteConfig removes a node type no node has, as PutConfig writes one.
-func (s *Source) DeleteConfig(ctx context.Context, graphKey, key string) error {
-	return s.Change(ctx, graphKey, func(w datasource.WorkingCopy) error { return w.(*txCopy).DeleteConfig(key) })
-}

@@ -67,16 +67,22 @@ func TestSharedRootTypesAreReadNotWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if _, err := h.src.PutConfig(ctx, "g1", datasource.NodeConfig{Key: "shared-fmt", DisplayName: "Mine"}); err == nil || !strings.Contains(err.Error(), "shared types") {
+	change := func(fn func(cc datasource.ConfigChanges) error) error {
+		return h.src.Change(ctx, "g1", func(w datasource.WorkingCopy) error { return fn(w.(datasource.ConfigChanges)) })
+	}
+	if err := change(func(cc datasource.ConfigChanges) error {
+		_, err := cc.PutConfig(datasource.NodeConfig{Key: "shared-fmt", DisplayName: "Mine"})
+		return err
+	}); err == nil || !strings.Contains(err.Error(), "shared types") {
 		t.Errorf("put over a shared type: err = %v", err)
 	}
-	if err := h.src.DeleteConfig(ctx, "g1", "shared-fmt"); err == nil || !strings.Contains(err.Error(), "shared types") {
+	if err := change(func(cc datasource.ConfigChanges) error { return cc.DeleteConfig("shared-fmt") }); err == nil || !strings.Contains(err.Error(), "shared types") {
 		t.Errorf("delete of a shared type: err = %v", err)
 	}
 	if got := stored(); got != before {
 		t.Errorf("the shared type was written:\n%s\nwas\n%s", got, before)
 	}
-	if err := h.src.DeleteConfig(ctx, "g1", "hidden"); !errors.Is(err, datasource.ErrNotFound) {
+	if err := change(func(cc datasource.ConfigChanges) error { return cc.DeleteConfig("hidden") }); !errors.Is(err, datasource.ErrNotFound) {
 		t.Errorf("delete of another workspace's type: err = %v, want not found", err)
 	}
 }
