@@ -45,10 +45,11 @@ func (s *Source) CanCreateGraph(ctx context.Context) error { return ctx.Err() }
 // Nodius server runs on the database (unless arango_ignore_server). The digest is
 // a hash of the documents as stored, which undo compares.
 func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload, key string) (datasource.CreatedGraph, error) {
-	if addr, ago, err := s.liveServer(ctx); err != nil || addr != "" {
-		if err != nil {
-			return datasource.CreatedGraph{}, err
-		}
+	addr, ago, err := s.liveServer(ctx)
+	if err != nil {
+		return datasource.CreatedGraph{}, err
+	}
+	if addr != "" {
 		return datasource.CreatedGraph{}, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"a Nodius server runs on this database (%s, seen %s ago), and nodius-ai does not write behind its back; nothing was created — "+
 				"create %q through the server (--source server:URL of that server, or its web client), or set arango_ignore_server = true "+
