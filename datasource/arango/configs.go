@@ -23,8 +23,11 @@ const (
 	// One type by key, whatever its workspace: a key is unique in the collection.
 	qConfigByKey = `FOR c IN nodius_node_config FILTER c._key == @key LIMIT 1 RETURN c`
 	// The whole document is replaced: the caller has merged the change into it.
-	qPutConfig = `UPSERT {_key: @key} INSERT @doc REPLACE @doc IN nodius_node_config RETURN NEW`
-	qDelConfig = `REMOVE {_key: @key} IN nodius_node_config RETURN OLD`
+	// Both writes name the workspace too, so that neither can touch a type of
+	// another workspace (or a shared one) whatever the caller checked: the upsert
+	// then tries an insert, which the key's uniqueness refuses.
+	qPutConfig = `UPSERT {_key: @key, workspace: @ws} INSERT @doc REPLACE @doc IN nodius_node_config RETURN NEW`
+	qDelConfig = `FOR d IN nodius_node_config FILTER d._key == @key AND d.workspace == @ws REMOVE d IN nodius_node_config RETURN OLD._key`
 	// Whether any node (of any graph) still has the type.
 	qTypeInUse = `FOR n IN nodius_nodes FILTER n.type == @type LIMIT 1 RETURN n._key`
 )
@@ -84,7 +87,7 @@ func (s *Source) putConfig(ctx context.Context, db arangodb.DatabaseQuery, c dat
 		return c, fmt.Errorf("encode node type %s: %w", c.Key, err)
 	}
 	doc["_key"] = rawString(c.Key)
-	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qPutConfig, map[string]any{"key": c.Key, "doc": doc})
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qPutConfig, map[string]any{"key": c.Key, "ws": s.cfg.Workspace, "doc": doc})
 	if err != nil {
 		return c, s.classify(err, "write node type "+c.Key)
 	}
@@ -109,11 +112,12 @@ func (s *Source) deleteConfig(ctx context.Context, db arangodb.DatabaseQuery, ke
 	if len(used) > 0 {
 		return fmt.Errorf("node type %s still has nodes (%s, maybe in another graph of the workspace): delete them first", key, used[0])
 	}
-	if _, err := queryAllOn[json.RawMessage](ctx, s, db, qDelConfig, map[string]any{"key": key}); err != nil {
-		if isDocNotFound(err) {
-			return &datasource.NotFoundError{Kind: "node type", Key: key}
-		}
+	removed, err := queryAllOn[string](ctx, s, db, qDelConfig, map[string]any{"key": key, "ws": s.cfg.Workspace})
+	if err != nil {
 		return s.classify(err, "remove node type "+key)
+	}
+	if len(removed) == 0 {
+		return &datasource.NotFoundError{Kind: "node type", Key: key}
 	}
 	return nil
 }
