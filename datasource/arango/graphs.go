@@ -45,10 +45,11 @@ func (s *Source) CanCreateGraph(ctx context.Context) error { return ctx.Err() }
 // Nodius server runs on the database (unless arango_ignore_server). The digest is
 // a hash of the documents as stored, which undo compares.
 func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload, key string) (datasource.CreatedGraph, error) {
-	if addr, ago, err := s.liveServer(ctx); err != nil || addr != "" {
-		if err != nil {
-			return datasource.CreatedGraph{}, err
-		}
+	addr, ago, err := s.liveServer(ctx)
+	if err != nil {
+		return datasource.CreatedGraph{}, err
+	}
+	if addr != "" {
 		return datasource.CreatedGraph{}, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"a Nodius server runs on this database (%s, seen %s ago), and nodius-ai does not write behind its back; nothing was created — "+
 				"create %q through the server (--source server:URL of that server, or its web client), or set arango_ignore_server = true "+
@@ -186,35 +187,6 @@ func (s *Source) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGra
 		}
 		return nil
 	})
-}
-
-// graphTransaction runs fn in a stream transaction on colls and commits it when fn
-// succeeds; otherwise, whatever happens to ctx, it is aborted.
-func (s *Source) graphTransaction(ctx context.Context, graphKey string, colls arangodb.TransactionCollections, fn func(arangodb.Transaction) error) error {
-	wait := s.cfg.LockWait
-	if wait <= 0 {
-		wait = DefaultLockWait
-	}
-	tx, err := s.db.BeginTransaction(ctx, colls, &arangodb.BeginTransactionOptions{LockTimeout: wait.Seconds()})
-	if err != nil {
-		return s.txError(err, graphKey, wait, "start a transaction on graph "+graphKey)
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			defer cancel()
-			_ = tx.Abort(actx, nil)
-		}
-	}()
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(ctx, nil); err != nil {
-		return s.txError(err, graphKey, wait, "commit graph "+graphKey)
-	}
-	committed = true
-	return nil
 }
 
 // graphDocument is the nodius_graphs document of g, with the members the server

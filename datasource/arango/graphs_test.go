@@ -116,3 +116,54 @@ func TestCreateGraphRefusedWhileAServerRuns(t *testing.T) {
 		t.Error("documents were written while a server runs")
 	}
 }
+
+// TestCreatedGraphUndoOnlyWhileUnchanged: the undo of a created graph leaves it,
+// and says why, when it got an edge or a node since, or while a Nodius server
+// runs on the database (the dry run, which writes nothing, still answers).
+func TestCreatedGraphUndoOnlyWhileUnchanged(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		change   func(f *arangotest.Server)
+		dryRunOK bool // the dry run passes (else it reports the change)
+		want     func(error) bool
+	}{
+		{"edge added", func(f *arangotest.Server) {
+			f.Insert(arangotest.Edges, map[string]any{"_key": "inv-e1", "graphKey": "inv", "sheet": "0",
+				"_from": "nodius_nodes/inv-root", "_to": "nodius_nodes/inv-return", "source": "root", "target": "return"})
+		}, false, isChanged},
+		{"node added", func(f *arangotest.Server) {
+			f.Insert(arangotest.Nodes, map[string]any{"_key": "inv-extra", "graphKey": "inv", "type": "starter", "sheet": "0"})
+		}, false, isChanged},
+		{"server running", func(f *arangotest.Server) {
+			f.Insert(arangotest.Cluster, map[string]any{"_key": "s1", "host": "10.0.0.5", "port": 8426, "status": "online",
+				"lastRefresh": float64(time.Now().UnixMilli())})
+		}, true, func(err error) bool { fe, ok := fault.As(err); return ok && fe.Code == fault.Config }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := arangotest.New(t)
+			src := openFake(t, f, "ws1")
+			g, err := src.CreateGraph(ctx, datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}, "inv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(f)
+			if err := src.DeleteCreatedGraph(ctx, g, true); tc.dryRunOK && err != nil || !tc.dryRunOK && !isChanged(err) {
+				t.Errorf("dry run: %v", err)
+			}
+			if err := src.DeleteCreatedGraph(ctx, g, false); !tc.want(err) {
+				t.Errorf("undo: %v", err)
+			}
+			if f.Doc(arangotest.Graphs, "inv") == nil || f.Doc(arangotest.Nodes, "inv-root") == nil {
+				t.Error("the graph was removed")
+			}
+		})
+	}
+}
+
+func isChanged(err error) bool {
+	var changed *datasource.GraphChangedError
+	return errors.As(err, &changed)
+}

@@ -85,15 +85,52 @@ func (s *Source) Change(ctx context.Context, graphKey string, fn func(datasource
 // a key taken, a field that is not an object) is a *datasource.ConflictError, as in
 // the other sources; failures to reach or use the database are returned classified.
 func (s *Source) inTransaction(ctx context.Context, graphKey string, fn func(w *txCopy) error) error {
-	wait := s.cfg.LockWait
-	if wait <= 0 {
-		wait = DefaultLockWait
-	}
-	tx, err := s.db.BeginTransaction(ctx, arangodb.TransactionCollections{
+	colls := arangodb.TransactionCollections{
 		Read:      []string{collGraphs},
 		Write:     []string{collConfigs}, // node types (configs.go)
 		Exclusive: []string{collNodes, collEdges},
-	}, &arangodb.BeginTransactionOptions{LockTimeout: wait.Seconds()})
+	}
+	return s.graphTransaction(ctx, graphKey, colls, func(tx arangodb.Transaction) error {
+		// The workspace check, inside the transaction: a graph of another workspace
+		// is not found, and nothing is changed.
+		docs, err := queryAllOn[map[string]any](ctx, s, tx, qGraph, map[string]any{"key": graphKey, "ws": s.cfg.Workspace})
+		if err != nil {
+			return s.txError(err, graphKey, s.lockWait(), "read graph "+graphKey)
+		}
+		if len(docs) == 0 {
+			return &datasource.NotFoundError{Kind: "graph", Key: graphKey}
+		}
+		w := &txCopy{ctx: ctx, s: s, tx: tx, graphKey: graphKey}
+		err = fn(w)
+		if w.err != nil {
+			err = w.err
+		}
+		if err == nil {
+			return nil
+		}
+		if datasource.IsConflict(err) || !isInfrastructure(err) {
+			if !datasource.IsConflict(err) {
+				err = &datasource.ConflictError{Err: err}
+			}
+			return err
+		}
+		return s.txError(err, graphKey, s.lockWait(), "apply a change to graph "+graphKey)
+	})
+}
+
+// lockWait is how long a transaction waits for the collections it locks.
+func (s *Source) lockWait() time.Duration {
+	if s.cfg.LockWait <= 0 {
+		return DefaultLockWait
+	}
+	return s.cfg.LockWait
+}
+
+// graphTransaction runs fn in a stream transaction on colls and commits it when fn
+// succeeds; otherwise, and whatever happens to ctx, it is aborted.
+func (s *Source) graphTransaction(ctx context.Context, graphKey string, colls arangodb.TransactionCollections, fn func(arangodb.Transaction) error) error {
+	wait := s.lockWait()
+	tx, err := s.db.BeginTransaction(ctx, colls, &arangodb.BeginTransactionOptions{LockTimeout: wait.Seconds()})
 	if err != nil {
 		return s.txError(err, graphKey, wait, "start a transaction on graph "+graphKey)
 	}
@@ -108,30 +145,8 @@ func (s *Source) inTransaction(ctx context.Context, graphKey string, fn func(w *
 		defer cancel()
 		_ = tx.Abort(actx, nil)
 	}()
-
-	// The workspace check, inside the transaction: a graph of another workspace is
-	// not found, and nothing is changed.
-	docs, err := queryAllOn[map[string]any](ctx, s, tx, qGraph, map[string]any{"key": graphKey, "ws": s.cfg.Workspace})
-	if err != nil {
-		return s.txError(err, graphKey, wait, "read graph "+graphKey)
-	}
-	if len(docs) == 0 {
-		return &datasource.NotFoundError{Kind: "graph", Key: graphKey}
-	}
-
-	w := &txCopy{ctx: ctx, s: s, tx: tx, graphKey: graphKey}
-	err = fn(w)
-	if w.err != nil {
-		err = w.err
-	}
-	if err != nil {
-		if datasource.IsConflict(err) || !isInfrastructure(err) {
-			if !datasource.IsConflict(err) {
-				err = &datasource.ConflictError{Err: err}
-			}
-			return err
-		}
-		return s.txError(err, graphKey, wait, "apply a change to graph "+graphKey)
+	if err := fn(tx); err != nil {
+		return err
 	}
 	if err := tx.Commit(ctx, nil); err != nil {
 		return s.txError(err, graphKey, wait, "commit the change to graph "+graphKey)

@@ -618,18 +618,23 @@ func (s *Server) exec(k kind, b map[string]any) (res []any, status, num int, msg
 	case kConfigByKey:
 		return anys(s.sorted(Configs, func(d map[string]any) bool { return d["_key"] == str("key") })), 0, 0, ""
 	case kPutConfig:
+		// UPSERT {_key, workspace}: a document of that key in another workspace is
+		// not found, and the insert then breaks the key's uniqueness.
 		doc, _ := b["doc"].(map[string]any)
 		key := str("key")
+		if d, ok := s.coll(Configs)[key]; ok && d["workspace"] != str("ws") {
+			return nil, 409, 1210, "unique constraint violated - in index primary of type primary over '_key'; conflicting key: " + key
+		}
 		doc["_key"], doc["_id"], doc["_rev"] = key, Configs+"/"+key, "1"
 		s.coll(Configs)[key] = doc
 		return []any{clone(doc)}, 0, 0, ""
 	case kDelConfig:
 		d, ok := s.coll(Configs)[str("key")]
-		if !ok {
-			return nil, 404, 1202, "document not found"
+		if !ok || d["workspace"] != str("ws") {
+			return []any{}, 0, 0, ""
 		}
 		delete(s.colls[Configs], str("key"))
-		return []any{d}, 0, 0, ""
+		return []any{d["_key"]}, 0, 0, ""
 	case kTypeInUse:
 		var out []any
 		for _, d := range s.sorted(Nodes, func(d map[string]any) bool { return d["type"] == str("type") }) {

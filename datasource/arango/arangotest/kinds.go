@@ -102,8 +102,8 @@ func signatures() map[kind][]string {
 		kEdge:        {"FOR e IN nodius_edges FILTER e._key == @key AND e.graphKey == @gk"},
 		kLiveServers: {"FOR c IN nodius_cluster", "c.lastRefresh > @since"},
 		kConfigByKey: {"FOR c IN nodius_node_config FILTER c._key == @key"},
-		kPutConfig:   {"UPSERT {_key: @key}", "IN nodius_node_config"},
-		kDelConfig:   {"REMOVE {_key: @key} IN nodius_node_config"},
+		kPutConfig:   {"UPSERT {_key: @key, workspace: @ws}", "IN nodius_node_config"},
+		kDelConfig:   {"FOR d IN nodius_node_config", "d._key == @key AND d.workspace == @ws", "REMOVE d IN nodius_node_config"},
 		kTypeInUse:   {"FOR n IN nodius_nodes FILTER n.type == @type"},
 		// Graph creation (a create_graph approved) and its undo.
 		kInsertGraph:      {"INSERT @doc INTO nodius_graphs"},
