@@ -391,16 +391,21 @@ func orEmpty(v []map[string]any) []map[string]any {
 }
 
 // begin makes the copy current and holds it for the caller (an apply, which sends
-// on the socket): end releases it.
+// on the socket): end releases it. Every read, failed or not, arms the idle
+// countdown once it no longer holds loadMu: an idle release that fired during the
+// read found loadMu held and did nothing, so the read must arm it again, and
+// arming while still holding loadMu could let the countdown fire into the same
+// held lock (with a short IdleRelease) and never be armed again.
 func (f *follower) begin(ctx context.Context, socket bool) (end func(), err error) {
 	f.loadMu.Lock()
 	if err := f.ready(ctx, socket); err != nil {
 		f.loadMu.Unlock()
+		f.arm() // a socket may still be open (a ping cut short by ctx)
 		return nil, err
 	}
 	return func() {
-		f.arm()
 		f.loadMu.Unlock()
+		f.arm()
 	}, nil
 }
 
