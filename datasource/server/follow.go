@@ -32,7 +32,11 @@ import (
 // in the same burst as the edit's broadcast: an announcement not followed by the
 // edit is a gap. Before each read the socket is pinged: the server answers only a
 // socket still registered, and once the pong is read every earlier frame has
-// been. A gap, a closed socket, a broadcast the copy cannot apply or a sheet
+// been. (One exception makes a needless reload, never a missed edit: a
+// batchDeleteElements that deletes nodes awaits a database query between its
+// announcement and its broadcast, so a ping or another edit can come in between;
+// the reload then reads the deletion, already in the sheet's history.) A gap, a
+// closed socket, a broadcast the copy cannot apply or a sheet
 // created, renamed or deleted makes the next read load the graph again, once, and
 // the user is told the first time.
 type follower struct {
