@@ -112,6 +112,9 @@ func (f *follower) onFrame(lk *link, fr editsock.Frame) {
 		lk.pending++
 		return
 	case "createSheet", "renameSheet", "deleteSheet", "disconnedUserOnGraph":
+		// The server sends a sheet's creation, renaming or deletion to every
+		// registration on every graph it holds, without the graph's key: one of
+		// another graph reloads this one too (needless, but rare and safe).
 		if lk.gap == "" {
 			lk.gap = "the graph's sheets or its editors changed (" + fr.Type + ")"
 		}
