@@ -444,6 +444,10 @@ func (f *follower) release() {
 	f.mu.Lock()
 	lk := f.lk
 	f.lk, f.loaded, f.stale = nil, false, ""
+	// The next read loads again, and a new load makes a new view: the index of
+	// this one would only hold memory until then. (The graph stays: a read that
+	// made the copy current just before may still convert it.)
+	f.view = nil
 	f.mu.Unlock()
 	if lk != nil {
 		_ = lk.conn.Close()
