@@ -32,7 +32,11 @@ import (
 // in the same burst as the edit's broadcast: an announcement not followed by the
 // edit is a gap. Before each read the socket is pinged: the server answers only a
 // socket still registered, and once the pong is read every earlier frame has
-// been. A gap, a closed socket, a broadcast the copy cannot apply or a sheet
+// been. (One exception makes a needless reload, never a missed edit: a
+// batchDeleteElements that deletes nodes awaits a database query between its
+// announcement and its broadcast, so a ping or another edit can come in between;
+// the reload then reads the deletion, already in the sheet's history.) A gap, a
+// closed socket, a broadcast the copy cannot apply or a sheet
 // created, renamed or deleted makes the next read load the graph again, once, and
 // the user is told the first time.
 type follower struct {
@@ -108,6 +112,9 @@ func (f *follower) onFrame(lk *link, fr editsock.Frame) {
 		lk.pending++
 		return
 	case "createSheet", "renameSheet", "deleteSheet", "disconnedUserOnGraph":
+		// The server sends a sheet's creation, renaming or deletion to every
+		// registration on every graph it holds, without the graph's key: one of
+		// another graph reloads this one too (needless, but rare and safe).
 		if lk.gap == "" {
 			lk.gap = "the graph's sheets or its editors changed (" + fr.Type + ")"
 		}
@@ -391,16 +398,21 @@ func orEmpty(v []map[string]any) []map[string]any {
 }
 
 // begin makes the copy current and holds it for the caller (an apply, which sends
-// on the socket): end releases it.
+// on the socket): end releases it. Every read, failed or not, arms the idle
+// countdown once it no longer holds loadMu: an idle release that fired during the
+// read found loadMu held and did nothing, so the read must arm it again, and
+// arming while still holding loadMu could let the countdown fire into the same
+// held lock (with a short IdleRelease) and never be armed again.
 func (f *follower) begin(ctx context.Context, socket bool) (end func(), err error) {
 	f.loadMu.Lock()
 	if err := f.ready(ctx, socket); err != nil {
 		f.loadMu.Unlock()
+		f.arm() // a socket may still be open (a ping cut short by ctx)
 		return nil, err
 	}
 	return func() {
-		f.arm()
 		f.loadMu.Unlock()
+		f.arm()
 	}, nil
 }
 
@@ -432,6 +444,10 @@ func (f *follower) release() {
 	f.mu.Lock()
 	lk := f.lk
 	f.lk, f.loaded, f.stale = nil, false, ""
+	// The next read loads again, and a new load makes a new view: the index of
+	// this one would only hold memory until then. (The graph stays: a read that
+	// made the copy current just before may still convert it.)
+	f.view = nil
 	f.mu.Unlock()
 	if lk != nil {
 		_ = lk.conn.Close()

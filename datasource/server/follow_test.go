@@ -163,6 +163,33 @@ func TestSameUserEditElsewhereReloads(t *testing.T) {
 	}
 }
 
+// TestUnreceivedEditBeforeAnotherIsSeen: an edit of the same user elsewhere
+// (announced, not received) followed by another user's edit (announced and
+// received) before the next read: the second edit's broadcast does not hide the
+// first one's gap.
+func TestUnreceivedEditBeforeAnotherIsSeen(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	src := source(t, s, "tok-alice", nil)
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	web := newEditor(t, s, "tok-alice") // alice's web editor
+	carol := newEditor(t, s, "tok-carol")
+	before := s.Counts()
+	move(ctx, t, web.c, "fetch_api", 4242)
+	move(ctx, t, carol.c, "filter_active", 17)
+	if got := posX(ctx, t, src, "fetch_api"); got != 4242 {
+		t.Errorf("fetch_api posX %v, want 4242 (alice's edit in her web editor)", got)
+	}
+	if got := posX(ctx, t, src, "filter_active"); got != 17 {
+		t.Errorf("filter_active posX %v, want carol's 17", got)
+	}
+	if got := costOf(s, before); got.gets != 1 {
+		t.Errorf("graph reads %d, want 1", got.gets)
+	}
+}
+
 // TestDroppedSocketReloads: when the socket drops, the next read loads the graph
 // again, with the edits made meanwhile.
 func TestDroppedSocketReloads(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource/server"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
 // TestListGraphsReadsEveryPage: the user's graphs are listed from the home page's
@@ -178,5 +179,40 @@ func TestCreateGraphRequestRefusals(t *testing.T) {
 	src := source(t, s, "tok-nows", nil)
 	if _, err := src.CreateGraph(ctx, p, ""); err == nil || !strings.Contains(err.Error(), "did not create the graph \"X\"") {
 		t.Errorf("refused: %v", err)
+	}
+}
+
+// TestCreateGraphGoesToTheFirstWorkspace: a new graph goes to the user's first
+// workspace, as the web client picks it (workspaces[0] || userId), not to the
+// user's id — carol's id is not her workspace — and to the id only without one.
+func TestCreateGraphGoesToTheFirstWorkspace(t *testing.T) {
+	ctx := context.Background()
+	s := standIn(t)
+	src := source(t, s, "tok-carol", nil)
+	if _, err := src.CreateGraph(ctx, datasource.CreateGraphPayload{Name: "Carol's", Type: "graph"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	var body map[string]map[string]any
+	for _, q := range s.Requests() {
+		if q.Path == "/api/graph/create" {
+			if err := json.Unmarshal([]byte(q.Body), &body); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if ws := body["graph"]["workspace"]; ws != "2bef1a5a3bd4" {
+		t.Errorf("created in workspace %v, want carol's first workspace 2bef1a5a3bd4", ws)
+	}
+	for _, tc := range []struct {
+		auth nodiusws.AuthResult
+		want string
+	}{
+		{nodiusws.AuthResult{UserID: "u1", Workspaces: []string{"w1", "w2"}}, "w1"},
+		{nodiusws.AuthResult{UserID: "u1", Workspaces: []string{}}, "u1"},
+		{nodiusws.AuthResult{UserID: "u1"}, "u1"},
+	} {
+		if got := server.Workspace(tc.auth); got != tc.want {
+			t.Errorf("Workspace(%+v) = %q, want %q", tc.auth, got, tc.want)
+		}
 	}
 }
