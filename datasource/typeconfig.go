@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -373,16 +374,43 @@ func sameConfig(a, b NodeConfig) bool {
 	return SameJSON(a, b)
 }
 
-// typeLanded reports whether configs hold the type as p makes it (Landed).
-func typeLanded(configs []NodeConfig, p *ConfigureNodeTypePayload) bool {
-	for _, c := range configs {
+// typeLanded reports whether snap holds the type as p makes it (Landed): a created
+// type exists; an updated one has every field p sets, so that applying p again
+// would change none of them (a change of the look alone is not taken as made).
+// Where the type's code lives on its nodes (applyConfigure), the new code is looked
+// for on them.
+func typeLanded(snap Snapshot, p *ConfigureNodeTypePayload) bool {
+	for _, c := range snap.Configs {
 		if c.Key != p.TypeKey {
 			continue
 		}
 		if p.Mode == "create" {
 			return true
 		}
-		return (p.Process == "" || c.Process == p.Process) && (p.DisplayName == "" || c.DisplayName == p.DisplayName)
+		next, err := ConfigFromPayload(&c, *p, c.Workspace, time.Time{})
+		if err != nil {
+			return false
+		}
+		want := TypeFields(next)
+		if p.Process != "" && c.Process == "" && nodesKeepCode(snap.Nodes, p.Nodes) {
+			want["process"] = ""
+			for _, n := range snap.Nodes {
+				if slices.Contains(p.Nodes, n.Key) && n.Process != p.Process {
+					return false
+				}
+			}
+		}
+		return len(typeDiffs(c, want)) == 0
+	}
+	return false
+}
+
+// nodesKeepCode reports whether any of the nodes named keeps code of its own.
+func nodesKeepCode(nodes []Node, keys []string) bool {
+	for _, n := range nodes {
+		if n.Process != "" && slices.Contains(keys, n.Key) {
+			return true
+		}
 	}
 	return false
 }

@@ -27,7 +27,12 @@ func TestTypeChangeLanded(t *testing.T) {
 	}
 	update := datasource.AssignKeys(datasource.Action{Type: datasource.ConfigureNodeTypeAction,
 		ConfigureNodeType: &datasource.ConfigureNodeTypePayload{Mode: "update", TypeKey: "fmt", DisplayName: "Formatter", Process: "new"}}, "op10")
-	for _, a := range []datasource.Action{create, update} {
+	// An update of the look alone (no code, no name) is not landed until the type
+	// has that look: reconcile would otherwise record it applied and lose it.
+	look := datasource.AssignKeys(datasource.Action{Type: datasource.ConfigureNodeTypeAction,
+		ConfigureNodeType: &datasource.ConfigureNodeTypePayload{Mode: "update", TypeKey: "fmt",
+			Size: map[string]any{"width": 320, "height": 90}, Border: map[string]any{"normalColor": "red"}}}, "op11")
+	for _, a := range []datasource.Action{create, update, look} {
 		if landed, err := datasource.Landed(ctx, store, "g", a); err != nil || landed {
 			t.Errorf("%s landed before it was applied (%v)", datasource.Describe(a), err)
 		}
@@ -37,5 +42,34 @@ func TestTypeChangeLanded(t *testing.T) {
 		if landed, err := datasource.Landed(ctx, store, "g", a); err != nil || !landed {
 			t.Errorf("%s not landed after it was applied (%v)", datasource.Describe(a), err)
 		}
+	}
+}
+
+// TestTypeCodeOnNodesLanded: where the type's code lives on its nodes (a file of
+// the earlier format), a code change is landed once every node of the type has it.
+func TestTypeCodeOnNodesLanded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	snap := datasource.Snapshot{Graph: datasource.Graph{Key: "g"},
+		Nodes:   []datasource.Node{{Key: "a", Type: "fmt", Process: "old", Size: datasource.Size{Width: 1, Height: 1}}, {Key: "b", Type: "fmt", Process: "old", Size: datasource.Size{Width: 1, Height: 1}}},
+		Configs: []datasource.NodeConfig{{Key: "fmt", DisplayName: "Formatter"}}}
+	store, err := memgraph.New([]datasource.Snapshot{snap})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := datasource.AssignKeys(datasource.Action{Type: datasource.ConfigureNodeTypeAction,
+		ConfigureNodeType: &datasource.ConfigureNodeTypePayload{Mode: "update", TypeKey: "fmt", Process: "new", Nodes: []string{"a", "b"}}}, "op1")
+	if landed, err := datasource.Landed(ctx, store, "g", a); err != nil || landed {
+		t.Fatalf("landed before it was applied (%v)", err)
+	}
+	if _, err := datasource.Apply(ctx, store, "g", a); err != nil {
+		t.Fatal(err)
+	}
+	if landed, err := datasource.Landed(ctx, store, "g", a); err != nil || !landed {
+		t.Fatalf("not landed after it was applied (%v)", err)
+	}
+	after, err := store.Node(ctx, "g", "b")
+	if err != nil || after.Process != "new" {
+		t.Fatalf("node b: %+v, %v", after, err)
 	}
 }
