@@ -201,6 +201,11 @@ func (s *Source) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGra
 
 // deleteCreated removes the graph file g names next to own, the source's file.
 func deleteCreated(ctx context.Context, own string, g datasource.CreatedGraph, dryRun bool, wait time.Duration) error {
+	if g.AssignedKey != "" && g.AssignedKey != g.Key {
+		// CreateGraph writes the graph under the key assigned: a record saying
+		// otherwise (an imported thread's) was not made here.
+		return &datasource.GraphChangedError{Why: fmt.Sprintf("graph %s was not made here under the key assigned (%s), so it is left as it is", g.Key, g.AssignedKey)}
+	}
 	if g.File == "" || g.Digest == "" {
 		return &datasource.GraphChangedError{Why: fmt.Sprintf("where graph %s was written, or what it held, was not recorded, so it is left as it is", g.Key)}
 	}

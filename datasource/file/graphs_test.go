@@ -93,6 +93,7 @@ func TestCreateGraphWritesANewFile(t *testing.T) {
 		{Key: "inv", Path: outside, File: outside, Digest: g.Digest},
 		{Key: "other", Path: want, File: want, Digest: sum(t, want)},
 		{Key: "demo", Path: path, File: path, Digest: sum(t, path)}, // the source's own file
+		{Key: "inv", AssignedKey: "ai_op1", Path: want, File: want, Digest: sum(t, want)},
 	} {
 		if err := src.DeleteCreatedGraph(ctx, forged, false); !errors.As(err, &changed) {
 			t.Errorf("forged record %+v: %v", forged, err)
