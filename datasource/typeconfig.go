@@ -135,8 +135,10 @@ func plainJSON(v any) any {
 	return out
 }
 
+// setRaw sets member k of m to v as JSON, without escaping HTML characters (a
+// type's CSS selectors and HTML are full of them), as graph files write text.
 func setRaw(m *map[string]json.RawMessage, k string, v any) error {
-	b, err := json.Marshal(v)
+	b, err := encodeNoEscape(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", k, err)
 	}

@@ -84,7 +84,7 @@ func TestTypeChangeApplyUndo(t *testing.T) {
 		check              func(t *testing.T, src *file.Source, raw string)
 	}{
 		{"create with look", nodiusTypes,
-			`{"type":"configure_node_type","payload":{"mode":"create","typeKey":"checker","displayName":"Checker","process":"return 2;","size":{"width":120,"height":60},"border":{"radius":4}}}`,
+			`{"type":"configure_node_type","payload":{"mode":"create","typeKey":"checker","displayName":"Checker","process":"return 2;","size":{"width":120,"height":60},"border":{"radius":4},"content":{"type":"text","tag":"div","css":[{"selector":"&:hover","rules":[]}],"content":"<b>x</b>"}}}`,
 			func(t *testing.T, src *file.Source, raw string) {
 				c, ok := configOf(t, src, "checker")
 				if !ok || c.Process != "return 2;" || c.Category != "custom" {
@@ -93,7 +93,8 @@ func TestTypeChangeApplyUndo(t *testing.T) {
 				if s, ok := c.NodeSize(); !ok || s.Width != 120 || s.Height != 60 {
 					t.Errorf("size = %+v", s)
 				}
-				for _, want := range []string{`"_key": "checker"`, `"process": "return 2;"`, `"radius": 4`, `"color": "var(--nodius-primary-dark)"`, `"width": 120`} {
+				for _, want := range []string{`"_key": "checker"`, `"process": "return 2;"`, `"radius": 4`, `"color": "var(--nodius-primary-dark)"`, `"width": 120`,
+					`"selector": "&:hover"`, `"content": "<b>x</b>"`} { // written as the file's other text, not \u0026
 					if !strings.Contains(raw, want) {
 						t.Errorf("file lacks %s", want)
 					}
