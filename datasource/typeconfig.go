@@ -37,23 +37,28 @@ type ConfigWriter interface {
 	DeleteConfig(ctx context.Context, graphKey, key string) error
 }
 
-// BuiltinSizes are the sizes the Nodius built-in node types give a new node
+// builtinSize is the size a Nodius built-in node type gives a new node
 // (node.size of NodeTypeStarterConfig, NodeTypeReturnConfig, NodeTypeHtmlConfig,
 // NodeTypeEntryTypeConfig in packages/utils/src/graph/graphType.ts).
-var BuiltinSizes = map[string]Size{
-	"starter":   {Width: 150, Height: 150, Dynamic: true},
-	"return":    {Width: 150, Height: 150, Dynamic: true},
-	"html":      {Width: 640, Height: 360, Dynamic: true},
-	"entryType": {Width: 300, Height: 500, Dynamic: true},
+func builtinSize(typeKey string) (Size, bool) {
+	switch typeKey {
+	case "starter", "return":
+		return Size{Width: 150, Height: 150, Dynamic: true}, true
+	case "html":
+		return Size{Width: 640, Height: 360, Dynamic: true}, true
+	case "entryType":
+		return Size{Width: 300, Height: 500, Dynamic: true}, true
+	}
+	return Size{}, false
 }
 
-// FallbackSize is the size of a new node whose type says none (the server's
+// fallbackSize is the size of a new node whose type says none (the server's
 // fallback in actionConverter.ts).
-var FallbackSize = Size{Width: 200, Height: 100}
+func fallbackSize() Size { return Size{Width: 200, Height: 100} }
 
-// NewTypeSize is the size a type created without one gives its nodes (the
+// newTypeSize is the size a type created without one gives its nodes (the
 // server's default in convertConfigureNodeType).
-var NewTypeSize = Size{Width: 200, Height: 100, Dynamic: true}
+func newTypeSize() Size { return Size{Width: 200, Height: 100, Dynamic: true} }
 
 // NodeSize is the config's node.size (a flat config of the earlier format: its
 // size member), and whether it has a usable one.
@@ -73,7 +78,7 @@ func (c NodeConfig) NodeSize() (Size, bool) {
 }
 
 // DefaultSize is the size a new node of typeKey gets: its config's node.size,
-// else a built-in type's, else FallbackSize.
+// else a built-in type's, else the server's fallback, 200x100.
 func DefaultSize(typeKey string, configs []NodeConfig) Size {
 	for _, c := range configs {
 		if c.Key == typeKey {
@@ -82,10 +87,10 @@ func DefaultSize(typeKey string, configs []NodeConfig) Size {
 			}
 		}
 	}
-	if s, ok := BuiltinSizes[typeKey]; ok {
+	if s, ok := builtinSize(typeKey); ok {
 		return s
 	}
-	return FallbackSize
+	return fallbackSize()
 }
 
 // member decodes the JSON member k of m (nil when absent).
@@ -211,7 +216,7 @@ func ConfigFromPayload(cur *NodeConfig, p ConfigureNodeTypePayload, workspace st
 			"L": {Position: "separate", Point: []HandlePoint{{ID: "0", Type: "in", Accept: "any"}}},
 			"R": {Position: "separate", Point: []HandlePoint{{ID: "0", Type: "out", Accept: "any"}}},
 		}
-		if err := setRaw(&c.NodeExtra, "size", NewTypeSize); err != nil {
+		if err := setRaw(&c.NodeExtra, "size", newTypeSize()); err != nil {
 			return c, err
 		}
 	} else {
@@ -435,17 +440,15 @@ func sizedByType(c Changes, n Node) Node {
 	if n.Size.Width > 0 && n.Size.Height > 0 {
 		return n
 	}
+	var cfgs []NodeConfig
 	if l, ok := c.(interface {
 		LookupConfig(key string) (NodeConfig, bool)
 	}); ok {
 		if cfg, ok := l.LookupConfig(n.Type); ok {
-			if s, ok := cfg.NodeSize(); ok {
-				n.Size = s
-				return n
-			}
+			cfgs = []NodeConfig{cfg}
 		}
 	}
-	n.Size = DefaultSize(n.Type, nil)
+	n.Size = DefaultSize(n.Type, cfgs)
 	return n
 }
 

@@ -260,7 +260,7 @@ func TestNewNodeSizeFromType(t *testing.T) {
 		{"fmt", datasource.Size{Width: 300, Height: 80}},
 		{"html", datasource.Size{Width: 640, Height: 360, Dynamic: true}},
 		{"starter", datasource.Size{Width: 150, Height: 150, Dynamic: true}},
-		{"plain", datasource.NewTypeSize},
+		{"plain", datasource.Size{Width: 200, Height: 100, Dynamic: true}},
 	}
 	for i, tc := range tests {
 		key := "n" + string(rune('a'+i))
@@ -281,7 +281,7 @@ func TestNewNodeSizeFromType(t *testing.T) {
 			t.Errorf("%s: size = %+v, want %+v", tc.typ, n.Size, tc.want)
 		}
 	}
-	if got := datasource.DefaultSize("unknown", nil); got != datasource.FallbackSize {
+	if got := datasource.DefaultSize("unknown", nil); got != (datasource.Size{Width: 200, Height: 100}) {
 		t.Errorf("no type: %+v", got)
 	}
 }
