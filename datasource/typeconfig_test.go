@@ -2,6 +2,7 @@ package datasource_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -71,5 +72,70 @@ func TestTypeCodeOnNodesLanded(t *testing.T) {
 	after, err := store.Node(ctx, "g", "b")
 	if err != nil || after.Process != "new" {
 		t.Fatalf("node b: %+v, %v", after, err)
+	}
+}
+
+// TestFlatConfigNodeMembers: a flat config of the earlier format keeps the node
+// members a type change gives it (size, type, posX, posY) beside its others; read
+// back they are its node's, so the file is written back flat as it was, and a
+// conversion to Nodius's format puts them in config.node, where Nodius reads a new
+// node's size.
+func TestFlatConfigNodeMembers(t *testing.T) {
+	t.Parallel()
+	earlier := `{"graph":{"_key":"g","sheets":{"0":"main"}},"nodes":[],"edges":[],"nodeConfigs":[{"_key":"t","displayName":"T","handles":{},"type":"t","posX":0,"posY":0,"size":{"width":120,"height":60},"icon2":"x"}]}`
+	doc, _, err := datasource.DecodeDocument([]byte(earlier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Format != datasource.FormatEarlier {
+		t.Fatalf("format %v", doc.Format)
+	}
+	if s, ok := doc.NodeConfigs[0].NodeSize(); !ok || s.Width != 120 || s.Height != 60 {
+		t.Errorf("size %+v %v", s, ok)
+	}
+	members := func(b []byte) (top, node map[string]json.RawMessage) {
+		t.Helper()
+		var m struct {
+			NodeConfigs []map[string]json.RawMessage `json:"nodeConfigs"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil || len(m.NodeConfigs) != 1 {
+			t.Fatalf("%v\n%s", err, b)
+		}
+		top = m.NodeConfigs[0]
+		_ = json.Unmarshal(top["node"], &node)
+		return top, node
+	}
+	back, err := datasource.EncodeDocument(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, _ := members(back)
+	for _, k := range []string{"type", "posX", "posY", "size", "icon2", "handles"} {
+		if _, ok := top[k]; !ok {
+			t.Errorf("written back without %s beside the others:\n%s", k, back)
+		}
+	}
+	if _, ok := top["node"]; ok {
+		t.Errorf("written back nested:\n%s", back)
+	}
+	conv, err := doc.ToNodius()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := datasource.EncodeDocument(conv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, node := members(out)
+	for _, k := range []string{"type", "posX", "posY", "size"} {
+		if _, ok := node[k]; !ok {
+			t.Errorf("converted without node.%s:\n%s", k, out)
+		}
+		if _, ok := top[k]; ok {
+			t.Errorf("converted with %s beside node:\n%s", k, out)
+		}
+	}
+	if _, ok := top["icon2"]; !ok {
+		t.Errorf("converted without its own member icon2:\n%s", out)
 	}
 }
