@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,13 +148,20 @@ func TestTypeChangeApplyUndo(t *testing.T) {
 				t.Fatal(err)
 			}
 			b, _ := json.Marshal(rev)
-			if _, err := undo.Parse(b); err != nil {
+			stored, err := undo.Parse(b)
+			if err != nil {
 				t.Fatalf("reversal does not parse back: %v", err)
 			}
 			if err := undo.Belongs(rev, a); err != nil {
 				t.Fatalf("reversal does not belong to the change: %v", err)
 			}
-			if _, err := undo.Apply(ctx, src, "g", rev); err != nil {
+			// Undone as the undo command does: another process, the reversal as
+			// stored, the file read again.
+			fresh, err := file.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := undo.Apply(ctx, fresh, "g", stored); err != nil {
 				t.Fatal(err)
 			}
 			after, _ := os.ReadFile(path)
@@ -226,6 +234,36 @@ func TestTypeChangeRefused(t *testing.T) {
 	}
 	if c := mustConfig(t, src, "fmt"); c.DisplayName != "Formatter 2" {
 		t.Errorf("refused undo changed the type: %q", c.DisplayName)
+	}
+
+	// A member no proposal shows (alwaysRendered, node.posX…) edited since is
+	// drift too: undo would put it back silently.
+	for _, edit := range []func(c *datasource.NodeConfig){
+		func(c *datasource.NodeConfig) { c.Extra["alwaysRendered"] = json.RawMessage(`true`) },
+		func(c *datasource.NodeConfig) { c.NodeExtra["posX"] = json.RawMessage(`40`) },
+	} {
+		path, src := typeFile(t, nodiusTypes)
+		rec := undo.NewRecorder()
+		if _, err := datasource.Apply(ctx, src, "g", up, datasource.Record(rec)); err != nil {
+			t.Fatal(err)
+		}
+		rev, _ := rec.Reversal()
+		c := mustConfig(t, src, "fmt")
+		c.Extra, c.NodeExtra = maps.Clone(c.Extra), maps.Clone(c.NodeExtra)
+		if c.NodeExtra == nil {
+			c.NodeExtra = map[string]json.RawMessage{}
+		}
+		edit(&c)
+		if _, err := src.PutConfig(ctx, "g", c); err != nil {
+			t.Fatal(err)
+		}
+		edited, _ := os.ReadFile(path)
+		if _, err := undo.Apply(ctx, src, "g", rev); err == nil || !strings.Contains(err.Error(), "node type fmt was edited since") {
+			t.Errorf("undo after an edit of a member no proposal shows: err = %v", err)
+		}
+		if now, _ := os.ReadFile(path); string(now) != string(edited) {
+			t.Error("the refused undo changed the file")
+		}
 	}
 
 	// A created type that got a node is not removed by undo.
