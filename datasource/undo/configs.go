@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,6 +89,9 @@ func checkConfig(w datasource.WorkingCopy, s Step) (stepState, string) {
 	}
 	if s.After != nil {
 		if changed := changedFields(configState(now), s.After); len(changed) > 0 {
+			if i := slices.Index(changed, "#members"); i >= 0 {
+				changed[i] = "members added or removed"
+			}
 			return drifted, fmt.Sprintf("node type %s was edited since (%s)", s.Key, strings.Join(changed, ", "))
 		}
 	}
