@@ -60,13 +60,11 @@ func fallbackSize() Size { return Size{Width: 200, Height: 100} }
 // server's default in convertConfigureNodeType).
 func newTypeSize() Size { return Size{Width: 200, Height: 100, Dynamic: true} }
 
-// NodeSize is the config's node.size (a flat config of the earlier format: its
-// size member), and whether it has a usable one.
+// NodeSize is the config's node.size (a flat config of the earlier format keeps
+// it beside its other members; it is read into NodeExtra all the same), and
+// whether it has a usable one.
 func (c NodeConfig) NodeSize() (Size, bool) {
 	raw, ok := c.NodeExtra["size"]
-	if !ok {
-		raw, ok = c.Extra["size"]
-	}
 	if !ok {
 		return Size{}, false
 	}
@@ -116,9 +114,6 @@ func TypeFields(c NodeConfig) map[string]any {
 		"displayName": c.DisplayName, "description": c.Description, "category": c.Category, "icon": c.Icon,
 		"process": c.Process, "border": member(c.Extra, "border"), "content": member(c.Extra, "content"),
 		"size": member(c.NodeExtra, "size"), "handles": nil,
-	}
-	if f["size"] == nil {
-		f["size"] = member(c.Extra, "size")
 	}
 	if len(c.Handles) > 0 {
 		f["handles"] = plainJSON(c.Handles)
@@ -257,7 +252,6 @@ func ConfigFromPayload(cur *NodeConfig, p ConfigureNodeTypePayload, workspace st
 		if err := setRaw(&c.NodeExtra, "size", p.Size); err != nil {
 			return c, err
 		}
-		delete(c.Extra, "size") // a flat config's: node.size holds it now
 	}
 	if p.Handles != nil {
 		h, err := handlesOf(p.Handles)

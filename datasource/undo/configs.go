@@ -121,7 +121,7 @@ func configState(c datasource.NodeConfig) map[string]any {
 			continue
 		}
 		names = append(names, k)
-		if _, shown := f[k]; !shown && k != "size" {
+		if _, shown := f[k]; !shown {
 			f[k] = plain(raw)
 		}
 	}
