@@ -119,7 +119,7 @@ func NewGraphContent(p CreateGraphPayload, graphKey, htmlKey, workspace string, 
 	if p.Type == "htmlClass" {
 		g.Name = p.Name + "-graph"
 		g.Extra["htmlKeyLinked"] = raw(htmlKey)
-		root := node("root", "html", 0, Size{Width: 640, Height: 360, Dynamic: true},
+		root := node("root", "html", 0, DefaultSize("html", nil),
 			DefaultHandles("html", nil), map[string]any{})
 		class := map[string]any{
 			"_key": htmlKey, "name": p.Name, "description": p.Description, "category": "default",
@@ -129,9 +129,8 @@ func NewGraphContent(p CreateGraphPayload, graphKey, htmlKey, workspace string, 
 		return NewGraph{Graph: g, Nodes: []Node{root}, HTMLClass: class}
 	}
 	g.Description = p.Description
-	size := Size{Width: 150, Height: 150, Dynamic: true}
-	starter := node("root", "starter", 0, size, DefaultHandles("starter", nil), nil)
-	ret := node("return", "return", 300, size, DefaultHandles("return", nil), nil)
+	starter := node("root", "starter", 0, DefaultSize("starter", nil), DefaultHandles("starter", nil), nil)
+	ret := node("return", "return", 300, DefaultSize("return", nil), DefaultHandles("return", nil), nil)
 	return NewGraph{Graph: g, Nodes: []Node{starter, ret}}
 }
 

@@ -606,7 +606,38 @@ func (d *decoder) edgeField(out *Edge, name []byte) error {
 
 func (d *decoder) nodeConfig(c *NodeConfig) error {
 	var out NodeConfig
-	return d.record(func(name []byte) error { return d.nodeConfigField(&out, name) }, func() { *c = out })
+	nested := false
+	return d.record(func(name []byte) error {
+		if string(name) == "node" && d.dec.PeekKind() == '{' {
+			nested = true
+		}
+		return d.nodeConfigField(&out, name)
+	}, func() {
+		if !nested {
+			liftNodeMembers(&out)
+		}
+		*c = out
+	})
+}
+
+// flatNodeNames are the members of Nodius's config.node that a flat config (the
+// earlier format) keeps beside its others: what a type change gives it.
+var flatNodeNames = [...]string{"type", "posX", "posY", "size"}
+
+// liftNodeMembers moves a flat config's node members from Extra to NodeExtra, where
+// a nested config has them: written back flat in the earlier format
+// (flatNodeMembers), and inside "node" when the file is converted to Nodius's,
+// whose createNodeFromConfig reads config.node.size.
+func liftNodeMembers(c *NodeConfig) {
+	for _, k := range flatNodeNames {
+		if raw, ok := c.Extra[k]; ok {
+			setExtra(&c.NodeExtra, k, raw)
+			delete(c.Extra, k)
+		}
+	}
+	if len(c.Extra) == 0 {
+		c.Extra = nil
+	}
 }
 
 func (d *decoder) nodeConfigField(out *NodeConfig, name []byte) error {

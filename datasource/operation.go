@@ -158,7 +158,7 @@ func Landed(ctx context.Context, src Source, graphKey string, a Action) (bool, e
 			}
 			return true
 		case a.Type == ConfigureNodeTypeAction && a.ConfigureNodeType != nil:
-			return typeLanded(snap.Configs, a.ConfigureNodeType)
+			return typeLanded(snap, a.ConfigureNodeType)
 		}
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -36,31 +37,34 @@ type ConfigWriter interface {
 	DeleteConfig(ctx context.Context, graphKey, key string) error
 }
 
-// BuiltinSizes are the sizes the Nodius built-in node types give a new node
+// builtinSize is the size a Nodius built-in node type gives a new node
 // (node.size of NodeTypeStarterConfig, NodeTypeReturnConfig, NodeTypeHtmlConfig,
 // NodeTypeEntryTypeConfig in packages/utils/src/graph/graphType.ts).
-var BuiltinSizes = map[string]Size{
-	"starter":   {Width: 150, Height: 150, Dynamic: true},
-	"return":    {Width: 150, Height: 150, Dynamic: true},
-	"html":      {Width: 640, Height: 360, Dynamic: true},
-	"entryType": {Width: 300, Height: 500, Dynamic: true},
+func builtinSize(typeKey string) (Size, bool) {
+	switch typeKey {
+	case "starter", "return":
+		return Size{Width: 150, Height: 150, Dynamic: true}, true
+	case "html":
+		return Size{Width: 640, Height: 360, Dynamic: true}, true
+	case "entryType":
+		return Size{Width: 300, Height: 500, Dynamic: true}, true
+	}
+	return Size{}, false
 }
 
-// FallbackSize is the size of a new node whose type says none (the server's
+// fallbackSize is the size of a new node whose type says none (the server's
 // fallback in actionConverter.ts).
-var FallbackSize = Size{Width: 200, Height: 100}
+func fallbackSize() Size { return Size{Width: 200, Height: 100} }
 
-// NewTypeSize is the size a type created without one gives its nodes (the
+// newTypeSize is the size a type created without one gives its nodes (the
 // server's default in convertConfigureNodeType).
-var NewTypeSize = Size{Width: 200, Height: 100, Dynamic: true}
+func newTypeSize() Size { return Size{Width: 200, Height: 100, Dynamic: true} }
 
-// NodeSize is the config's node.size (a flat config of the earlier format: its
-// size member), and whether it has a usable one.
+// NodeSize is the config's node.size (a flat config of the earlier format keeps
+// it beside its other members; it is read into NodeExtra all the same), and
+// whether it has a usable one.
 func (c NodeConfig) NodeSize() (Size, bool) {
 	raw, ok := c.NodeExtra["size"]
-	if !ok {
-		raw, ok = c.Extra["size"]
-	}
 	if !ok {
 		return Size{}, false
 	}
@@ -72,7 +76,7 @@ func (c NodeConfig) NodeSize() (Size, bool) {
 }
 
 // DefaultSize is the size a new node of typeKey gets: its config's node.size,
-// else a built-in type's, else FallbackSize.
+// else a built-in type's, else the server's fallback, 200x100.
 func DefaultSize(typeKey string, configs []NodeConfig) Size {
 	for _, c := range configs {
 		if c.Key == typeKey {
@@ -81,10 +85,10 @@ func DefaultSize(typeKey string, configs []NodeConfig) Size {
 			}
 		}
 	}
-	if s, ok := BuiltinSizes[typeKey]; ok {
+	if s, ok := builtinSize(typeKey); ok {
 		return s
 	}
-	return FallbackSize
+	return fallbackSize()
 }
 
 // member decodes the JSON member k of m (nil when absent).
@@ -111,9 +115,6 @@ func TypeFields(c NodeConfig) map[string]any {
 		"process": c.Process, "border": member(c.Extra, "border"), "content": member(c.Extra, "content"),
 		"size": member(c.NodeExtra, "size"), "handles": nil,
 	}
-	if f["size"] == nil {
-		f["size"] = member(c.Extra, "size")
-	}
 	if len(c.Handles) > 0 {
 		f["handles"] = plainJSON(c.Handles)
 	}
@@ -134,8 +135,10 @@ func plainJSON(v any) any {
 	return out
 }
 
+// setRaw sets member k of m to v as JSON, without escaping HTML characters (a
+// type's CSS selectors and HTML are full of them), as graph files write text.
 func setRaw(m *map[string]json.RawMessage, k string, v any) error {
-	b, err := json.Marshal(v)
+	b, err := encodeNoEscape(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", k, err)
 	}
@@ -208,7 +211,7 @@ func ConfigFromPayload(cur *NodeConfig, p ConfigureNodeTypePayload, workspace st
 			"L": {Position: "separate", Point: []HandlePoint{{ID: "0", Type: "in", Accept: "any"}}},
 			"R": {Position: "separate", Point: []HandlePoint{{ID: "0", Type: "out", Accept: "any"}}},
 		}
-		if err := setRaw(&c.NodeExtra, "size", NewTypeSize); err != nil {
+		if err := setRaw(&c.NodeExtra, "size", newTypeSize()); err != nil {
 			return c, err
 		}
 	} else {
@@ -249,7 +252,6 @@ func ConfigFromPayload(cur *NodeConfig, p ConfigureNodeTypePayload, workspace st
 		if err := setRaw(&c.NodeExtra, "size", p.Size); err != nil {
 			return c, err
 		}
-		delete(c.Extra, "size") // a flat config's: node.size holds it now
 	}
 	if p.Handles != nil {
 		h, err := handlesOf(p.Handles)
@@ -373,16 +375,43 @@ func sameConfig(a, b NodeConfig) bool {
 	return SameJSON(a, b)
 }
 
-// typeLanded reports whether configs hold the type as p makes it (Landed).
-func typeLanded(configs []NodeConfig, p *ConfigureNodeTypePayload) bool {
-	for _, c := range configs {
+// typeLanded reports whether snap holds the type as p makes it (Landed): a created
+// type exists; an updated one has every field p sets, so that applying p again
+// would change none of them (a change of the look alone is not taken as made).
+// Where the type's code lives on its nodes (applyConfigure), the new code is looked
+// for on them.
+func typeLanded(snap Snapshot, p *ConfigureNodeTypePayload) bool {
+	for _, c := range snap.Configs {
 		if c.Key != p.TypeKey {
 			continue
 		}
 		if p.Mode == "create" {
 			return true
 		}
-		return (p.Process == "" || c.Process == p.Process) && (p.DisplayName == "" || c.DisplayName == p.DisplayName)
+		next, err := ConfigFromPayload(&c, *p, c.Workspace, time.Time{})
+		if err != nil {
+			return false
+		}
+		want := TypeFields(next)
+		if p.Process != "" && c.Process == "" && nodesKeepCode(snap.Nodes, p.Nodes) {
+			want["process"] = ""
+			for _, n := range snap.Nodes {
+				if slices.Contains(p.Nodes, n.Key) && n.Process != p.Process {
+					return false
+				}
+			}
+		}
+		return len(typeDiffs(c, want)) == 0
+	}
+	return false
+}
+
+// nodesKeepCode reports whether any of the nodes named keeps code of its own.
+func nodesKeepCode(nodes []Node, keys []string) bool {
+	for _, n := range nodes {
+		if n.Process != "" && slices.Contains(keys, n.Key) {
+			return true
+		}
 	}
 	return false
 }
@@ -405,17 +434,15 @@ func sizedByType(c Changes, n Node) Node {
 	if n.Size.Width > 0 && n.Size.Height > 0 {
 		return n
 	}
+	var cfgs []NodeConfig
 	if l, ok := c.(interface {
 		LookupConfig(key string) (NodeConfig, bool)
 	}); ok {
 		if cfg, ok := l.LookupConfig(n.Type); ok {
-			if s, ok := cfg.NodeSize(); ok {
-				n.Size = s
-				return n
-			}
+			cfgs = []NodeConfig{cfg}
 		}
 	}
-	n.Size = DefaultSize(n.Type, nil)
+	n.Size = DefaultSize(n.Type, cfgs)
 	return n
 }
 

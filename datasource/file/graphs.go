@@ -193,18 +193,28 @@ func slug(name string) string {
 // nodius-ai or by hand) is left.
 //
 // The record may come from an imported thread: only a regular .json file in this
-// source's directory, holding a graph of the recorded key, is ever removed.
+// source's directory, other than the source's own file, holding a graph of the
+// recorded key, is ever removed.
 func (s *Source) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGraph, dryRun bool) error {
-	return deleteCreated(ctx, filepath.Dir(s.real), g, dryRun, s.LockWait)
+	return deleteCreated(ctx, s.real, g, dryRun, s.LockWait)
 }
 
-func deleteCreated(ctx context.Context, dir string, g datasource.CreatedGraph, dryRun bool, wait time.Duration) error {
+// deleteCreated removes the graph file g names next to own, the source's file.
+func deleteCreated(ctx context.Context, own string, g datasource.CreatedGraph, dryRun bool, wait time.Duration) error {
+	if g.AssignedKey != "" && g.AssignedKey != g.Key {
+		// CreateGraph writes the graph under the key assigned: a record saying
+		// otherwise (an imported thread's) was not made here.
+		return &datasource.GraphChangedError{Why: fmt.Sprintf("graph %s was not made here under the key assigned (%s), so it is left as it is", g.Key, g.AssignedKey)}
+	}
 	if g.File == "" || g.Digest == "" {
 		return &datasource.GraphChangedError{Why: fmt.Sprintf("where graph %s was written, or what it held, was not recorded, so it is left as it is", g.Key)}
 	}
-	dir = canonical(dir)
+	dir := canonical(filepath.Dir(own))
 	if canonical(filepath.Dir(g.File)) != dir || filepath.Ext(g.File) != ".json" {
 		return &datasource.GraphChangedError{Why: fmt.Sprintf("%s is not a graph file next to this source's (%s), so it is left as it is", g.Path, dir)}
+	}
+	if canonical(g.File) == canonical(own) {
+		return &datasource.GraphChangedError{Why: fmt.Sprintf("%s is the graph file in use, not one a change created, so it is left as it is", g.Path)}
 	}
 	gone := func() error {
 		return fmt.Errorf("graph file %s: %w", g.Path, &datasource.NotFoundError{Kind: "graph", Key: g.Key})
@@ -280,9 +290,9 @@ func (l *Lazy) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload,
 
 // DeleteCreatedGraph is Source.DeleteCreatedGraph (it needs no parse of this file).
 func (l *Lazy) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGraph, dryRun bool) error {
-	dir := filepath.Dir(l.path)
+	own := l.path
 	if real, err := realPath(l.path); err == nil {
-		dir = filepath.Dir(real) // where CreateGraph wrote: next to the file itself
+		own = real // CreateGraph wrote next to the file itself
 	}
-	return deleteCreated(ctx, dir, g, dryRun, l.LockWait)
+	return deleteCreated(ctx, own, g, dryRun, l.LockWait)
 }

@@ -92,6 +92,8 @@ func TestCreateGraphWritesANewFile(t *testing.T) {
 	for _, forged := range []datasource.CreatedGraph{
 		{Key: "inv", Path: outside, File: outside, Digest: g.Digest},
 		{Key: "other", Path: want, File: want, Digest: sum(t, want)},
+		{Key: "demo", Path: path, File: path, Digest: sum(t, path)}, // the source's own file
+		{Key: "inv", AssignedKey: "ai_op1", Path: want, File: want, Digest: sum(t, want)},
 	} {
 		if err := src.DeleteCreatedGraph(ctx, forged, false); !errors.As(err, &changed) {
 			t.Errorf("forged record %+v: %v", forged, err)
@@ -99,6 +101,9 @@ func TestCreateGraphWritesANewFile(t *testing.T) {
 	}
 	if _, err := os.Stat(outside); err != nil {
 		t.Fatal("a file outside the source's directory was removed")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal("the source's own file was removed")
 	}
 
 	// Unchanged: removed, then gone.

@@ -63,7 +63,8 @@ func (s *Store) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload
 }
 
 // DeleteCreatedGraph removes a graph CreateGraph made while its version is still
-// the one it was made with.
+// the one it was made with. CreateGraph uses the key assigned, so a record of a
+// graph made under another key (a Nodius server's) names none of this store's.
 func (s *Store) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGraph, dryRun bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -73,6 +74,11 @@ func (s *Store) DeleteCreatedGraph(ctx context.Context, g datasource.CreatedGrap
 	v := s.view(g.Key)
 	if v == nil {
 		return &datasource.NotFoundError{Kind: "graph", Key: g.Key}
+	}
+	if g.AssignedKey != "" && g.AssignedKey != g.Key {
+		// This store makes a graph under the key assigned: a record saying
+		// otherwise (an imported thread's) was not made here.
+		return &datasource.GraphChangedError{Why: fmt.Sprintf("graph %s was not made here under the key assigned (%s), so it is left as it is", g.Key, g.AssignedKey)}
 	}
 	if g.Digest == "" {
 		return &datasource.GraphChangedError{Why: fmt.Sprintf("what graph %s held when it was made was not recorded, so it is left as it is", g.Key)}

@@ -57,6 +57,18 @@ func TestCreateGraph(t *testing.T) {
 		t.Fatal("a changed graph was deleted")
 	}
 
+	// A record from elsewhere (an imported thread) claiming the source chose
+	// the key of a graph it holds, unchanged or not, removes nothing.
+	for _, digest := range []string{"v0", "v1", "v2"} {
+		forged := datasource.CreatedGraph{Key: "g", AssignedKey: "ai_op1", Name: "G", Type: "graph", Digest: digest}
+		if err := s.DeleteCreatedGraph(ctx, forged, false); !errors.As(err, &changed) {
+			t.Errorf("forged record %+v: %v", forged, err)
+		}
+	}
+	if _, err := s.Graph(ctx, "g"); err != nil {
+		t.Fatal("a graph the store did not make was deleted")
+	}
+
 	// Unchanged: removed; removed again: not found.
 	h, err := s.CreateGraph(ctx, datasource.CreateGraphPayload{Name: "Page", Type: "htmlClass"}, "")
 	if err != nil {

@@ -211,7 +211,7 @@ func TestCreateNode(t *testing.T) {
 			}},
 		{name: "builtin defaults", node: datasource.Node{Key: "start2", Type: "starter"},
 			check: func(t *testing.T, n datasource.Node) {
-				if n.Sheet != "0" || len(n.Handles["R"].Point) != 1 || n.Size != datasource.BuiltinSizes["starter"] {
+				if n.Sheet != "0" || len(n.Handles["R"].Point) != 1 || n.Size != (datasource.Size{Width: 150, Height: 150, Dynamic: true}) {
 					t.Errorf("node = %+v", n)
 				}
 			}},

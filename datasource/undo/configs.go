@@ -1,8 +1,11 @@
 package undo
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -34,7 +37,7 @@ func (c *configRecording) PutConfig(cfg datasource.NodeConfig) (datasource.NodeC
 	if now, ok := c.cc.LookupConfig(out.Key); ok {
 		out = now
 	}
-	after := datasource.TypeFields(out)
+	after := configState(out)
 	if existed {
 		c.r.add([]Step{{Op: RestoreConfig, Key: out.Key, Config: &old, After: after}}, nil)
 	} else {
@@ -85,11 +88,52 @@ func checkConfig(w datasource.WorkingCopy, s Step) (stepState, string) {
 		}
 	}
 	if s.After != nil {
-		if changed := changedFields(datasource.TypeFields(now), s.After); len(changed) > 0 {
+		if changed := changedFields(configState(now), s.After); len(changed) > 0 {
+			if i := slices.Index(changed, "#members"); i >= 0 {
+				changed[i] = "members added or removed"
+			}
 			return drifted, fmt.Sprintf("node type %s was edited since (%s)", s.Key, strings.Join(changed, ", "))
 		}
 	}
 	return todo, ""
+}
+
+// configState is what a node type step checks is still as the change left it:
+// the fields a change makes (datasource.TypeFields), and every other member of
+// the config ("node.NAME" for those of its node), so that undo never puts back
+// silently a member someone changed since (alwaysRendered, version, a node
+// member). Its timestamps are left out: a change stamps them, and a plan made on
+// a copy stamps others. A reversal recorded with TypeFields alone is checked on
+// those.
+func configState(c datasource.NodeConfig) map[string]any {
+	f := datasource.TypeFields(c)
+	f["workspace"] = c.Workspace
+	plain := func(raw json.RawMessage) any {
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
+			return string(raw)
+		}
+		return v
+	}
+	var names []string // a member added or removed since is a change too
+	for k, raw := range c.Extra {
+		if k == "createdTime" || k == "lastUpdatedTime" {
+			continue
+		}
+		names = append(names, k)
+		if _, shown := f[k]; !shown {
+			f[k] = plain(raw)
+		}
+	}
+	for k, raw := range c.NodeExtra {
+		names = append(names, "node."+k)
+		if k != "size" {
+			f["node."+k] = plain(raw)
+		}
+	}
+	sort.Strings(names)
+	f["#members"] = names
+	return f
 }
 
 // sameType compares two versions of a type by the fields a change makes.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,7 +85,7 @@ func TestTypeChangeApplyUndo(t *testing.T) {
 		check              func(t *testing.T, src *file.Source, raw string)
 	}{
 		{"create with look", nodiusTypes,
-			`{"type":"configure_node_type","payload":{"mode":"create","typeKey":"checker","displayName":"Checker","process":"return 2;","size":{"width":120,"height":60},"border":{"radius":4}}}`,
+			`{"type":"configure_node_type","payload":{"mode":"create","typeKey":"checker","displayName":"Checker","process":"return 2;","size":{"width":120,"height":60},"border":{"radius":4},"content":{"type":"text","tag":"div","css":[{"selector":"&:hover","rules":[]}],"content":"<b>x</b>"}}}`,
 			func(t *testing.T, src *file.Source, raw string) {
 				c, ok := configOf(t, src, "checker")
 				if !ok || c.Process != "return 2;" || c.Category != "custom" {
@@ -93,7 +94,8 @@ func TestTypeChangeApplyUndo(t *testing.T) {
 				if s, ok := c.NodeSize(); !ok || s.Width != 120 || s.Height != 60 {
 					t.Errorf("size = %+v", s)
 				}
-				for _, want := range []string{`"_key": "checker"`, `"process": "return 2;"`, `"radius": 4`, `"color": "var(--nodius-primary-dark)"`, `"width": 120`} {
+				for _, want := range []string{`"_key": "checker"`, `"process": "return 2;"`, `"radius": 4`, `"color": "var(--nodius-primary-dark)"`, `"width": 120`,
+					`"selector": "&:hover"`, `"content": "<b>x</b>"`} { // written as the file's other text, not \u0026
 					if !strings.Contains(raw, want) {
 						t.Errorf("file lacks %s", want)
 					}
@@ -146,13 +148,20 @@ func TestTypeChangeApplyUndo(t *testing.T) {
 				t.Fatal(err)
 			}
 			b, _ := json.Marshal(rev)
-			if _, err := undo.Parse(b); err != nil {
+			stored, err := undo.Parse(b)
+			if err != nil {
 				t.Fatalf("reversal does not parse back: %v", err)
 			}
 			if err := undo.Belongs(rev, a); err != nil {
 				t.Fatalf("reversal does not belong to the change: %v", err)
 			}
-			if _, err := undo.Apply(ctx, src, "g", rev); err != nil {
+			// Undone as the undo command does: another process, the reversal as
+			// stored, the file read again.
+			fresh, err := file.Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := undo.Apply(ctx, fresh, "g", stored); err != nil {
 				t.Fatal(err)
 			}
 			after, _ := os.ReadFile(path)
@@ -227,6 +236,36 @@ func TestTypeChangeRefused(t *testing.T) {
 		t.Errorf("refused undo changed the type: %q", c.DisplayName)
 	}
 
+	// A member no proposal shows (alwaysRendered, node.posX…) edited since is
+	// drift too: undo would put it back silently.
+	for _, edit := range []func(c *datasource.NodeConfig){
+		func(c *datasource.NodeConfig) { c.Extra["alwaysRendered"] = json.RawMessage(`true`) },
+		func(c *datasource.NodeConfig) { c.NodeExtra["posX"] = json.RawMessage(`40`) },
+	} {
+		path, src := typeFile(t, nodiusTypes)
+		rec := undo.NewRecorder()
+		if _, err := datasource.Apply(ctx, src, "g", up, datasource.Record(rec)); err != nil {
+			t.Fatal(err)
+		}
+		rev, _ := rec.Reversal()
+		c := mustConfig(t, src, "fmt")
+		c.Extra, c.NodeExtra = maps.Clone(c.Extra), maps.Clone(c.NodeExtra)
+		if c.NodeExtra == nil {
+			c.NodeExtra = map[string]json.RawMessage{}
+		}
+		edit(&c)
+		if _, err := src.PutConfig(ctx, "g", c); err != nil {
+			t.Fatal(err)
+		}
+		edited, _ := os.ReadFile(path)
+		if _, err := undo.Apply(ctx, src, "g", rev); err == nil || !strings.Contains(err.Error(), "node type fmt was edited since") || strings.Contains(err.Error(), "#") {
+			t.Errorf("undo after an edit of a member no proposal shows: err = %v", err)
+		}
+		if now, _ := os.ReadFile(path); string(now) != string(edited) {
+			t.Error("the refused undo changed the file")
+		}
+	}
+
 	// A created type that got a node is not removed by undo.
 	_, src = typeFile(t, nodiusTypes)
 	cr := act(t, `{"type":"configure_node_type","payload":{"mode":"create","typeKey":"checker","displayName":"Checker"}}`)
@@ -259,7 +298,7 @@ func TestNewNodeSizeFromType(t *testing.T) {
 		{"fmt", datasource.Size{Width: 300, Height: 80}},
 		{"html", datasource.Size{Width: 640, Height: 360, Dynamic: true}},
 		{"starter", datasource.Size{Width: 150, Height: 150, Dynamic: true}},
-		{"plain", datasource.NewTypeSize},
+		{"plain", datasource.Size{Width: 200, Height: 100, Dynamic: true}},
 	}
 	for i, tc := range tests {
 		key := "n" + string(rune('a'+i))
@@ -280,7 +319,7 @@ func TestNewNodeSizeFromType(t *testing.T) {
 			t.Errorf("%s: size = %+v, want %+v", tc.typ, n.Size, tc.want)
 		}
 	}
-	if got := datasource.DefaultSize("unknown", nil); got != datasource.FallbackSize {
+	if got := datasource.DefaultSize("unknown", nil); got != (datasource.Size{Width: 200, Height: 100}) {
 		t.Errorf("no type: %+v", got)
 	}
 }

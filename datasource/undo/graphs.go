@@ -44,17 +44,19 @@ func graphStep(rev Reversal) (Step, bool) {
 }
 
 // createsGraph reports whether a (keys assigned) is the create_graph that made the
-// graph s removes: of the key assigned, or — on a source that chooses the key
-// itself (a Nodius server: POST /api/graph/create answers its own) — recorded as
-// made for the key assigned.
+// graph s removes: of the name and type asked, and of the key assigned or — on a
+// source that chooses the key itself (a Nodius server: POST /api/graph/create
+// answers its own) — recorded as made for the key assigned. An action without an
+// assigned key made nothing undo may remove.
 func createsGraph(a datasource.Action, s Step) bool {
-	if a.Type != datasource.CreateGraphAction || a.CreateGraph == nil {
+	c := a.CreateGraph
+	if a.Type != datasource.CreateGraphAction || c == nil || c.Key == "" || s.Graph == nil {
 		return false
 	}
-	if a.CreateGraph.Key == s.Key || a.CreateGraph.Key == "" {
-		return true
+	if s.Graph.Name != c.Name || s.Graph.Type != c.Type {
+		return false
 	}
-	return s.Graph != nil && s.Graph.Key == s.Key && s.Graph.AssignedKey == a.CreateGraph.Key
+	return c.Key == s.Key || (s.Graph.Key == s.Key && s.Graph.AssignedKey == c.Key)
 }
 
 func describeGraphStep(s Step) string {

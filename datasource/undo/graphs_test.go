@@ -49,6 +49,18 @@ func TestUndoCreatedGraph(t *testing.T) {
 	if err := undo.Belongs(rev, other); err == nil {
 		t.Error("a reversal removing another graph belongs")
 	}
+	// A record (an imported thread's) is tied to the action by key, name and type:
+	// an action with no key assigned, or one asking for another graph, made
+	// nothing it may remove.
+	unkeyed := a
+	unkeyed.CreateGraph = &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}
+	renamed := a
+	renamed.CreateGraph = &datasource.CreateGraphPayload{Name: "Other", Type: "graph", Key: a.CreateGraph.Key}
+	for _, b := range []datasource.Action{unkeyed, renamed} {
+		if err := undo.Belongs(rev, b); err == nil {
+			t.Errorf("the reversal belongs to %+v", *b.CreateGraph)
+		}
+	}
 
 	// From the plan alone (what was made not recorded): left, with why.
 	if _, err := undo.Check(ctx, src, "home", planned, false); err == nil || !strings.Contains(err.Error(), "not recorded") {
