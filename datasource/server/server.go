@@ -384,6 +384,7 @@ func (s *Source) saved(ctx context.Context, graphKey string) (*nodiusgraph.Graph
 		return nil, &fault.Error{Code: fault.ServerError,
 			Message: fmt.Sprintf("the Nodius server sent graph %q without its sheets — is server: the Nodius server's URL?", graphKey)}
 	}
+	g.DropDanglingEdges() // as the server does when it loads the graph to edit it
 	return g, nil
 }
 

@@ -175,6 +175,31 @@ func (g *Graph) Clone() *Graph {
 	return out
 }
 
+// DropDanglingEdges removes, sheet by sheet, the edges whose source or target is
+// not a node of that sheet, and returns their keys. The Nodius server does the same
+// when it loads a graph for editing (and saves it without them), so the live graph
+// never has them: an edit naming one — deleting a node with its edges — would be
+// refused whole ("Edge with _key … not found").
+func (g *Graph) DropDanglingEdges() []string {
+	var dropped []string
+	for _, id := range g.SheetIDs() {
+		sh := g.Sheets[id]
+		nodes := make(map[any]bool, len(sh.Nodes))
+		for _, n := range sh.Nodes {
+			nodes[n["_key"]] = true
+		}
+		sh.Edges = slices.DeleteFunc(sh.Edges, func(e map[string]any) bool {
+			if nodes[e["source"]] && nodes[e["target"]] {
+				return false
+			}
+			k, _ := e["_key"].(string)
+			dropped = append(dropped, k)
+			return true
+		})
+	}
+	return dropped
+}
+
 func (s *Sheet) node(key string) int {
 	return slices.IndexFunc(s.Nodes, func(n map[string]any) bool { return n["_key"] == key })
 }
