@@ -123,33 +123,42 @@ func madeGraph(ctx context.Context, dir string, p datasource.CreateGraphPayload,
 }
 
 // writeNew writes data to a new file NAME.json (NAME-2.json, … when taken) in dir,
-// created exclusively (O_EXCL) so that no file is ever replaced, and synced. It
-// returns the path as the user would write it (under shown, the directory as
-// given) and the real one.
+// never replacing a file, and returns the path as the user would write it (under
+// shown, the directory as given) and the real one. The content is written and
+// synced in a temporary file first, then hard-linked to its name — a link fails
+// when the name exists, and a process killed meanwhile leaves no half-written
+// graph file under that name (only the temporary one, which nothing reads).
 func writeNew(shown, dir, name string, data []byte) (string, string, error) {
+	tmp, err := os.CreateTemp(dir, "."+name+"-*.tmp")
+	if err != nil {
+		return "", "", fmt.Errorf("creating a graph file in %s: %w", dir, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("writing a graph file in %s: %w", dir, err)
+	}
 	for i := 1; i <= 100; i++ {
 		base := name + ".json"
 		if i > 1 {
 			base = name + "-" + strconv.Itoa(i) + ".json"
 		}
 		real := filepath.Join(dir, base)
-		f, err := os.OpenFile(real, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		err := os.Link(tmp.Name(), real)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("creating graph file %s: %w", real, err)
-		}
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Sync()
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			_ = os.Remove(real)
-			return "", "", fmt.Errorf("writing graph file %s: %w", real, err)
 		}
 		if abs, err := filepath.Abs(real); err == nil {
 			real = abs
