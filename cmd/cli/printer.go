@@ -188,7 +188,7 @@ func (p *printer) Decided(pr *convo.Proposal, d convo.Decision) {
 	if d.Approved {
 		verb = "approved"
 	}
-	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s (%s)\n", verb, pr.Tool, termtext.Strip(pr.Reason))
+	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s (%s)\n", verb, termtext.Strip(pr.Tool), termtext.Strip(pr.Reason))
 }
 
 // ToolLimitChoice notes an automatic choice at the tool-round limit
@@ -213,7 +213,7 @@ func (p *printer) Pending(pr *convo.Proposal, threadID string) {
 	if p.format == "markdown" {
 		w = p.ios.Out
 	}
-	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", pr.Tool, termtext.Reveal(describeAction(pr)))
+	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", termtext.Strip(pr.Tool), termtext.Reveal(describeAction(pr)))
 	changetext.WriteForDecision(w, pr.Action, "  ")
 	if pr.Reason != "" {
 		fmt.Fprintf(w, "Reason: %s\n", termtext.Reveal(pr.Reason))

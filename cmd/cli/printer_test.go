@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -166,5 +167,22 @@ func TestPrinterLeavesQuotedTags(t *testing.T) {
 				t.Errorf("text = %q: want %s kept and {{node:b}} rendered", out, tt.quoted)
 			}
 		})
+	}
+}
+
+// TestPrinterStripsToolName: a proposal's tool name is the server's when the
+// server's assistant proposed it (--agent server:URL): untrusted, so no control
+// sequence of it reaches the terminal, when waiting nor when decided.
+func TestPrinterStripsToolName(t *testing.T) {
+	t.Parallel()
+	var errb bytes.Buffer
+	ios := &IOStreams{Out: &errb, ErrOut: &errb, Getenv: func(string) string { return "" }}
+	p := newPrinter(ios, "text")
+	pr := &convo.Proposal{ID: "call_1", Tool: "create_graph\x1b]0;pwned\x07\x1b[2J",
+		Action: datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}}
+	p.Pending(pr, "ai_1_1")
+	p.Decided(pr, convo.Decision{Approved: true})
+	if got := errb.String(); strings.Contains(got, "\x1b") || strings.Contains(got, "\x07") || !strings.Contains(got, "create_graph") {
+		t.Errorf("output = %q: want the tool named without its control sequences", got)
 	}
 }
