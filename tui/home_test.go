@@ -106,3 +106,13 @@ func TestDialogHeaderSaysWhereANewGraphGoes(t *testing.T) {
 		}
 	}
 }
+
+// A notice the source gives while the screen is up (a graph file parsed on first
+// use) is said in the transcript, stripped of control sequences.
+func TestNoteMsgIsShown(t *testing.T) {
+	m := newTestModel(t, testOptions())
+	m.Update(NoteMsg{Text: "node types \"api-call\" have no config here\x1b[2J"})
+	if v := view(m); !strings.Contains(v, `node types "api-call" have no config here`) || strings.Contains(v, "\x1b[2J") {
+		t.Errorf("the note is not shown:\n%s", v)
+	}
+}
