@@ -42,6 +42,9 @@ type printer struct {
 	actions []clientaction.Action
 	// graphFlag is what the note's command needs to name the graph ("--graph demo").
 	graphFlag string
+	// agentFlag is what the decide command needs to reach the server's assistant
+	// (" --agent server:URL"; "" for the local agent): its threads are decided there.
+	agentFlag string
 }
 
 func newPrinter(ios *IOStreams, format string) *printer {
@@ -218,13 +221,13 @@ func (p *printer) Pending(pr *convo.Proposal, threadID string) {
 	if pr.Reason != "" {
 		fmt.Fprintf(w, "Reason: %s\n", termtext.Reveal(pr.Reason))
 	}
-	fmt.Fprintln(w, "Decide with: "+decideCommand(threadID, pr))
+	fmt.Fprintln(w, "Decide with: "+decideCommand(threadID, pr, p.agentFlag))
 }
 
 // decideCommand is the approve command for exactly the proposal shown: its thread,
 // its id and the digest of its action, so that an action swapped behind the same id
 // (a thread imported again with --replace) is refused rather than applied.
-func decideCommand(threadID string, pr *convo.Proposal) string {
+func decideCommand(threadID string, pr *convo.Proposal, agentFlag string) string {
 	digest := pr.Digest
 	if digest == "" {
 		digest = convo.ActionDigest(pr.Action)
@@ -233,6 +236,7 @@ func decideCommand(threadID string, pr *convo.Proposal) string {
 	if digest != "" {
 		pin += " --digest " + digest
 	}
+	pin += agentFlag
 	return fmt.Sprintf("nodius-ai approve %s %s   or   nodius-ai reject %s %s [--feedback TEXT]", threadID, pin, threadID, pin)
 }
 
