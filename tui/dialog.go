@@ -173,7 +173,7 @@ func (d *proposalDialog) Render(width, height int) string {
 	}
 	// The frame (borders and title) takes 3 lines; the source and the keys are
 	// always shown, and the change scrolls in what is left.
-	head := sourceLines(th, d.source, w)
+	head := sourceLines(th, d.source, d.p.Action.Type == datasource.CreateGraphAction, w)
 	room := height - 3 - len(head) - len(foot)
 	if room < 6 { // small: drop the blank line before the keys
 		foot = foot[1:]
@@ -208,12 +208,21 @@ func (d *proposalDialog) buildBody(w int) []string {
 }
 
 // sourceLines names where the change will be written, in at most two lines: a
-// path too long keeps its end, the file name.
-func sourceLines(th theme, source string, w int) []string {
+// path too long keeps its end, the file name. A new graph is not written into the
+// source's graph: a graph file makes it a new file next to itself, a database or
+// server a new graph beside the others.
+func sourceLines(th theme, source string, newGraph bool, w int) []string {
 	if source == "" {
 		return nil
 	}
-	lines := strings.Split(ansi.Hardwrap("into "+reveal(source), w, true), "\n")
+	where := "into " + reveal(source)
+	if newGraph {
+		where = "a new graph on " + reveal(source)
+		if strings.HasPrefix(source, "file:") {
+			where = "a new file next to " + reveal(source)
+		}
+	}
+	lines := strings.Split(ansi.Hardwrap(where, w, true), "\n")
 	if len(lines) > 2 {
 		tail := []rune(strings.Join(lines[1:], ""))
 		lines = []string{lines[0], "…" + string(tail[max(0, len(tail)-(w-1)):])}

@@ -71,3 +71,48 @@ func TestRemoteOutcomeSaysItsNote(t *testing.T) {
 		t.Errorf("the outcome does not say the created key:\n%s", v)
 	}
 }
+
+// The dialog's header says where the change goes: into the graph's source for a
+// change to it, but a proposed new graph is a new file next to a graph file (or a
+// new graph beside the others on a server), never "into" the open graph.
+func TestDialogHeaderSaysWhereANewGraphGoes(t *testing.T) {
+	for _, tc := range []struct {
+		source string
+		create bool
+		want   string
+		not    string
+	}{
+		{"file:/tmp/team/graph.json", false, "into file:/tmp/team/graph.json", "new file"},
+		{"file:/tmp/team/graph.json", true, "a new file next to file:/tmp/team/graph.json", "into file:"},
+		{"server:https://nodius.example", true, "a new graph on server:https://nodius.example", "into server:"},
+	} {
+		clk := &fakeClock{t: time.Unix(1000, 0)}
+		fr := &fakeRunner{}
+		m := newTestModel(t, Options{Runner: fr, GraphKey: "demo", Source: tc.source, NoColor: true, Now: clk.Now})
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+		p := sampleProposal()
+		if tc.create {
+			p.Tool = "create_graph"
+			p.Action = datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}
+		}
+		startQuestion(t, m, "make it")
+		feed(m, convo.Event{Type: convo.EventThread, ThreadID: "t1"}, convo.Event{Type: convo.EventProposal, Proposal: p})
+		end(m, agent.Result{ThreadID: "t1", Proposal: p}, nil)
+		if m.dlg == nil {
+			t.Fatal("dialog did not open on the proposal")
+		}
+		if v := view(m); !strings.Contains(v, tc.want) || strings.Contains(v, tc.not) {
+			t.Errorf("create=%v on %s: want %q, not %q:\n%s", tc.create, tc.source, tc.want, tc.not, v)
+		}
+	}
+}
+
+// A notice the source gives while the screen is up (a graph file parsed on first
+// use) is said in the transcript, stripped of control sequences.
+func TestNoteMsgIsShown(t *testing.T) {
+	m := newTestModel(t, testOptions())
+	m.Update(NoteMsg{Text: "node types \"api-call\" have no config here\x1b[2J"})
+	if v := view(m); !strings.Contains(v, `node types "api-call" have no config here`) || strings.Contains(v, "\x1b[2J") {
+		t.Errorf("the note is not shown:\n%s", v)
+	}
+}

@@ -46,6 +46,11 @@ type nodesLoadedMsg struct {
 // command, so the editor takes keys meanwhile.
 type LoadingMsg struct{ Stage string }
 
+// NoteMsg is a notice of the source given while the screen is up (a graph file
+// parsed on first use says then which node types have no code): said in the
+// transcript, as the notices given before the screen opened are on the welcome.
+type NoteMsg struct{ Text string }
+
 // threadOpenedMsg carries a thread loaded from the store.
 type threadOpenedMsg struct {
 	thread   convo.Thread
@@ -293,6 +298,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 		m.in.refreshMenu() // a mention typed while the graph loaded gets its menu now
+		return m, nil
+	case NoteMsg:
+		m.closeAnswer(aDone)
+		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: strip(msg.Text)})
 		return m, nil
 	case LoadingMsg:
 		if m.st.loading != "" && msg.Stage != "" {

@@ -72,13 +72,17 @@ func (m *Model) settleAsked(p convo.Proposal) {
 
 // decisionOutcome shows what became of a decided proposal, once it is known.
 func (m *Model) decisionOutcome(p convo.Proposal, result string) {
-	if result == "" && p.Result != nil && p.Result.Note != "" {
+	var r struct {
+		Note string `json:"note"`
+	}
+	if result == "" && p.Result != nil {
 		// The outcome came without its tool result (the server's assistant): the
 		// note recorded with it (e.g. the key of a graph it created) is said all the same.
-		b, _ := json.Marshal(map[string]string{"note": p.Result.Note})
-		result = string(b)
+		r.Note = p.Result.Note
+	} else {
+		_ = json.Unmarshal([]byte(result), &r)
 	}
-	kind, text := outcomeText(p.Decision, p.Outcome, describeAction(p), p.Feedback, p.ApplyError, result)
+	kind, text := outcomeText(p.Decision, p.Outcome, describeAction(p), p.Feedback, p.ApplyError, r.Note)
 	if p.Decision == convo.Approved && p.Outcome == convo.Applied && m.deciding != nil && m.decided.ID == p.ID && m.decidedAlways {
 		text += " (and every " + describeAction(p) + " in this thread)"
 	}
@@ -101,14 +105,11 @@ func decidedNotice(lk *look, p convo.Proposal) *noticeItem {
 
 // outcomeText is the line a decided proposal gets: applied (✓), approved but not
 // applied (!, with why), rejected (×, with the feedback). Never a success mark for
-// a change that did not happen.
-func outcomeText(d convo.DecisionState, o convo.Outcome, what, feedback, applyErr, result string) (noticeKind, string) {
-	var note string
-	var r struct {
-		Note string `json:"note"`
-	}
-	if json.Unmarshal([]byte(result), &r) == nil && r.Note != "" {
-		note = " — " + strip(r.Note)
+// a change that did not happen. note (the tool result's: the key of a created
+// graph, say) follows an applied change.
+func outcomeText(d convo.DecisionState, o convo.Outcome, what, feedback, applyErr, note string) (noticeKind, string) {
+	if note != "" {
+		note = " — " + strip(note)
 	}
 	switch {
 	case d == convo.Rejected:

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -121,7 +122,7 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 		st.cfgs = append(slices.Clone(st.cfgs), datasource.NodeConfig{Key: p.TypeKey, DisplayName: p.DisplayName})
 		return datasource.Action{Type: datasource.ConfigureNodeTypeAction, ConfigureNodeType: p}, nil
 	}
-	p.Nodes = datasource.NodesOfType(mapValues(st.nodes), p.TypeKey)
+	p.Nodes = datasource.NodesOfType(slices.Collect(maps.Values(st.nodes)), p.TypeKey)
 	p.Before = datasource.TypeFields(*cur)
 	// The type's code as its nodes run it: the config's, or in a file of the
 	// earlier format (code on the nodes) the nodes' own, which must agree.
@@ -162,7 +163,7 @@ func (st *state) configureNodeType(tool string, a args) (datasource.Action, erro
 	if err != nil {
 		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: err.Error()}
 	}
-	if p.Process == "" && len(changedTypeFields(p.Before, datasource.TypeFields(next))) == 0 {
+	if p.Process == "" && sameTypeFields(p.Before, datasource.TypeFields(next)) {
 		return datasource.Action{}, &Error{Tool: tool, Code: CodeInvalidAction, Msg: fmt.Sprintf("node type %q already is this way: the proposal changes nothing", p.TypeKey)}
 	}
 	return datasource.Action{Type: datasource.ConfigureNodeTypeAction, ConfigureNodeType: p}, nil
@@ -238,22 +239,14 @@ func (st *state) newTypeKey(name string) string {
 	return key
 }
 
-func changedTypeFields(before, after map[string]any) []string {
-	var out []string
-	for _, k := range sortedKeys(after) {
-		if !datasource.SameJSON(before[k], after[k]) {
-			out = append(out, k)
+// sameTypeFields reports whether every field of after is as in before.
+func sameTypeFields(before, after map[string]any) bool {
+	for k, v := range after {
+		if !datasource.SameJSON(before[k], v) {
+			return false
 		}
 	}
-	return out
-}
-
-func mapValues(m map[string]datasource.Node) []datasource.Node {
-	out := make([]datasource.Node, 0, len(m))
-	for _, n := range m {
-		out = append(out, n)
-	}
-	return out
+	return true
 }
 
 // ApplyPatches applies search/replace patches to code in order, as the Nodius

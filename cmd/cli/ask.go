@@ -146,7 +146,7 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 		}
 	}
 	out := newPrinter(f.IO, o.Format)
-	out.names, out.graphFlag = tagNames(ctx, rt.Source, graph), graphFlag(graph)
+	out.names, out.graphFlag, out.agentFlag = tagNames(ctx, rt.Source, graph), graphFlag(graph), agentFlag(rt)
 	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
 	return finishRun(ctx, f, rt, out, o, res, err)
 }
@@ -337,6 +337,7 @@ another proposal of the same response waits after this one.`,
 				}
 			}
 			out := newPrinter(f.IO, o.Format)
+			out.agentFlag = agentFlag(rt)
 			if digest != "" && proposal == "" {
 				return usageError("--digest pins the action of one proposal: pass its --proposal too")
 			}
@@ -372,6 +373,15 @@ func toolLimitText(threadID string, tl convo.ToolLimit) string {
 	}
 	return fmt.Sprintf("nodius-ai: the assistant used its %d tool rounds and waits for your choice: 'nodius-ai approve %s' lets it continue%s, 'nodius-ai reject %s' asks it to answer now with what it found (or run ask with --on-tool-limit continue|summary)",
 		tl.RoundsUsed, threadID, more, threadID)
+}
+
+// agentFlag is the --agent part of a decide command printed for the person: a
+// thread of the server's assistant is decided there ("" for the local agent).
+func agentFlag(rt *Runtime) string {
+	if u := serverAgent(rt.Config); rt.Remote != nil && u != "" {
+		return " --agent " + shellQuote("server:"+fault.MaskCredentials(u))
+	}
+	return ""
 }
 
 // graphFlag is the --graph part of a command printed for the person ("" without a

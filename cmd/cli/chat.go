@@ -60,9 +60,11 @@ When standard input or output is not a terminal, chat behaves exactly like 'ask'
 // runChat wires the runtime into the TUI and runs it on the alternate screen.
 func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	// What the source says when it opens goes to stderr, which the screen then
-	// covers: keep those lines to show them on the welcome too.
-	notes := &noteRecorder{}
-	f.IO.ErrOut = io.MultiWriter(f.IO.ErrOut, notes)
+	// covers: keep those lines to show them on the welcome too. While the screen
+	// is up, stderr must not draw over it (a file source parsed on first use says
+	// its notices then): see noteRecorder.
+	notes := &noteRecorder{out: f.IO.ErrOut}
+	f.IO.ErrOut = notes
 	// A continued thread is shown, drawn and decided on the source it happened on,
 	// as ask, approve and reject do.
 	if err := f.adoptSourceFor(ctx, o); err != nil {
@@ -116,7 +118,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		Pictures:      chatPictures(rt),
 		ThreadID:      threadID,
 		Continue:      o.Continue,
-		Notes:         notes.stop(),
+		Notes:         notes.hold(),
 		NoColor:       f.IO.Getenv("NO_COLOR") != "" || f.IO.Getenv("TERM") == "dumb",
 		Dark:          true,
 	}
@@ -133,8 +135,10 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	m.Sheets(g.Sheets)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
 	rt.Loading.set(func(stage string) { p.Send(tui.LoadingMsg{Stage: stage}) })
+	notes.showWith(func(n string) { p.Send(tui.NoteMsg{Text: n}) })
 	_, err = p.Run()
 	rt.Loading.set(nil)
+	notes.release()
 	syncAfterChat(ctx, f)
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		return err
@@ -216,25 +220,54 @@ func (n nodeLister) NodeRefs(ctx context.Context, graph string) ([]tui.NodeRef, 
 	return out, nil
 }
 
-// noteRecorder keeps the first lines nodius-ai writes to stderr ("nodius-ai: …")
-// until stop, for the chat's welcome; later writes pass through unrecorded.
+// noteRecorder stands in for stderr during chat. Before the screen opens, writes
+// go to the terminal and the notes among them (lines "nodius-ai: …") are kept for
+// the welcome. While the screen is up (hold), nothing is written to the terminal,
+// where it would draw over the screen: writes are held and written out when the
+// screen closes (release), and each note is also shown in the transcript.
 type noteRecorder struct {
+	out io.Writer // the real stderr
+
 	mu      sync.Mutex
+	phase   notePhase
 	partial []byte
-	lines   []string
-	stopped bool
+	lines   []string     // the notes kept before the screen opened
+	show    func(string) // while the screen is up: says a note in the transcript
+	held    []byte       // while the screen is up: what was written
 }
 
-// maxNotes bounds what the welcome shows: a source says a line or two.
-const maxNotes = 8
+type notePhase int
+
+const (
+	notesBefore notePhase = iota // before the screen: pass through, keep the notes
+	notesHeld                    // the screen is up: hold, show the notes
+	notesAfter                   // the screen closed: pass through
+)
+
+const (
+	// maxNotes bounds what the welcome shows: a source says a line or two.
+	maxNotes = 8
+	// maxHeld bounds what is held while the screen is up (a note is one line).
+	maxHeld = 1 << 20
+)
 
 func (r *noteRecorder) Write(p []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stopped {
-		return len(p), nil
+	switch r.phase {
+	case notesAfter:
+		return r.out.Write(p)
+	case notesHeld:
+		if len(r.held)+len(p) <= maxHeld {
+			r.held = append(r.held, p...)
+		}
+	default:
+		if n, err := r.out.Write(p); err != nil {
+			return n, err
+		}
 	}
 	r.partial = append(r.partial, p...)
+	var shown []string
 	for {
 		i := bytes.IndexByte(r.partial, '\n')
 		if i < 0 {
@@ -242,20 +275,53 @@ func (r *noteRecorder) Write(p []byte) (int, error) {
 		}
 		line := strings.TrimSpace(string(r.partial[:i]))
 		r.partial = r.partial[i+1:]
-		if n, ok := strings.CutPrefix(line, "nodius-ai: "); ok && len(r.lines) < maxNotes {
+		n, ok := strings.CutPrefix(line, "nodius-ai: ")
+		switch {
+		case !ok:
+		case r.phase == notesBefore && len(r.lines) < maxNotes:
 			r.lines = append(r.lines, n)
+		case r.phase == notesHeld && r.show != nil:
+			shown = append(shown, n)
 		}
 	}
 	if len(r.partial) > 4096 { // not lines: nothing to keep
 		r.partial = r.partial[:0]
 	}
+	if len(shown) > 0 {
+		// Not from this goroutine: the screen's own loop may be the writer, and
+		// the program takes one message at a time.
+		go func(show func(string)) {
+			for _, n := range shown {
+				show(n)
+			}
+		}(r.show)
+	}
 	return len(p), nil
 }
 
-// stop ends the recording and returns the lines kept.
-func (r *noteRecorder) stop() []string {
+// hold ends the recording, holds what is written from now on, and returns the
+// notes kept for the welcome.
+func (r *noteRecorder) hold() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.stopped = true
+	r.phase = notesHeld
 	return r.lines
+}
+
+// showWith gives the screen's way of saying a note, once the screen exists.
+func (r *noteRecorder) showWith(show func(string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.show = show
+}
+
+// release writes out what was held: the screen has closed.
+func (r *noteRecorder) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.phase, r.show = notesAfter, nil
+	if len(r.held) > 0 {
+		_, _ = r.out.Write(r.held)
+		r.held = nil
+	}
 }

@@ -133,6 +133,9 @@ func chatPictures(rt *Runtime) tui.ChangePictures {
 func (c changePictures) ProposedChange(ctx context.Context, graphKey string, a datasource.Action) (graphpic.Change, error) {
 	if a.Type == datasource.CreateGraphAction {
 		// Home mode: the change is a new graph, not a part of one to draw.
+		if c := a.CreateGraph; c != nil && c.Type == "htmlClass" {
+			return graphpic.Change{}, errors.New("a new HTML class, its graph holding one html root node")
+		}
 		return graphpic.Change{}, errors.New("a new graph, with its Starter and Return nodes")
 	}
 	return graphpic.ProposedChange(ctx, c.src, graphKey, a, pictureDepth)

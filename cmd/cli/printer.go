@@ -42,6 +42,9 @@ type printer struct {
 	actions []clientaction.Action
 	// graphFlag is what the note's command needs to name the graph ("--graph demo").
 	graphFlag string
+	// agentFlag is what the decide command needs to reach the server's assistant
+	// (" --agent server:URL"; "" for the local agent): its threads are decided there.
+	agentFlag string
 }
 
 func newPrinter(ios *IOStreams, format string) *printer {
@@ -188,7 +191,7 @@ func (p *printer) Decided(pr *convo.Proposal, d convo.Decision) {
 	if d.Approved {
 		verb = "approved"
 	}
-	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s (%s)\n", verb, pr.Tool, termtext.Strip(pr.Reason))
+	fmt.Fprintf(p.ios.ErrOut, "nodius-ai: %s proposal %s (%s)\n", verb, termtext.Strip(pr.Tool), termtext.Strip(pr.Reason))
 }
 
 // ToolLimitChoice notes an automatic choice at the tool-round limit
@@ -213,18 +216,18 @@ func (p *printer) Pending(pr *convo.Proposal, threadID string) {
 	if p.format == "markdown" {
 		w = p.ios.Out
 	}
-	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", pr.Tool, termtext.Reveal(describeAction(pr)))
+	fmt.Fprintf(w, "\nProposal waiting for your decision (%s): %s\n", termtext.Strip(pr.Tool), termtext.Reveal(describeAction(pr)))
 	changetext.WriteForDecision(w, pr.Action, "  ")
 	if pr.Reason != "" {
 		fmt.Fprintf(w, "Reason: %s\n", termtext.Reveal(pr.Reason))
 	}
-	fmt.Fprintln(w, "Decide with: "+decideCommand(threadID, pr))
+	fmt.Fprintln(w, "Decide with: "+decideCommand(threadID, pr, p.agentFlag))
 }
 
 // decideCommand is the approve command for exactly the proposal shown: its thread,
 // its id and the digest of its action, so that an action swapped behind the same id
 // (a thread imported again with --replace) is refused rather than applied.
-func decideCommand(threadID string, pr *convo.Proposal) string {
+func decideCommand(threadID string, pr *convo.Proposal, agentFlag string) string {
 	digest := pr.Digest
 	if digest == "" {
 		digest = convo.ActionDigest(pr.Action)
@@ -233,6 +236,7 @@ func decideCommand(threadID string, pr *convo.Proposal) string {
 	if digest != "" {
 		pin += " --digest " + digest
 	}
+	pin += agentFlag
 	return fmt.Sprintf("nodius-ai approve %s %s   or   nodius-ai reject %s %s [--feedback TEXT]", threadID, pin, threadID, pin)
 }
 

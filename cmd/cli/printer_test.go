@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/agent/remote"
+	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -166,5 +169,50 @@ func TestPrinterLeavesQuotedTags(t *testing.T) {
 				t.Errorf("text = %q: want %s kept and {{node:b}} rendered", out, tt.quoted)
 			}
 		})
+	}
+}
+
+// TestPrinterStripsToolName: a proposal's tool name is the server's when the
+// server's assistant proposed it (--agent server:URL): untrusted, so no control
+// sequence of it reaches the terminal, when waiting nor when decided.
+func TestPrinterStripsToolName(t *testing.T) {
+	t.Parallel()
+	var errb bytes.Buffer
+	ios := &IOStreams{Out: &errb, ErrOut: &errb, Getenv: func(string) string { return "" }}
+	p := newPrinter(ios, "text")
+	pr := &convo.Proposal{ID: "call_1", Tool: "create_graph\x1b]0;pwned\x07\x1b[2J",
+		Action: datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}}
+	p.Pending(pr, "ai_1_1")
+	p.Decided(pr, convo.Decision{Approved: true})
+	if got := errb.String(); strings.Contains(got, "\x1b") || strings.Contains(got, "\x07") || !strings.Contains(got, "create_graph") {
+		t.Errorf("output = %q: want the tool named without its control sequences", got)
+	}
+}
+
+// TestDecideCommandNamesTheServersAssistant: a proposal of the server's assistant
+// is decided there, so the printed command carries --agent server:URL (never a
+// password of the URL); the local agent's carries none.
+func TestDecideCommandNamesTheServersAssistant(t *testing.T) {
+	t.Parallel()
+	pr := &convo.Proposal{ID: "call_1", Tool: "propose_create_graph",
+		Action: datasource.Action{Type: datasource.CreateGraphAction, CreateGraph: &datasource.CreateGraphPayload{Name: "Invoices", Type: "graph"}}}
+	for _, tc := range []struct {
+		name string
+		rt   *Runtime
+		want string
+		not  string
+	}{
+		{"server", &Runtime{Config: &config.Config{Agent: "server:https://nodius.example"}, Remote: &remote.Runner{}}, " --agent server:https://nodius.example ", "s3cret"},
+		{"server with a password", &Runtime{Config: &config.Config{Agent: "server:https://me:s3cret@nodius.example"}, Remote: &remote.Runner{}}, " --agent 'server:https://me:", "s3cret"},
+		{"local", &Runtime{Config: &config.Config{Agent: "local"}}, "", "--agent"},
+	} {
+		var errb bytes.Buffer
+		p := newPrinter(&IOStreams{Out: &errb, ErrOut: &errb, Getenv: func(string) string { return "" }}, "text")
+		p.agentFlag = agentFlag(tc.rt)
+		p.Pending(pr, "ai_1_1")
+		line := errb.String()[strings.Index(errb.String(), "Decide with:"):]
+		if !strings.Contains(line, "nodius-ai approve ai_1_1 --proposal call_1 --digest ") || !strings.Contains(line, tc.want) || strings.Contains(line, tc.not) {
+			t.Errorf("%s: %q", tc.name, line)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -44,7 +45,7 @@ Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applie
 			if err != nil {
 				return err
 			}
-			if err := undoCreatedGraph(ctx, f, args[0]); err != nil {
+			if err := refuseServerUndo(ctx, f, args[0]); err != nil {
 				return err
 			}
 			if serverAgent(cfg) != "" {
@@ -137,14 +138,15 @@ func (l localOnly) Undo(ctx context.Context, req agent.UndoRequest) (agent.UndoR
 	return a.Undo(ctx, req)
 }
 
-// undoCreatedGraph refuses, in words, to undo a graph the server's assistant created
+// refuseServerUndo refuses, in words, to undo a graph the server's assistant created
 // (home mode's create_graph, approved here): the server's POST /api/graph/delete
 // removes a graph with all its nodes and edges whatever they are, and from here
 // nothing tells whether the graph was opened or edited since (the server saves
 // open graphs from memory every 30 s, and an editor's copy would outlive the
-// deletion). So it is left to the person, in Nodius. nil when the thread's last
-// change to undo is not such a graph: undo goes on as before.
-func undoCreatedGraph(ctx context.Context, f *Factory, arg string) error {
+// deletion). So it is left to the person, in Nodius. Any other change of a thread
+// of the server's assistant is refused too; nil for this terminal's own threads:
+// undo goes on.
+func refuseServerUndo(ctx context.Context, f *Factory, arg string) error {
 	store, err := f.Store(ctx)
 	if err != nil {
 		return nil // undo says it in its own words
@@ -153,19 +155,25 @@ func undoCreatedGraph(ctx context.Context, f *Factory, arg string) error {
 	if err != nil {
 		return nil
 	}
-	u, err := store.LastUndoable(ctx, id)
-	if err != nil || u == nil || u.Action.Type != datasource.CreateGraphAction {
-		return nil
-	}
-	// Only a graph the server's assistant made: one a local source made is undone
-	// by the source (it checks the graph is as made).
+	// Only a thread of the server's assistant: a graph a local source made is
+	// undone by the source (it checks the graph is as made).
 	rem, remote, err := store.RemoteOf(ctx, id)
 	if err != nil || !remote {
 		return nil
 	}
+	// Any other change of such a thread is not undone here either. Said here, in
+	// undo's words: the refusal further on (localOnly) tells to pass --agent
+	// server:URL, which undo refuses in turn.
+	other := &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
+		"thread %s is the server's assistant's (%s): undo reverses this terminal's own changes only — undo the assistant's in the Nodius web client",
+		termtext.Strip(id), termtext.Strip(rem.Server))}
+	u, err := store.LastUndoable(ctx, id)
+	if err != nil || u == nil || u.Action.Type != datasource.CreateGraphAction {
+		return other
+	}
 	p, err := store.Proposal(ctx, id, u.ProposalID)
 	if err != nil || p.Result == nil || p.Result.Graph == nil || p.Result.Graph.Key == "" {
-		return nil
+		return other
 	}
 	key := p.Result.Graph.Key
 	what, list := "graph", "Workflows"

@@ -120,7 +120,11 @@ func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 	}
 	for _, f := range datasource.TypeChanges(c) {
 		if f.Field == "handles" {
-			f.Before, f.After = handlePoints(f.Before), handlePoints(f.After)
+			// Their points, unless that hides the change (a side's position, say):
+			// then the whole JSON.
+			if b, a := handlePoints(f.Before), handlePoints(f.After); c.Mode == "create" || c.Before == nil || !datasource.SameJSON(b, a) {
+				f.Before, f.After = b, a
+			}
 		}
 		if c.Mode == "create" || c.Before == nil { // nothing known of before (a server's proposal)
 			out = append(out, fmt.Sprintf("%s: %s", f.Field, show(f.After)))
@@ -131,7 +135,8 @@ func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 	return out
 }
 
-// handlePoints writes handles as their points, "L:0:in, R:0:out" (nil stays nil).
+// handlePoints writes handles as their points, "L:0:in, R:0:out", a point that
+// accepts one data type only with it ("R:0:out:number"); nil stays nil.
 func handlePoints(v any) any {
 	if v == nil {
 		return nil
@@ -144,7 +149,11 @@ func handlePoints(v any) any {
 	var pts []string
 	for _, side := range datasource.OrderedSides(h) {
 		for _, p := range h[side].Point {
-			pts = append(pts, side+":"+p.ID+":"+p.Type)
+			pt := side + ":" + p.ID + ":" + p.Type
+			if p.Accept != "" && p.Accept != "any" {
+				pt += ":" + p.Accept
+			}
+			pts = append(pts, pt)
 		}
 	}
 	return strings.Join(pts, ", ")

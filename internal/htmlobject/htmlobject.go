@@ -95,7 +95,13 @@ func (c *converter) id() string {
 func (c *converter) styles(n *html.Node) bool {
 	if n.Type == html.ElementNode && n.DataAtom == atom.Style {
 		for _, m := range classRule.FindAllStringSubmatch(textContent(n), -1) {
-			c.classes[m[1]] = append(c.classes[m[1]], inlineStyle(m[2])...)
+			rules, ok := c.classes[m[1]]
+			if !ok {
+				// A rule with no declarations still gives its class a css block,
+				// whose rules are [] as the server's, never null.
+				rules = []any{}
+			}
+			c.classes[m[1]] = append(rules, inlineStyle(m[2])...)
 		}
 		return false
 	}

@@ -41,6 +41,9 @@ func TestConvert(t *testing.T) {
 			want(t, kids[1].(map[string]any), "type", "icon")
 			want(t, kids[1].(map[string]any), "content", "zap")
 		}},
+		{"a class rule with no declarations gives empty rules, not null", `<style>.a { ; }</style><div class="a">x</div>`, func(t *testing.T, o map[string]any) {
+			want(t, o, "css", []any{map[string]any{"selector": "&", "rules": []any{}}})
+		}},
 		{"empty element is a block without content", `<div></div>`, func(t *testing.T, o map[string]any) {
 			want(t, o, "type", "block")
 			if _, ok := o["content"]; ok {
