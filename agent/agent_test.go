@@ -649,3 +649,32 @@ func TestRunEndReleasesTheSource(t *testing.T) {
 		t.Fatalf("released %d times after the decision's run, want 2", src.n)
 	}
 }
+
+// refusingCreator is a source that cannot make graphs now (a read-only export).
+type refusingCreator struct{ *memgraph.Store }
+
+func (refusingCreator) CanCreateGraph(context.Context) error {
+	return errors.New("the export is read-only")
+}
+
+// TestCreateGraphRefusedWhenTheSourceCannot: in home mode, a propose_create_graph
+// on a source that cannot make graphs now is an error the model reads, not a
+// proposal the person would approve for nothing.
+func TestCreateGraphRefusedWhenTheSourceCannot(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, agent.Options{},
+		turn{calls: []convo.ToolCall{call("c1", "propose_create_graph", `{"name":"Invoices","reason":"asked"}`)}},
+		turn{text: "I cannot create it here."})
+	src := refusingCreator{Store: f.src}
+	a := agent.New(agent.Options{Provider: f.llm, Source: src, Store: f.store, Retriever: retrieverNoCache(src)})
+	res, err := a.Send(ctx, agent.SendRequest{GraphKey: "home", Text: "make an invoices graph"}, nil)
+	if err != nil || res.Proposal != nil {
+		t.Fatalf("send: %v, proposal %+v: want no proposal", err, res.Proposal)
+	}
+	reqs := f.llm.requests()
+	last := reqs[len(reqs)-1].Messages
+	if got := last[len(last)-1].Content; !strings.Contains(got, "read-only") {
+		t.Errorf("the model was told %q, want why the graph cannot be made", got)
+	}
+}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -482,6 +483,13 @@ func (r *run) propose(tc convo.ToolCall) (stop bool, err error) {
 	action, reason, perr := tools.ParseProposal(r.ctx, r.a.opt.Source, r.th.GraphKey, tc.Name, tc.Arguments)
 	if perr == nil && !r.allowedAll(action) {
 		perr = fmt.Errorf("%s is not allowed by the approval policy", action.Type)
+	}
+	if perr == nil {
+		// A graph this source cannot make now (a read-only export, a database a
+		// Nodius server writes) is said to the model, not proposed to the person.
+		if why := r.cannotCreate(&convo.Proposal{Action: action}); why != "" {
+			perr = errors.New(why)
+		}
 	}
 	if perr != nil {
 		r.emit(convo.Event{Type: convo.EventToolStart, ToolCall: tc})
