@@ -149,7 +149,7 @@ func TestHomeCreateGraphRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := lastResume(t, e.srv)
-	if r.Approved || r.Feedback != "Creation failed: Access denied to workspace 'd0ceef773d53' (HTTP 403)" {
+	if r.Approved || r.Feedback != "Creation failed: Access denied to workspace 'd0ceef773d53'" {
 		t.Errorf("resume approved=%v feedback %q", r.Approved, r.Feedback)
 	}
 	p := res.Decided

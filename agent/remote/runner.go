@@ -185,11 +185,17 @@ func (ru *run) streamCreate(msg ResumeRequest, g datasource.CreateGraphPayload) 
 		if err != nil {
 			ru.creation.why = err.Error()
 			msg.Approved = false
-			word := "Creation failed: "
-			if ce := (*CreateError)(nil); errors.As(err, &ce) && ce.Status == 0 {
-				word = "Creation error: "
+			// The web client's words: the server's error alone after a refusal,
+			// "Creation error: …" when the request could not be made.
+			word, why := "Creation failed: ", err.Error()
+			if ce := (*CreateError)(nil); errors.As(err, &ce) {
+				if ce.Status == 0 {
+					word = "Creation error: "
+				} else {
+					why = strings.TrimSuffix(why, fmt.Sprintf(" (HTTP %d)", ce.Status))
+				}
 			}
-			msg.Feedback = word + err.Error()
+			msg.Feedback = word + why
 			ru.r.log.Warn("remote create_graph refused", "thread", ru.th.ID, "reason", err.Error())
 		} else {
 			fb := createdFeedback(g, key)
