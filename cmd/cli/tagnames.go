@@ -23,6 +23,7 @@ func tagNames(ctx context.Context, src datasource.Source, graph string) clientac
 		configs map[string]string
 		types   = map[string]string{} // node key → type name, "" when unknown
 		graphs  = map[string]string{} // graph key → name (home mode)
+		listed  bool                  // graphs holds the source's listing
 	)
 	graphDoc := func() *datasource.Graph {
 		if g == nil {
@@ -66,12 +67,28 @@ func tagNames(ctx context.Context, src datasource.Source, graph string) clientac
 			if graph == tools.HomeGraphKey {
 				// Home mode names the user's graphs, any of them.
 				name, ok := graphs[key]
-				if !ok {
-					if gr, err := src.Graph(ctx, key); err == nil {
-						name = gr.Name
-					}
-					graphs[key] = name
+				if ok {
+					return name
 				}
+				// A source that lists its graphs with their names (a Nodius server,
+				// where reading one graph loads it live) is asked once for all.
+				if l, ok := src.(interface {
+					ListGraphs(context.Context) ([]datasource.Graph, error)
+				}); ok {
+					if listed {
+						return ""
+					}
+					listed = true
+					if gs, err := l.ListGraphs(ctx); err == nil {
+						for _, gr := range gs {
+							graphs[gr.Key] = gr.Name
+						}
+					}
+					name = graphs[key]
+				} else if gr, err := src.Graph(ctx, key); err == nil {
+					name = gr.Name
+				}
+				graphs[key] = name
 				return name
 			}
 			if key != graph {

@@ -51,3 +51,29 @@ func TestTagNamesReadsEachKeyOnce(t *testing.T) {
 		t.Errorf("graph documents read %d times, want 1", src.graphs)
 	}
 }
+
+// listingSource lists its graphs with their names in one read (a Nodius server).
+type listingSource struct {
+	countingSource
+	lists int
+}
+
+func (s *listingSource) ListGraphs(context.Context) ([]datasource.Graph, error) {
+	s.lists++
+	return []datasource.Graph{{Key: "g1", Name: "Invoices"}, {Key: "g2", Name: "Players"}}, nil
+}
+
+// In home mode, graph tags are named from one listing when the source lists its
+// graphs with names, never by reading (on a server: loading) each graph.
+func TestTagNamesHomeUsesTheListing(t *testing.T) {
+	src := &listingSource{}
+	n := tagNames(context.Background(), src, "home")
+	for _, tc := range []struct{ key, want string }{{"g1", "Invoices"}, {"g2", "Players"}, {"g1", "Invoices"}, {"gone", ""}} {
+		if got := n.Graph(tc.key); got != tc.want {
+			t.Errorf("Graph(%s) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+	if src.lists != 1 || src.graphs != 0 {
+		t.Errorf("%d listings and %d graph reads, want 1 and 0", src.lists, src.graphs)
+	}
+}
