@@ -127,10 +127,10 @@ func ListGraphs(ctx context.Context, src datasource.Source) (keys []string, ok b
 	return keys, true, err
 }
 
-// graphSummaries is a source that lists its graphs with their names and
+// GraphSummaries is a source that lists its graphs with their names and
 // descriptions in one read (the server: source, whose single-graph reads load
 // the whole graph and register on it).
-type graphSummaries interface {
+type GraphSummaries interface {
 	ListGraphs(ctx context.Context) ([]datasource.Graph, error)
 }
 
@@ -147,7 +147,7 @@ func (x *Executor) runHome(ctx context.Context, name string) (any, error) {
 		return toon.Object{{Key: "htmlClasses", Value: []toon.Object{}},
 			{Key: "note", Value: "this source holds workflow graphs only, no HTML classes"}}, nil
 	}
-	if lister, ok := x.src.(graphSummaries); ok && name == ListUserGraphs {
+	if lister, ok := x.src.(GraphSummaries); ok && name == ListUserGraphs {
 		// A remote source lists names with keys: reading each graph would load it.
 		gs, err := lister.ListGraphs(ctx)
 		if err != nil {

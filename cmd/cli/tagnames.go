@@ -72,9 +72,7 @@ func tagNames(ctx context.Context, src datasource.Source, graph string) clientac
 				}
 				// A source that lists its graphs with their names (a Nodius server,
 				// where reading one graph loads it live) is asked once for all.
-				if l, ok := src.(interface {
-					ListGraphs(context.Context) ([]datasource.Graph, error)
-				}); ok {
+				if l, ok := src.(tools.GraphSummaries); ok {
 					if listed {
 						return ""
 					}
