@@ -207,10 +207,7 @@ func ConfigFromPayload(cur *NodeConfig, p ConfigureNodeTypePayload, workspace st
 				return c, err
 			}
 		}
-		c.Handles = map[string]HandleGroup{
-			"L": {Position: "separate", Point: []HandlePoint{{ID: "0", Type: "in", Accept: "any"}}},
-			"R": {Position: "separate", Point: []HandlePoint{{ID: "0", Type: "out", Accept: "any"}}},
-		}
+		c.Handles = DefaultHandles("", nil) // a custom type's: L:0:in, R:0:out
 		if err := setRaw(&c.NodeExtra, "size", newTypeSize()); err != nil {
 			return c, err
 		}
