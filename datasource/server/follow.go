@@ -70,6 +70,7 @@ type link struct {
 	pending int               // saveStatus announcements not yet followed by their edit
 	gap     string            // why what arrived cannot be trusted to be complete
 	queue   []editsock.Frame  // editing messages received, not yet applied
+	queued  int               // their bytes, bounded by the source's maxBytes
 }
 
 // onFrame records one frame of lk's socket (on its reading goroutine).
@@ -88,6 +89,16 @@ func (f *follower) onFrame(lk *link, fr editsock.Frame) {
 			return
 		}
 		lk.pending = 0
+		if lk.gap != "" {
+			return // the copy is loaded again at the next read: nothing to keep
+		}
+		// A server that sends more than one answer may hold between two reads
+		// (max_snapshot_bytes) is not kept in memory: the next read loads again.
+		if lk.queued += len(fr.Raw); lk.queued > f.s.maxBytes {
+			lk.queue, lk.queued = nil, 0
+			lk.gap = "more edits arrived between two reads than max_snapshot_bytes holds"
+			return
+		}
 		lk.queue = append(lk.queue, fr)
 		return
 	case "registerUserOnGraph":
@@ -352,7 +363,7 @@ func (f *follower) drain(lk *link) error {
 		return nil // only the saved state: nothing arrives
 	}
 	queue := lk.queue
-	lk.queue = nil
+	lk.queue, lk.queued = nil, 0
 	for _, fr := range queue {
 		var m nodiusgraph.Message
 		if err := json.Unmarshal(fr.Raw, &m); err != nil {

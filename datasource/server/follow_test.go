@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"sync"
@@ -406,5 +407,40 @@ func TestReleaseClosesTheSocket(t *testing.T) {
 	}
 	if len(notices) != 0 {
 		t.Errorf("notices %q", notices)
+	}
+}
+
+// TestFloodBetweenReadsIsNotKept: a server that sends more edits between two reads
+// than one answer may hold (max_snapshot_bytes) is not kept in memory: the copy is
+// loaded again at the next read, which says why.
+func TestFloodBetweenReadsIsNotKept(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	var notices []string
+	src, err := server.New(server.Options{BaseURL: s.URL, WSURL: s.WSURL, Token: "tok-alice", AckTimeout: 5 * time.Second,
+		MaxBytes: 64 << 10, Notice: func(m string) { notices = append(notices, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 5000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("flooded-node-%06d", i)
+	}
+	before := s.Counts()
+	for range 3 {
+		s.Send(graphKey, map[string]any{"type": "batchDeleteElements", "sheetId": "0", "nodeKeys": keys, "edgeKeys": []string{}})
+	}
+	if _, err := src.Snapshot(ctx, graphKey); err != nil {
+		t.Fatal(err)
+	}
+	if got := costOf(s, before); got.gets != 1 {
+		t.Errorf("cost %+v, want the graph read again", got)
+	}
+	if len(notices) != 1 || !strings.Contains(notices[0], "max_snapshot_bytes") {
+		t.Errorf("notices %q, want one naming max_snapshot_bytes", notices)
 	}
 }
