@@ -32,21 +32,20 @@ func IsConflict(err error) bool {
 // interrupted by a crash is neither lost nor applied twice.
 func AssignKeys(a Action, opID string) Action {
 	n := 0
+	next := func() string { n++; return "ai_" + opID + "_" + strconv.Itoa(n) }
 	var walk func(a Action) Action
 	walk = func(a Action) Action {
 		switch {
 		case a.Type == CreateNodeAction && a.CreateNode != nil:
 			p := *a.CreateNode
 			if p.NodeKey == "" {
-				n++
-				p.NodeKey = "ai_" + opID + "_" + strconv.Itoa(n)
+				p.NodeKey = next()
 			}
 			a.CreateNode = &p
 		case a.Type == CreateEdgeAction && a.CreateEdge != nil:
 			p := *a.CreateEdge
 			if p.EdgeKey == "" {
-				n++
-				p.EdgeKey = "ai_" + opID + "_" + strconv.Itoa(n)
+				p.EdgeKey = next()
 			}
 			a.CreateEdge = &p
 		case a.Type == BatchAction && a.Batch != nil:
@@ -59,8 +58,7 @@ func AssignKeys(a Action, opID string) Action {
 			// Applied whole: a source that keeps node types writes the type.
 			if a.ConfigureNodeType.TypeKey == "" {
 				p := *a.ConfigureNodeType
-				n++
-				p.TypeKey = "ai_" + opID + "_" + strconv.Itoa(n)
+				p.TypeKey = next()
 				a.ConfigureNodeType = &p
 			}
 		case a.Type == CreateGraphAction && a.CreateGraph != nil:
@@ -71,7 +69,7 @@ func AssignKeys(a Action, opID string) Action {
 			a.CreateGraph = &p
 		default:
 			// The server's own types are applied as the changes they come down to.
-			if l, ok := Lower(a, func() string { n++; return "ai_" + opID + "_" + strconv.Itoa(n) }); ok {
+			if l, ok := Lower(a, next); ok {
 				return walk(l)
 			}
 		}
