@@ -243,16 +243,16 @@ func TestMutations(t *testing.T) {
 	ctx := ctxT(t)
 	src := h.src
 
-	created, err := src.CreateNode(ctx, "g1", datasource.Node{Key: "load", Type: "js", Sheet: "0", Process: "save()", Data: map[string]any{"a": 1.0, "b": "x"}})
+	created, err := src.CreateNode(ctx, "g1", datasource.Node{Key: "load", Type: "api-call", Sheet: "0", Process: "save()", Data: map[string]any{"a": 1.0, "b": "x"}})
 	if err != nil || created.Key != "load" {
 		t.Fatalf("create node = %+v, %v", created, err)
 	}
-	if _, err := src.CreateNode(ctx, "g1", datasource.Node{Key: "load", Type: "js"}); err == nil {
+	if _, err := src.CreateNode(ctx, "g1", datasource.Node{Key: "load", Type: "api-call"}); err == nil {
 		t.Error("creating a node twice succeeded")
 	} else if ce, ok := fault.As(err); !ok || ce.Status != 409 {
 		t.Errorf("duplicate node error = %v, want a 409 convo error", err)
 	}
-	gen, err := src.CreateNode(ctx, "g1", datasource.Node{Type: "js", Sheet: "0"})
+	gen, err := src.CreateNode(ctx, "g1", datasource.Node{Type: "api-call", Sheet: "0"})
 	if err != nil || gen.Key == "" || strings.HasPrefix(gen.Key, "g1-") {
 		t.Errorf("generated key = %q, %v", gen.Key, err)
 	}
@@ -319,7 +319,7 @@ func TestMutations(t *testing.T) {
 	}
 	// A whole proposal through datasource.Apply.
 	res, err := datasource.Apply(ctx, src, "g1", datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: []datasource.Action{
-		{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n2", TypeKey: "js", Sheet: "0"}},
+		{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n2", TypeKey: "api-call", Sheet: "0"}},
 		{Type: datasource.CreateEdgeAction, CreateEdge: &datasource.CreateEdgePayload{EdgeKey: "e10", SourceKey: "root", TargetKey: "n2", Sheet: "0"}},
 	}}})
 	if err != nil || !slices.Equal(res.Created.Nodes, []string{"n2"}) || !slices.Equal(res.Created.Edges, []string{"e10"}) {

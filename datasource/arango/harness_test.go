@@ -36,7 +36,10 @@ func fixture() map[string][]map[string]any {
 		return map[string]any{
 			"_key": gk + "-" + key, "graphKey": gk, "type": typ, "sheet": sheet, "process": process,
 			"data": data, "posX": 10, "posY": 20, "size": map[string]any{"width": 200, "height": 100},
-			"handles":     map[string]any{"L": map[string]any{"position": "separate", "point": []any{map[string]any{"id": "0", "type": "in", "accept": "any"}}}},
+			"handles": map[string]any{
+				"L": map[string]any{"position": "separate", "point": []any{map[string]any{"id": "0", "type": "in", "accept": "any"}}},
+				"R": map[string]any{"position": "separate", "point": []any{map[string]any{"id": "0", "type": "out", "accept": "any"}}},
+			},
 			"customField": "kept",
 		}
 	}

@@ -93,14 +93,18 @@ func (s *Source) inTransaction(ctx context.Context, graphKey string, fn func(w *
 	return s.graphTransaction(ctx, graphKey, colls, func(tx arangodb.Transaction) error {
 		// The workspace check, inside the transaction: a graph of another workspace
 		// is not found, and nothing is changed.
-		docs, err := queryAllOn[map[string]any](ctx, s, tx, qGraph, map[string]any{"key": graphKey, "ws": s.cfg.Workspace})
+		docs, err := queryAllOn[json.RawMessage](ctx, s, tx, qGraph, map[string]any{"key": graphKey, "ws": s.cfg.Workspace})
 		if err != nil {
 			return s.txError(err, graphKey, s.lockWait(), "read graph "+graphKey)
 		}
 		if len(docs) == 0 {
 			return &datasource.NotFoundError{Kind: "graph", Key: graphKey}
 		}
-		w := &txCopy{ctx: ctx, s: s, tx: tx, graphKey: graphKey}
+		g, err := decodeGraph(docs[0])
+		if err != nil {
+			return err
+		}
+		w := &txCopy{ctx: ctx, s: s, tx: tx, graphKey: graphKey, graph: g}
 		err = fn(w)
 		if w.err != nil {
 			err = w.err
@@ -229,7 +233,25 @@ type txCopy struct {
 	s        *Source
 	tx       arangodb.Transaction
 	graphKey string
-	err      error // the first read that failed (the lookups report only found or not)
+	graph    datasource.Graph // as the transaction read it first
+	err      error            // the first read that failed (the lookups report only found or not)
+}
+
+// Graph is the graph's metadata as the transaction read it (datasource.Scope).
+func (w *txCopy) Graph() datasource.Graph { return w.graph }
+
+// ConfigKeys lists the workspace's node types, for the message of an unknown type
+// (datasource.Scope): read outside the transaction, as it only names them.
+func (w *txCopy) ConfigKeys() []string {
+	cfgs, err := w.s.configs(w.ctx)
+	if err != nil {
+		return nil
+	}
+	keys := make([]string, len(cfgs))
+	for i, c := range cfgs {
+		keys[i] = c.Key
+	}
+	return keys
 }
 
 func (w *txCopy) fail(err error) {
@@ -239,14 +261,23 @@ func (w *txCopy) fail(err error) {
 }
 
 func (w *txCopy) CreateNode(n datasource.Node) (datasource.Node, error) {
+	n, err := datasource.NewNode(w, n)
+	if err != nil {
+		return datasource.Node{}, err
+	}
 	return w.s.createNode(w.ctx, w.tx, w.graphKey, n)
 }
 
 func (w *txCopy) UpdateNode(key string, changes map[string]any) (datasource.Node, error) {
-	if len(changes) == 0 {
-		return w.s.nodeOn(w.ctx, w.tx, w.graphKey, key)
+	cur, err := w.s.nodeOn(w.ctx, w.tx, w.graphKey, key)
+	if err != nil || len(changes) == 0 {
+		return cur, err
 	}
-	return w.s.updateNode(w.ctx, w.tx, w.graphKey, key, changes)
+	n, err := datasource.PatchNode(w, cur, changes)
+	if err != nil {
+		return datasource.Node{}, err
+	}
+	return w.s.writeNode(w.ctx, w.tx, w.graphKey, n, changes)
 }
 
 func (w *txCopy) MoveNode(key string, x, y float64) error {
@@ -258,6 +289,10 @@ func (w *txCopy) DeleteNode(key string) ([]datasource.Edge, error) {
 }
 
 func (w *txCopy) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
+	e, err := datasource.NewEdge(w, e)
+	if err != nil {
+		return datasource.Edge{}, err
+	}
 	return w.s.createEdge(w.ctx, w.tx, w.graphKey, e)
 }
 

@@ -181,7 +181,7 @@ func TestApplyBatchIsAllOrNothing(t *testing.T) {
 	t.Parallel()
 	create := func(key string) datasource.Action {
 		return datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{
-			NodeKey: key, TypeKey: "js", Sheet: "0", PosX: 1, PosY: 2}}
+			NodeKey: key, TypeKey: "api-call", Sheet: "0", PosX: 1, PosY: 2}}
 	}
 	link := datasource.Action{Type: datasource.CreateEdgeAction, CreateEdge: &datasource.CreateEdgePayload{
 		EdgeKey: "new-edge", SourceKey: "root", SourceHandle: "0", TargetKey: "n1", TargetHandle: "0", Sheet: "0"}}
@@ -265,7 +265,7 @@ func TestApplyGivesUpOnCollectionsLockedTooLong(t *testing.T) {
 	}
 	src := otherClient(ctx, t, h, 300*time.Millisecond)
 	add := datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{
-		NodeKey: "n1", TypeKey: "js", Sheet: "0"}}
+		NodeKey: "n1", TypeKey: "api-call", Sheet: "0"}}
 	_, err = datasource.Apply(ctx, src, "g1", add)
 	if !errors.Is(err, datasource.ErrLocked) || datasource.IsConflict(err) || !strings.Contains(err.Error(), "stayed locked by another writer for 300ms") {
 		t.Fatalf("apply while locked: %v", err)
@@ -296,7 +296,7 @@ func TestApplyReportsAWriteConflictAsLocked(t *testing.T) {
 		return 409, arangotest.ErrWriteConflict, strings.HasPrefix(q, "UPDATE")
 	})
 	a := datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: []datasource.Action{
-		{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "js", Sheet: "0"}},
+		{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{NodeKey: "n1", TypeKey: "api-call", Sheet: "0"}},
 		{Type: datasource.MoveNodeAction, MoveNode: &datasource.MoveNodePayload{NodeKey: "root", PosX: 5, PosY: 5}},
 	}}}
 	_, err := datasource.Apply(ctx, h.src, "g1", a)
@@ -346,7 +346,7 @@ func TestUndoIsAllOrNothing(t *testing.T) {
 	ctx := ctxT(t)
 	create := func(key string) datasource.Action {
 		return datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{
-			NodeKey: key, TypeKey: "js", Sheet: "0", PosX: 1, PosY: 2}}
+			NodeKey: key, TypeKey: "api-call", Sheet: "0", PosX: 1, PosY: 2}}
 	}
 	a := datasource.Action{Type: datasource.BatchAction, Batch: &datasource.BatchPayload{Actions: []datasource.Action{create("n1"), create("n2")}}}
 	rec := undo.NewRecorder()
@@ -389,7 +389,7 @@ func TestUndoWhenAReadFails(t *testing.T) {
 	h := fakeOnly(t)
 	ctx := ctxT(t)
 	if _, err := datasource.Apply(ctx, h.src, "g1", datasource.Action{Type: datasource.CreateNodeAction, CreateNode: &datasource.CreateNodePayload{
-		NodeKey: "n1", TypeKey: "js", Sheet: "0", PosX: 1, PosY: 2}}); err != nil {
+		NodeKey: "n1", TypeKey: "api-call", Sheet: "0", PosX: 1, PosY: 2}}); err != nil {
 		t.Fatal(err)
 	}
 	a := datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{

@@ -1,7 +1,6 @@
 package arango
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -27,16 +26,19 @@ func newKey(prefix string) (string, error) {
 	return prefix + hex.EncodeToString(b[:]), nil
 }
 
-// CreateNode inserts n into the graph; an empty key gets a generated one. A key that
+// CreateNode inserts n into the graph (datasource.NewNode's rules, in one
+// transaction as every change); an empty key gets a generated one. A key that
 // already exists is refused (409).
 func (s *Source) CreateNode(ctx context.Context, graphKey string, n datasource.Node) (datasource.Node, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
-		return datasource.Node{}, err
-	}
-	return s.createNode(ctx, s.db, graphKey, n)
+	var out datasource.Node
+	err := s.Change(ctx, graphKey, func(w datasource.WorkingCopy) (err error) {
+		out, err = w.CreateNode(n)
+		return err
+	})
+	return out, err
 }
 
-// createNode is CreateNode on db (see queryOn), the workspace checked.
+// createNode inserts n, checked by the caller (txCopy.CreateNode), on db.
 func (s *Source) createNode(ctx context.Context, db arangodb.DatabaseQuery, graphKey string, n datasource.Node) (datasource.Node, error) {
 	if n.Key == "" {
 		k, err := newKey("node_")
@@ -63,79 +65,45 @@ func (s *Source) createNode(ctx context.Context, db arangodb.DatabaseQuery, grap
 	return decodeNode(graphKey, docs[0])
 }
 
-// UpdateNode applies field changes. Keys are field paths: "process" replaces the
-// process, "data.url" sets one entry inside data and keeps the rest.
+// UpdateNode changes fields of a node by path (datasource.PatchNode's rules, in one
+// transaction as every change).
 func (s *Source) UpdateNode(ctx context.Context, graphKey, nodeKey string, changes map[string]any) (datasource.Node, error) {
-	if len(changes) == 0 {
-		return s.Node(ctx, graphKey, nodeKey)
-	}
-	if err := s.checkRead(ctx, graphKey); err != nil {
-		return datasource.Node{}, err
-	}
-	return s.updateNode(ctx, s.db, graphKey, nodeKey, changes)
+	var out datasource.Node
+	err := s.Change(ctx, graphKey, func(w datasource.WorkingCopy) (err error) {
+		out, err = w.UpdateNode(nodeKey, changes)
+		return err
+	})
+	return out, err
 }
 
-// updateNode is UpdateNode on db (see queryOn), the workspace checked: the node is
-// read there, the changes merged into it, and the changed top-level fields written.
-func (s *Source) updateNode(ctx context.Context, db arangodb.DatabaseQuery, graphKey, nodeKey string, changes map[string]any) (datasource.Node, error) {
-	cur, err := s.nodeOn(ctx, db, graphKey, nodeKey)
+// writeNode writes n's top-level fields that the changes touched (a change path's
+// first segment: "data.url" rewrites data), on db; a field n no longer has is
+// written as null.
+func (s *Source) writeNode(ctx context.Context, db arangodb.DatabaseQuery, graphKey string, n datasource.Node, changes map[string]any) (datasource.Node, error) {
+	fields, err := toFields(n)
 	if err != nil {
-		return datasource.Node{}, err
+		return datasource.Node{}, fmt.Errorf("encode node %s: %w", n.Key, err)
 	}
-	fields, err := toFields(cur)
-	if err != nil {
-		return datasource.Node{}, err
-	}
-	doc := map[string]any{}
-	for k, v := range fields {
-		var x any
-		dec := json.NewDecoder(bytes.NewReader(v))
-		dec.UseNumber() // keep big integers in data exact
-		if err := dec.Decode(&x); err != nil {
-			return datasource.Node{}, fmt.Errorf("decode node %s field %s: %w", nodeKey, k, err)
+	patch := map[string]json.RawMessage{}
+	for path := range changes {
+		top, _, _ := strings.Cut(path, ".")
+		if v, ok := fields[top]; ok {
+			patch[top] = v
+		} else {
+			patch[top] = json.RawMessage("null")
 		}
-		doc[k] = x
 	}
-	patch := map[string]any{}
-	for path, v := range changes {
-		parts := strings.Split(path, ".")
-		top := parts[0]
-		if top == "" || top == "_key" || top == "key" || strings.HasPrefix(top, "_") || top == "graphKey" {
-			return datasource.Node{}, fmt.Errorf("update node %s: field %q cannot be changed", nodeKey, path)
-		}
-		if err := setPath(doc, parts, v); err != nil {
-			return datasource.Node{}, fmt.Errorf("update node %s: %w", nodeKey, err)
-		}
-		patch[top] = doc[top]
-	}
-	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qUpdateNode, map[string]any{"key": compositeKey(graphKey, nodeKey), "patch": patch})
+	docs, err := queryAllOn[json.RawMessage](ctx, s, db, qUpdateNode, map[string]any{"key": compositeKey(graphKey, n.Key), "patch": patch})
 	if err != nil {
 		if isDocNotFound(err) {
-			return datasource.Node{}, &datasource.NotFoundError{Kind: "node", Key: nodeKey}
+			return datasource.Node{}, &datasource.NotFoundError{Kind: "node", Key: n.Key}
 		}
-		return datasource.Node{}, s.classify(err, "update node "+nodeKey)
+		return datasource.Node{}, s.classify(err, "update node "+n.Key)
 	}
 	if len(docs) == 0 {
-		return datasource.Node{}, &datasource.NotFoundError{Kind: "node", Key: nodeKey}
+		return datasource.Node{}, &datasource.NotFoundError{Kind: "node", Key: n.Key}
 	}
 	return decodeNode(graphKey, docs[0])
-}
-
-// setPath sets doc[parts[0]][parts[1]]... = v, creating objects on the way.
-func setPath(doc map[string]any, parts []string, v any) error {
-	if len(parts) == 1 {
-		doc[parts[0]] = v
-		return nil
-	}
-	child, ok := doc[parts[0]].(map[string]any)
-	if !ok {
-		if doc[parts[0]] != nil {
-			return fmt.Errorf("field %q is not an object, cannot set %q inside it", parts[0], strings.Join(parts[1:], "."))
-		}
-		child = map[string]any{}
-		doc[parts[0]] = child
-	}
-	return setPath(child, parts[1:], v)
 }
 
 // MoveNode changes a node's canvas position.
@@ -197,21 +165,19 @@ func (s *Source) deleteNode(ctx context.Context, db arangodb.DatabaseQuery, grap
 	return edges, nil
 }
 
-// CreateEdge inserts an edge between two existing nodes of the graph.
+// CreateEdge inserts an edge between two nodes of one sheet (datasource.NewEdge's
+// rules, in one transaction as every change).
 func (s *Source) CreateEdge(ctx context.Context, graphKey string, e datasource.Edge) (datasource.Edge, error) {
-	if _, err := s.Graph(ctx, graphKey); err != nil {
-		return datasource.Edge{}, err
-	}
-	return s.createEdge(ctx, s.db, graphKey, e)
+	var out datasource.Edge
+	err := s.Change(ctx, graphKey, func(w datasource.WorkingCopy) (err error) {
+		out, err = w.CreateEdge(e)
+		return err
+	})
+	return out, err
 }
 
-// createEdge is CreateEdge on db (see queryOn), the workspace checked.
+// createEdge inserts e, checked by the caller (txCopy.CreateEdge), on db.
 func (s *Source) createEdge(ctx context.Context, db arangodb.DatabaseQuery, graphKey string, e datasource.Edge) (datasource.Edge, error) {
-	for _, end := range []string{e.Source, e.Target} {
-		if _, err := s.nodeOn(ctx, db, graphKey, end); err != nil {
-			return datasource.Edge{}, err
-		}
-	}
 	if e.Key == "" {
 		k, err := newKey("edge_")
 		if err != nil {

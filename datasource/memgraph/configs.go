@@ -43,7 +43,7 @@ func (tx *txn) PutConfig(c datasource.NodeConfig) (datasource.NodeConfig, error)
 	if c.Key == "" {
 		return datasource.NodeConfig{}, fmt.Errorf("a node type needs a key")
 	}
-	if err := checkKey("node type", c.Key); err != nil {
+	if err := datasource.CheckKey("node type", c.Key); err != nil {
 		return datasource.NodeConfig{}, err
 	}
 	if datasource.IsBuiltinType(c.Key) {

@@ -33,7 +33,7 @@ func (s *Store) CreateGraph(ctx context.Context, p datasource.CreateGraphPayload
 	if key == "" {
 		key = s.newKey("graph")
 	}
-	if err := checkKey("graph", key); err != nil {
+	if err := datasource.CheckKey("graph", key); err != nil {
 		return datasource.CreatedGraph{}, err
 	}
 	if s.view(key) != nil {

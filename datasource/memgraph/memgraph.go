@@ -15,7 +15,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -437,7 +436,7 @@ func (v *view) searchIndex() *search.Index {
 
 // resolveSheet accepts a sheet id or a sheet name and returns the id.
 func (v *view) resolveSheet(sheet string) (string, error) {
-	return resolveSheet(v.graph, sheet, func(id string) bool {
+	return datasource.ResolveSheet(v.graph, sheet, func(id string) bool {
 		for _, n := range v.nodes {
 			if n.Sheet == id {
 				return true
@@ -445,35 +444,4 @@ func (v *view) resolveSheet(sheet string) (string, error) {
 		}
 		return false
 	})
-}
-
-func resolveSheet(g datasource.Graph, sheet string, used func(string) bool) (string, error) {
-	if _, ok := g.Sheets[sheet]; ok {
-		return sheet, nil
-	}
-	var ids []string
-	for id, name := range g.Sheets {
-		if strings.EqualFold(name, sheet) {
-			ids = append(ids, id)
-		}
-	}
-	if len(ids) > 0 {
-		sort.Strings(ids)
-		return ids[0], nil
-	}
-	if used != nil && used(sheet) {
-		return sheet, nil
-	}
-	return "", &datasource.NotFoundError{Kind: "sheet", Key: sheet}
-}
-
-// sheetList describes the sheets for error messages: `0 (main), 1 (data-processing)`.
-func sheetList(g datasource.Graph) string {
-	ids := slices.Collect(maps.Keys(g.Sheets))
-	sort.Strings(ids)
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = fmt.Sprintf("%s (%s)", id, g.Sheets[id])
-	}
-	return strings.Join(parts, ", ")
 }

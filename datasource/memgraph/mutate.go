@@ -2,18 +2,12 @@ package memgraph
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -227,52 +221,6 @@ func (tx *txn) generateKey(kind string) (string, error) {
 	return "", fmt.Errorf("could not generate a free %s key", kind)
 }
 
-// checkKey rejects keys ArangoDB and the Nodius editor would refuse.
-func checkKey(kind, key string) error {
-	if len(key) > 254 {
-		return fmt.Errorf("%s key is too long (%d bytes, at most 254)", kind, len(key))
-	}
-	for _, r := range key {
-		if r == '/' || unicode.IsSpace(r) || unicode.IsControl(r) {
-			return fmt.Errorf("%s key %q may not contain spaces, control characters or '/'", kind, key)
-		}
-	}
-	return nil
-}
-
-// sheet resolves a sheet id or name for a new node or edge ("0" when empty).
-func (tx *txn) sheet(sheet string) (string, error) {
-	if sheet == "" {
-		sheet = "0"
-	}
-	if len(tx.graph.Sheets) == 0 && sheet == "0" {
-		return sheet, nil
-	}
-	id, err := resolveSheet(tx.graph, sheet, nil)
-	if err != nil {
-		return "", fmt.Errorf("sheet %q does not exist in graph %q (sheets: %s): %w", sheet, tx.graph.Key, sheetList(tx.graph), err)
-	}
-	return id, nil
-}
-
-func (tx *txn) checkType(t string) error {
-	if t == "" {
-		return errors.New("node type is empty")
-	}
-	if datasource.IsBuiltinType(t) {
-		return nil
-	}
-	if _, ok := tx.cfgIdx[t]; ok {
-		return nil
-	}
-	known := slices.Clone(datasource.BuiltinTypes)
-	for _, c := range tx.configs {
-		known = append(known, c.Key)
-	}
-	return fmt.Errorf("unknown node type %q (known types: %s): %w", t, strings.Join(known, ", "),
-		&datasource.NotFoundError{Kind: "node type", Key: t})
-}
-
 func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 	if n.Key == "" {
 		k, err := tx.generateKey("node")
@@ -281,9 +229,6 @@ func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 		}
 		n.Key = k
 	} else {
-		if err := checkKey("node", n.Key); err != nil {
-			return datasource.Node{}, err
-		}
 		if _, dup := tx.nodeIdx[n.Key]; dup {
 			return datasource.Node{}, fmt.Errorf("a node with key %q already exists", n.Key)
 		}
@@ -291,37 +236,17 @@ func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 			return datasource.Node{}, fmt.Errorf("key %q is already used by an edge", n.Key)
 		}
 	}
-	if err := tx.checkType(n.Type); err != nil {
-		return datasource.Node{}, err
-	}
-	sheet, err := tx.sheet(n.Sheet)
+	n, err := datasource.NewNode(tx, n)
 	if err != nil {
 		return datasource.Node{}, err
-	}
-	n.Sheet = sheet
-	if len(n.Handles) == 0 {
-		n.Handles = datasource.DefaultHandles(n.Type, tx.configs)
-	} else if n.Handles, err = datasource.CheckHandles(n.Handles); err != nil {
-		return datasource.Node{}, fmt.Errorf("handles: %w", err)
-	}
-	if err := checkPosition(n.PosX, n.PosY); err != nil {
-		return datasource.Node{}, err
-	}
-	if n.Data == nil {
-		n.Data = map[string]any{}
 	}
 	// A node's code is its type's: a new node without code runs its type's. Left
 	// empty, a file in Nodius's format would read it as the type's code changed to
 	// nothing (file.CodeToTypes) and wipe the code of every node of the type.
 	if n.Process == "" {
-		for _, c := range tx.configs {
-			if c.Key == n.Type {
-				n.Process = c.Process
-			}
+		if c, ok := tx.LookupConfig(n.Type); ok {
+			n.Process = c.Process
 		}
-	}
-	if n.Size.Width <= 0 || n.Size.Height <= 0 || !finite(n.Size.Width) || !finite(n.Size.Height) {
-		n.Size = datasource.DefaultSize(n.Type, tx.configs) // the type's node.size
 	}
 	tx.writeNodes()
 	tx.writeNodeIdx()
@@ -330,21 +255,12 @@ func (tx *txn) CreateNode(n datasource.Node) (datasource.Node, error) {
 	return n, nil
 }
 
-func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
-
-func checkPosition(x, y float64) error {
-	if !finite(x) || !finite(y) {
-		return fmt.Errorf("position must be finite numbers (got %v, %v)", x, y)
-	}
-	return nil
-}
-
 func (tx *txn) MoveNode(key string, x, y float64) error {
 	i, err := tx.node(key)
 	if err != nil {
 		return err
 	}
-	if err := checkPosition(x, y); err != nil {
+	if err := datasource.CheckPosition(x, y); err != nil {
 		return err
 	}
 	tx.writeNodes()
@@ -403,41 +319,9 @@ func (tx *txn) DeleteEdge(key string) error {
 }
 
 func (tx *txn) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
-	si, err := tx.node(e.Source)
+	e, err := datasource.NewEdge(tx, e)
 	if err != nil {
-		return datasource.Edge{}, fmt.Errorf("source: %w", err)
-	}
-	ti, err := tx.node(e.Target)
-	if err != nil {
-		return datasource.Edge{}, fmt.Errorf("target: %w", err)
-	}
-	src, dst := tx.nodes[si], tx.nodes[ti]
-	if src.Sheet != dst.Sheet {
-		return datasource.Edge{}, fmt.Errorf("nodes %q (sheet %s) and %q (sheet %s) are on different sheets; an edge joins nodes of one sheet",
-			src.Key, src.Sheet, dst.Key, dst.Sheet)
-	}
-	if e.Sheet == "" {
-		e.Sheet = src.Sheet
-	} else {
-		id, err := tx.sheet(e.Sheet)
-		if err != nil {
-			return datasource.Edge{}, err
-		}
-		if id != src.Sheet {
-			return datasource.Edge{}, fmt.Errorf("edge sheet %s differs from the sheet of its nodes (%s)", id, src.Sheet)
-		}
-		e.Sheet = id
-	}
-	if e.SourceHandle, err = datasource.ResolveHandle(src.Key, datasource.EffectiveHandles(src, tx.configs), e.SourceHandle, "out"); err != nil {
 		return datasource.Edge{}, err
-	}
-	if e.TargetHandle, err = datasource.ResolveHandle(dst.Key, datasource.EffectiveHandles(dst, tx.configs), e.TargetHandle, "in"); err != nil {
-		return datasource.Edge{}, err
-	}
-	for _, old := range tx.edges {
-		if old.Source == e.Source && old.SourceHandle == e.SourceHandle && old.Target == e.Target && old.TargetHandle == e.TargetHandle {
-			return datasource.Edge{}, fmt.Errorf("an edge already joins %s:%s to %s:%s (%s)", e.Source, e.SourceHandle, e.Target, e.TargetHandle, old.Key)
-		}
 	}
 	if e.Key == "" {
 		if e.Key, err = tx.generateKey("edge"); err != nil {
@@ -453,7 +337,7 @@ func (tx *txn) CreateEdge(e datasource.Edge) (datasource.Edge, error) {
 // checkNewEdgeKey refuses a caller-chosen edge key that is malformed or already
 // used by an edge or a node (CreateEdge and RestoreEdge).
 func (tx *txn) checkNewEdgeKey(key string) error {
-	if err := checkKey("edge", key); err != nil {
+	if err := datasource.CheckKey("edge", key); err != nil {
 		return err
 	}
 	if _, dup := tx.edgeIdx[key]; dup {
@@ -493,265 +377,18 @@ func (tx *txn) RestoreEdge(e datasource.Edge) (datasource.Edge, error) {
 	return e, nil
 }
 
-// updatePaths lists the accepted UpdateNode paths, for the error message.
-const updatePaths = "process, type, data, data.<path>, handles, sheet, posX, posY, size, size.width, size.height, name, description"
-
+// UpdateNode changes fields of a node by path (datasource.PatchNode says which and
+// how the result must still fit the graph).
 func (tx *txn) UpdateNode(key string, changes map[string]any) (datasource.Node, error) {
 	i, err := tx.node(key)
 	if err != nil {
 		return datasource.Node{}, err
 	}
-	if len(changes) == 0 {
-		return datasource.Node{}, errors.New("no changes given")
-	}
-	n := tx.nodes[i]
-	paths := slices.Collect(maps.Keys(changes))
-	sort.Strings(paths) // "data" before "data.x": a whole value first, then nested sets into it
-	dataCopied := false
-	for _, path := range paths {
-		val := changes[path]
-		fail := func(format string, args ...any) (datasource.Node, error) {
-			return datasource.Node{}, fmt.Errorf("change %q: %s", path, fmt.Sprintf(format, args...))
-		}
-		switch {
-		case path == "process":
-			s, ok := val.(string)
-			if !ok {
-				return fail("expected a string, got %s", describe(val))
-			}
-			n.Process = s
-		case path == "type":
-			s, ok := val.(string)
-			if !ok {
-				return fail("expected a string, got %s", describe(val))
-			}
-			if err := tx.checkType(s); err != nil {
-				return datasource.Node{}, fmt.Errorf("change %q: %w", path, err)
-			}
-			n.Type = s
-		case path == "data":
-			n.Data = deepCopy(val)
-			dataCopied = true
-		case strings.HasPrefix(path, "data."):
-			if !dataCopied {
-				n.Data = deepCopy(n.Data)
-				dataCopied = true
-			}
-			nd, err := setPath(n.Data, strings.Split(strings.TrimPrefix(path, "data."), "."), deepCopy(val))
-			if err != nil {
-				return fail("%v", err)
-			}
-			n.Data = nd
-		case path == "handles":
-			h, err := toHandles(val)
-			if err != nil {
-				return fail("%v", err)
-			}
-			if h, err = datasource.CheckHandles(h); err != nil {
-				return fail("%v", err)
-			}
-			n.Handles = h
-		case path == "sheet":
-			s, ok := val.(string)
-			if !ok {
-				return fail("expected a string, got %s", describe(val))
-			}
-			id, err := tx.sheet(s)
-			if err != nil {
-				return datasource.Node{}, fmt.Errorf("change %q: %w", path, err)
-			}
-			n.Sheet = id
-		case path == "posX", path == "posY", path == "size.width", path == "size.height":
-			f, ok := toFloat(val)
-			if !ok || !finite(f) {
-				return fail("expected a number, got %s", describe(val))
-			}
-			switch path {
-			case "posX":
-				n.PosX = f
-			case "posY":
-				n.PosY = f
-			case "size.width":
-				n.Size.Width = f
-			case "size.height":
-				n.Size.Height = f
-			}
-		case path == "size":
-			m, ok := val.(map[string]any)
-			if !ok {
-				return fail("expected an object {width, height}, got %s", describe(val))
-			}
-			w, okw := toFloat(m["width"])
-			h, okh := toFloat(m["height"])
-			if !okw || !okh || !finite(w) || !finite(h) {
-				return fail("expected numbers width and height")
-			}
-			n.Size = datasource.Size{Width: w, Height: h}
-		case path == "name", path == "description":
-			// Nodius nodes carry these as members of their own (the server's
-			// update_node sets them); kept with the node's other members. nil removes
-			// one (an undo of a change that added it).
-			extra := maps.Clone(n.Extra)
-			if extra == nil {
-				extra = map[string]json.RawMessage{}
-			}
-			switch v := val.(type) {
-			case nil:
-				delete(extra, path)
-			case string:
-				extra[path], _ = json.Marshal(v)
-			default:
-				return fail("expected a string, got %s", describe(val))
-			}
-			n.Extra = extra
-		case path == "_key", path == "key":
-			return fail("the key of a node cannot be changed; create a new node and delete this one")
-		default:
-			return fail("unknown field path; use one of %s", updatePaths)
-		}
-	}
-	if n.Size.Width <= 0 || n.Size.Height <= 0 {
-		return datasource.Node{}, fmt.Errorf("size must be positive (got %vx%v)", n.Size.Width, n.Size.Height)
-	}
-	// The node's edges must still fit: same sheet, points still there (a node
-	// without handles has its type's, so a new type may drop points too).
-	old := tx.nodes[i]
-	if old.Sheet != n.Sheet {
-		for _, e := range tx.edges {
-			if e.Source == key || e.Target == key {
-				return datasource.Node{}, fmt.Errorf("node %q cannot move to sheet %s: edge %s keeps it on sheet %s (delete the edge first)", key, n.Sheet, e.Key, e.Sheet)
-			}
-		}
-	}
-	if _, handlesChanged := changes["handles"]; handlesChanged || old.Type != n.Type {
-		if err := datasource.CheckEdgesKeepHandles(n, datasource.EffectiveHandles(n, tx.configs), tx.edges); err != nil {
-			return datasource.Node{}, err
-		}
+	n, err := datasource.PatchNode(tx, tx.nodes[i], changes)
+	if err != nil {
+		return datasource.Node{}, err
 	}
 	tx.writeNodes()
 	tx.nodes[i] = n
 	return n, nil
-}
-
-// setPath sets root.seg[0].seg[1]... = val, creating objects on the way, and returns
-// the new root. root has been deep-copied by the caller.
-func setPath(root any, segs []string, val any) (any, error) {
-	if len(segs) == 0 || segs[0] == "" {
-		return nil, errors.New("empty path segment")
-	}
-	seg := segs[0]
-	switch cur := root.(type) {
-	case nil:
-		m := map[string]any{}
-		if len(segs) == 1 {
-			m[seg] = val
-			return m, nil
-		}
-		child, err := setPath(nil, segs[1:], val)
-		if err != nil {
-			return nil, err
-		}
-		m[seg] = child
-		return m, nil
-	case map[string]any:
-		if len(segs) == 1 {
-			cur[seg] = val
-			return cur, nil
-		}
-		child, err := setPath(cur[seg], segs[1:], val)
-		if err != nil {
-			return nil, err
-		}
-		cur[seg] = child
-		return cur, nil
-	case []any:
-		idx, err := strconv.Atoi(seg)
-		if err != nil || idx < 0 || idx >= len(cur) {
-			return nil, fmt.Errorf("%q is not an index of an array of %d items", seg, len(cur))
-		}
-		if len(segs) == 1 {
-			cur[idx] = val
-			return cur, nil
-		}
-		child, err := setPath(cur[idx], segs[1:], val)
-		if err != nil {
-			return nil, err
-		}
-		cur[idx] = child
-		return cur, nil
-	default:
-		return nil, fmt.Errorf("cannot set %q inside %s", seg, describe(root))
-	}
-}
-
-// deepCopy copies free JSON values (maps and slices) so a change never writes into
-// a value a published view or a caller still holds.
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		s := make([]any, len(x))
-		for i, e := range x {
-			s[i] = deepCopy(e)
-		}
-		return s
-	}
-	return v
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case float32:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	}
-	return 0, false
-}
-
-func toHandles(v any) (map[string]datasource.HandleGroup, error) {
-	if h, ok := v.(map[string]datasource.HandleGroup); ok {
-		return datasource.CloneHandles(h), nil
-	}
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("handles: %w", err)
-	}
-	var h map[string]datasource.HandleGroup
-	if err := json.Unmarshal(raw, &h); err != nil {
-		return nil, fmt.Errorf("handles must be an object of sides {\"L\": {\"position\", \"point\": [{\"id\",\"type\",\"accept\"}]}}: %w", err)
-	}
-	return h, nil
-}
-
-// describe names the JSON kind of a value for error messages.
-func describe(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case float64, float32, int, int64, json.Number:
-		return "a number"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	default:
-		return fmt.Sprintf("a %T", x)
-	}
 }

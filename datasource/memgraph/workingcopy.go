@@ -40,3 +40,15 @@ func (tx *txn) EdgesOf(nodeKey string) []datasource.Edge {
 	}
 	return out
 }
+
+// Graph is the working copy's graph metadata (datasource.Scope).
+func (tx *txn) Graph() datasource.Graph { return tx.graph }
+
+// ConfigKeys lists the working copy's node types (datasource.Scope).
+func (tx *txn) ConfigKeys() []string {
+	keys := make([]string, len(tx.configs))
+	for i, c := range tx.configs {
+		keys[i] = c.Key
+	}
+	return keys
+}
