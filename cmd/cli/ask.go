@@ -317,6 +317,9 @@ another proposal of the same response waits after this one.`,
 				return err
 			}
 			var id string
+			if onServer {
+				f.remoteAgent()
+			}
 			if !onServer && (cfg.Agent == "" || cfg.Agent == config.DefaultAgent) {
 				// A local thread is decided on the source it was asked on.
 				if id, err = f.adoptThreadSource(ctx, args[0], true); err != nil {
@@ -328,7 +331,7 @@ another proposal of the same response waits after this one.`,
 				return err
 			}
 			if onServer && rt.Remote == nil {
-				return usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
+				return noRemoteServer()
 			}
 			if rt.Remote != nil {
 				id, err = resolveRemoteThread(ctx, rt, args[0], o.Graph, onServer)

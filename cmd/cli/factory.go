@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -131,4 +132,24 @@ func (f *Factory) localAgent() {
 		cfg.Agent = config.DefaultAgent
 		cfg.Origins["agent"] = config.OriginDefault
 	}
+}
+
+// remoteAgent makes the default server's assistant the agent for a command on the
+// server's own threads (--remote) when the local agent is in effect only because
+// nodius-ai's own model was chosen: the threads are the default server's all the
+// same. An agent the user named (--agent local) stays.
+func (f *Factory) remoteAgent() {
+	cfg, err := f.Config()
+	if err != nil || cfg.Login == "" || serverAgent(cfg) != "" {
+		return
+	}
+	if cfg.Origins["source"] == config.OriginLogin && strings.HasPrefix(cfg.Origins["agent"], config.OriginDefault) {
+		cfg.Agent = "server:" + cfg.Login
+		cfg.Origins["agent"] = config.OriginLogin
+	}
+}
+
+// noRemoteServer is the usage error of a --remote command with no server.
+func noRemoteServer() error {
+	return usageError("--remote needs a server: log in with 'nodius-ai auth login --server URL', or pass --agent server:URL (or set NODIUS_AI_AGENT)")
 }

@@ -144,7 +144,7 @@ func TestLoginMakesTheServerTheDefault(t *testing.T) {
 	r = e.run("", "config", "--format", "json")
 	var rep struct {
 		Settings []struct{ Name, Value, Origin string } `json:"settings"`
-		Error    string                                  `json:"chat_error"`
+		Error    string                                 `json:"chat_error"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatal(err)
@@ -216,6 +216,15 @@ func TestLoginDefaultWithAProvider(t *testing.T) {
 	reqs := llm.ChatRequests()
 	if len(reqs) == 0 || !strings.Contains(string(reqs[len(reqs)-1].Body), "fetch_api") {
 		t.Errorf("the local agent was not given the server's graph")
+	}
+	// The server's threads are the default server's with either agent.
+	r = own.run("", "threads", "list", "--remote", "--format", "json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"graph": "`+key+`"`) {
+		t.Errorf("threads list --remote with nodius-ai's own model: exit %d, %s %s", r.code, r.stdout, r.stderr)
+	}
+	r = own.run("", "--agent", "local", "threads", "list", "--remote")
+	if r.code != 2 || !strings.Contains(r.stderr, "--remote needs a server") {
+		t.Errorf("threads list --remote --agent local: exit %d, %s", r.code, r.stderr)
 	}
 	r = own.run("", "auth", "status")
 	if !strings.Contains(r.stdout, "nodius-ai's own agent answers, as NODIUS_AI_BASE_URL chose, on its graphs") {
