@@ -153,3 +153,26 @@ func (f *Factory) remoteAgent() {
 func noRemoteServer() error {
 	return usageError("--remote needs a server: log in with 'nodius-ai auth login --server URL', or pass --agent server:URL (or set NODIUS_AI_AGENT)")
 }
+
+// keepLocalThread makes nodius-ai's own agent the one in effect for a thread it
+// answered (arg: an id or a unique prefix; a thread of the server's assistant, or
+// none found, changes nothing) when the server's assistant is only the default of
+// auth login: a thread continues with the runtime it started with, so a command
+// printed before the login (approve THREAD) still runs as printed.
+func (f *Factory) keepLocalThread(ctx context.Context, arg string) {
+	cfg, err := f.Config()
+	if err != nil || arg == "" || cfg.Origins["agent"] != config.OriginLogin {
+		return
+	}
+	store, err := f.Store(ctx)
+	if err != nil {
+		return
+	}
+	id, err := threadsResolve(ctx, store, arg)
+	if err != nil {
+		return
+	}
+	if _, remote, err := store.RemoteOf(ctx, id); err == nil && !remote {
+		f.localAgent()
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -331,5 +332,39 @@ func TestConfigFileKinds(t *testing.T) {
 	r = e.run("", "--config", bad, "ask", "--graph", "demo", "hello")
 	if r.code != 2 || !strings.Contains(r.stderr, hint) || strings.Contains(r.stderr, "warning") {
 		t.Errorf("ask with a misspelt key: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+// A thread this terminal's agent answered before the login is still its: the
+// "Decide with" command printed then runs with the local agent, on the thread's own
+// source, and nothing of it goes to the default server.
+func TestLocalThreadKeepsItsAgentAfterLogin(t *testing.T) {
+	t.Parallel()
+	srv := remotetest.New(t)
+	e := newEnv(t, proposeNode("p1"), llmtest.Turn{Text: "Created log-result."})
+	e.vars = append(e.vars, "NODIUS_AI_KEYRING=off")
+	r := e.run("", "ask", "--graph", "demo", "add a log node")
+	if r.code != 3 {
+		t.Fatalf("ask: exit %d %s", r.code, r.stderr)
+	}
+	thread := regexp.MustCompile(`nodius-ai approve (ai_\S+)`).FindStringSubmatch(r.stderr)
+	if thread == nil {
+		t.Fatalf("no command printed: %s", r.stderr)
+	}
+	// The user logs in; the provider settings of this shell stay as they were.
+	if r := e.run("tok-alice\n", "auth", "login", "--server", srv.URL, "--with-token"); r.code != 0 {
+		t.Fatalf("login: %d %s", r.code, r.stderr)
+	}
+	r = e.run("", "approve", thread[1])
+	if r.code != 0 || !strings.Contains(r.stdout, "Created log-result.") {
+		t.Fatalf("approve after login: exit %d, %q %s", r.code, r.stdout, r.stderr)
+	}
+	// Without nodius-ai's own model, the login's default would be the server's
+	// assistant: the thread still stays with the local agent.
+	bare := &env{t: t, dir: e.dir, vars: slicesWithout(e.vars, "NODIUS_AI_BASE_URL", "NODIUS_AI_API_KEY", "NODIUS_AI_MODEL", "NODIUS_AI_SOURCE")}
+	before := len(srv.Received()) // the login's check of the token
+	r = bare.run("", "ask", "--thread", thread[1], "and then?")
+	if strings.Contains(r.stderr, "not by a server") || len(srv.Received()) != before {
+		t.Fatalf("a local thread went to the login's server: exit %d, %s, %v", r.code, r.stderr, srv.Received()[before:])
 	}
 }
