@@ -198,7 +198,10 @@ You are told so and asked first (--yes to skip).
 leaves every session alone: the server keeps one token per user.
 
 The token is never printed. It goes to the system keyring, else to a file only you
-can read (--insecure-storage chooses the file).`,
+can read (--insecure-storage chooses the file).
+
+The server becomes the default server: commands use it when no flag, variable or
+config file names an agent or a source ('nodius-ai auth status' says how).`,
 		Example: `  nodius-ai auth login --server https://nodius.example
   nodius-ai auth login --server https://nodius.example --with-token < token.txt`,
 		Args: cobra.NoArgs,
