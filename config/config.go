@@ -122,6 +122,9 @@ func (l Limits) WithDefaults() Limits {
 // Config is the resolved configuration of one command run.
 type Config struct {
 	File string // the config file read, "" when none
+	// Unknown are the settings of the file that nodius-ai does not know (ignored;
+	// see RequireKnown).
+	Unknown []UnknownSetting
 
 	// LLM. APIKey is never printed, logged or stored.
 	Provider         string // registry name, or "custom" for a bare --base-url
@@ -140,6 +143,14 @@ type Config struct {
 	// Agent is which runtime answers: "local" (the in-process agent) or
 	// "server:URL" (the Nodius server's own assistant over its WebSocket).
 	Agent string
+	// Login is the default server `auth login` recorded (its host key, such as
+	// "https://nodius.example:443"; "" when none). It is the lowest layer of the
+	// agent and the source: see Load.
+	Login string
+	// OwnModel names the setting that chose nodius-ai's own model ("--model",
+	// "NODIUS_AI_PROVIDER", OriginFile; "" when none did): with a login's default
+	// server, it makes the local agent answer rather than the server's.
+	OwnModel string
 
 	// Data.
 	Source   string // "demo", "file:PATH", "arango://...", "server:URL"
@@ -193,6 +204,9 @@ const (
 const (
 	OriginFile    = "the config file"
 	OriginDefault = "default"
+	// OriginLogin is a server taken from the default of `auth login`: below the
+	// config file, above the built-in defaults.
+	OriginLogin = "auth login"
 )
 
 // LoadOptions are the inputs of Load. Flags holds only the flags the user set,
@@ -201,6 +215,9 @@ type LoadOptions struct {
 	Flags      map[string]string
 	Getenv     func(string) string
 	ConfigPath string // --config; "" means the default path (missing file is fine)
+	// Login is the default server of `auth login` (a host key; "" when none): used
+	// when no flag, variable or file names an agent or a source.
+	Login string
 }
 
 // RequireLLM says, as a config_error, what to set when no usable provider is

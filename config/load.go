@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -102,12 +103,12 @@ func Load(opts LoadOptions) (*Config, error) {
 	if path == "" {
 		path = flags["config"]
 	}
-	fc, file, err := readFile(path, getenv)
+	fc, file, unknown, err := readFile(path, getenv)
 	if err != nil {
 		return nil, err
 	}
 
-	cfg := &Config{File: file, Origins: map[string]string{}}
+	cfg := &Config{File: file, Unknown: unknown, Origins: map[string]string{}}
 	// pick returns the first non-empty value of flag, env, file, default, and notes
 	// in cfg.Origins which one it was (for the config command).
 	pick := func(flag, env, fileVal, def string) string {
@@ -173,19 +174,8 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	resolveEmbeddings(cfg, pick, getenv, fc, order)
 
-	cfg.Agent = strings.TrimSpace(pick("agent", "NODIUS_AI_AGENT", fc.Agent, DefaultAgent))
-	if cfg.Agent != DefaultAgent && (!strings.HasPrefix(cfg.Agent, "server:") || strings.TrimPrefix(cfg.Agent, "server:") == "") {
-		return nil, configError(nil, "agent %q is not local or server:URL — use --agent local, or --agent server:https://your-nodius-server", RedactURL(cfg.Agent))
-	}
-	// The server's assistant reads graphs on the server: by default, so does this
-	// client (to preview the changes it proposes).
-	defSource := DefaultSource
-	if strings.HasPrefix(cfg.Agent, "server:") {
-		defSource = cfg.Agent
-	}
-	cfg.Source = pick("source", "NODIUS_AI_SOURCE", fc.Source, defSource)
-	if cfg.Source == cfg.Agent && cfg.Origins["source"] == OriginDefault {
-		cfg.Origins["source"] = "the agent (" + cfg.Origins["agent"] + ")"
+	if err := resolveServers(cfg, pick, fc, opts.Login, ownModel(flags, getenv, fc)); err != nil {
+		return nil, err
 	}
 	cfg.Fallback = pick("fallback", "NODIUS_AI_FALLBACK", fc.Fallback, "")
 	cfg.Token = pick("token", "NODIUS_AI_TOKEN", fc.Token, "")
@@ -282,6 +272,85 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	cfg.Limits = fc.Limits.WithDefaults()
 	return cfg, nil
+}
+
+// resolveServers picks the agent and the source. A login's default server (login,
+// a host key) comes below the config file: when nothing names an agent or a source,
+//
+//   - the source is the server (its graphs are the ones --graph names);
+//   - the agent is the server's own assistant (it holds the model and its key),
+//     unless nodius-ai's own model was chosen — own, the setting that chose it
+//     ("--model", "NODIUS_AI_PROVIDER", the config file): then the local agent
+//     answers, on the server's graphs. A provider's key in the environment
+//     (DEEPSEEK_API_KEY, …) is no such choice: other tools use those variables too.
+//
+// A source named at a higher layer (even the login's server: `--source server:URL`
+// keeps nodius-ai's agent, reading from the server) leaves the agent local; an agent
+// named as a server makes that server the default source, as before.
+func resolveServers(cfg *Config, pick func(flag, env, fileVal, def string) string, fc fileConfig, login, own string) error {
+	cfg.Login, cfg.OwnModel = login, own
+	cfg.Agent = strings.TrimSpace(pick("agent", "NODIUS_AI_AGENT", fc.Agent, ""))
+	source := pick("source", "NODIUS_AI_SOURCE", fc.Source, "")
+	loginSpec := ""
+	if login != "" {
+		loginSpec = "server:" + login
+	}
+	if cfg.Agent == "" {
+		switch {
+		case loginSpec != "" && own == "" && source == "":
+			cfg.Agent = loginSpec
+			cfg.Origins["agent"] = OriginLogin
+		case loginSpec != "" && own != "" && source == "":
+			cfg.Agent = DefaultAgent
+			cfg.Origins["agent"] = OriginDefault + " (" + own + " chose nodius-ai's own model)"
+		default:
+			cfg.Agent = DefaultAgent
+			cfg.Origins["agent"] = OriginDefault
+		}
+	}
+	if cfg.Agent != DefaultAgent && (!strings.HasPrefix(cfg.Agent, "server:") || strings.TrimPrefix(cfg.Agent, "server:") == "") {
+		return configError(nil, "agent %q is not local or server:URL — use --agent local, or --agent server:https://your-nodius-server", RedactURL(cfg.Agent))
+	}
+	cfg.Source = source
+	switch {
+	case source != "":
+	case strings.HasPrefix(cfg.Agent, "server:"):
+		// The server's assistant reads graphs on the server: by default, so does
+		// this client (to preview the changes it proposes).
+		cfg.Source = cfg.Agent
+		cfg.Origins["source"] = "the agent (" + cfg.Origins["agent"] + ")"
+		if cfg.Origins["agent"] == OriginLogin {
+			cfg.Origins["source"] = OriginLogin
+		}
+	case loginSpec != "":
+		cfg.Source = loginSpec
+		cfg.Origins["source"] = OriginLogin
+	default:
+		cfg.Source = DefaultSource
+		cfg.Origins["source"] = OriginDefault
+	}
+	return nil
+}
+
+// ownModel names the setting that chose nodius-ai's own model (provider, base URL,
+// model or API key, as a flag, a NODIUS_AI_ variable or in the config file), or "".
+func ownModel(flags map[string]string, getenv func(string) string, fc fileConfig) string {
+	for _, s := range []struct{ flag, env, file string }{
+		{"provider", "NODIUS_AI_PROVIDER", fc.Provider},
+		{"base-url", "NODIUS_AI_BASE_URL", fc.BaseURL},
+		{"model", "NODIUS_AI_MODEL", fc.Model},
+		{"api-key", "NODIUS_AI_API_KEY", fc.APIKey},
+	} {
+		switch {
+		case strings.TrimSpace(flags[s.flag]) != "":
+			return "--" + s.flag
+		case strings.TrimSpace(getenv(s.env)) != "":
+			return s.env
+		case strings.TrimSpace(s.file) != "":
+			return OriginFile
+		}
+	}
+	return ""
 }
 
 // resolveLLM picks the provider, model, base URL and key. A base URL set at a higher
@@ -430,40 +499,112 @@ func resolveEmbeddings(cfg *Config, pick func(flag, env, fileVal, def string) st
 	cfg.EmbeddingModel = model
 }
 
-// readFile decodes the TOML file. An explicit path must exist; the default path may not.
-func readFile(path string, getenv func(string) string) (fileConfig, string, error) {
+// MaxFileBytes bounds the config file: a few kilobytes is a large one, and a bound
+// keeps a wrong --config (a disk image, a log) from being read whole into memory.
+const MaxFileBytes = 1 << 20
+
+// readFile decodes the TOML file. An explicit path must exist; the default path may
+// not. Only a regular file of at most MaxFileBytes is read: a device (/dev/zero)
+// would never end and a FIFO would block until someone writes to it. Settings the
+// file has but nodius-ai does not know are returned, not refused (see
+// Config.Unknown).
+func readFile(path string, getenv func(string) string) (fileConfig, string, []UnknownSetting, error) {
 	var fc fileConfig
 	explicit := path != ""
 	if !explicit {
 		path = DefaultConfigPath(getenv)
 		if path == "" {
-			return fc, "", nil
+			return fc, "", nil, nil
 		}
 	}
 	path = expandHome(path, getenv)
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
 		if !explicit && errors.Is(err, fs.ErrNotExist) {
-			return fc, "", nil
+			return fc, "", nil, nil
 		}
-		return fc, "", configError(err, "cannot read config file %s: %v", path, unwrapPathError(err))
+		var ce *fault.Error
+		if errors.As(err, &ce) {
+			return fc, "", nil, ce
+		}
+		return fc, "", nil, configError(err, "cannot read config file %s: %v", path, unwrapPathError(err))
 	}
 	md, err := toml.Decode(string(data), &fc)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return fc, "", configError(err, "config file %s line %d: %s", path, pe.Position.Line, pe.Message)
+			return fc, "", nil, configError(err, "config file %s line %d: %s", path, pe.Position.Line, pe.Message)
 		}
-		return fc, "", configError(err, "config file %s: %v", path, err)
+		return fc, "", nil, configError(err, "config file %s: %v", path, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, 0, len(und))
-		for _, k := range und {
-			keys = append(keys, k.String())
+	var unknown []UnknownSetting
+	seen := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		// The keys of an unknown table are not listed apart from it: "[limit]" is
+		// one mistake, not one per line under it.
+		if len(k) > 1 && seen[k[:len(k)-1].String()] {
+			seen[k.String()] = true
+			continue
 		}
-		return fc, "", configError(nil, "config file %s: unknown setting %s", path, strings.Join(keys, ", "))
+		seen[k.String()] = true
+		unknown = append(unknown, UnknownSetting{Key: k.String(), Suggestion: suggestKey(k)})
 	}
-	return fc, path, nil
+	return fc, path, unknown, nil
+}
+
+// readRegular reads path when it is a regular file of at most MaxFileBytes. The
+// type is checked before opening (opening a FIFO blocks) and again on the open
+// file (the path may have been replaced in between).
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regularConfig(path, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regularConfig(path, fi); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, configError(nil, "config file %s is larger than %d KiB: is it the right file?", path, MaxFileBytes>>10)
+	}
+	return data, nil
+}
+
+// regularConfig refuses a config path that is not a regular file, naming what it is.
+func regularConfig(path string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		if fi.Size() > MaxFileBytes {
+			return configError(nil, "config file %s is larger than %d KiB: is it the right file?", path, MaxFileBytes>>10)
+		}
+		return nil
+	}
+	what := "not a regular file"
+	switch {
+	case m.IsDir():
+		what = "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		what = "a named pipe"
+	case m&fs.ModeSocket != 0:
+		what = "a socket"
+	case m&fs.ModeDevice != 0:
+		what = "a device"
+	}
+	return configError(nil, "config file %s is %s, not a regular file: give the path of a TOML file", path, what)
 }
 
 func unwrapPathError(err error) error {

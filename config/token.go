@@ -23,7 +23,8 @@ type StoredToken func(host string) (token, where string, err error)
 //   - the configured token (--token, NODIUS_AI_TOKEN, the config file's token), but
 //     only when serverURL is on a server the configuration names: the agent
 //     (server:URL), or a server: source the user set (not one adopted from a
-//     thread's record, see OriginThread);
+//     thread's record, see OriginThread, nor the default server of auth login,
+//     which gets its own stored token);
 //   - else the token auth login stored for exactly serverURL's host (scheme, host and
 //     port), asked of c.Stored;
 //   - else none (also when serverURL is not an http or https URL with a host).
@@ -54,13 +55,14 @@ func (c *Config) ServerToken(serverURL string) (token, origin string, err error)
 }
 
 // configuredServers are the servers the user named, agent first: the server:
-// agent, and a server: source that was not adopted from a thread's record.
+// agent, and a server: source that was not adopted from a thread's record. The
+// default server of auth login is not named: it is what applies when nothing is.
 func (c *Config) configuredServers() []string {
 	var named []string
-	if u, ok := strings.CutPrefix(c.Agent, "server:"); ok {
+	if u, ok := strings.CutPrefix(c.Agent, "server:"); ok && c.Origins["agent"] != OriginLogin {
 		named = append(named, u)
 	}
-	if u, ok := strings.CutPrefix(c.Source, "server:"); ok && c.Origins["source"] != OriginThread {
+	if u, ok := strings.CutPrefix(c.Source, "server:"); ok && c.Origins["source"] != OriginThread && c.Origins["source"] != OriginLogin {
 		named = append(named, u)
 	}
 	return named
@@ -83,4 +85,21 @@ func (c *Config) ConfiguredServer() string {
 		return named[0]
 	}
 	return ""
+}
+
+// Server is the Nodius server commands talk to ("" when none) and where it comes
+// from: the server the configuration names (ConfiguredServer, origin the setting
+// that names it), else the default server of auth login when it is in effect as
+// the agent or the source (origin OriginLogin).
+func (c *Config) Server() (server, origin string) {
+	if s := c.ConfiguredServer(); s != "" {
+		if strings.TrimPrefix(c.Agent, "server:") == s {
+			return s, c.Origins["agent"]
+		}
+		return s, c.Origins["source"]
+	}
+	if c.Origins["agent"] == OriginLogin || c.Origins["source"] == OriginLogin {
+		return c.Login, OriginLogin
+	}
+	return "", ""
 }

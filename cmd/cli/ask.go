@@ -154,6 +154,16 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 // adoptSourceFor makes a continued thread's recorded source the one in effect (see
 // adoptThreadSource) before the runtime is built.
 func (f *Factory) adoptSourceFor(ctx context.Context, o askOptions) error {
+	switch {
+	case o.Thread != "":
+		f.keepLocalThread(ctx, o.Thread)
+	case o.Continue && o.Graph != "":
+		if store, err := f.Store(ctx); err == nil {
+			if th, err := store.Latest(ctx, o.Graph); err == nil {
+				f.keepLocalThread(ctx, th.ID)
+			}
+		}
+	}
 	if cfg, err := f.Config(); err != nil || (cfg.Agent != "" && cfg.Agent != config.DefaultAgent) {
 		return err // the server's assistant keeps its threads' sources
 	}
@@ -317,6 +327,11 @@ another proposal of the same response waits after this one.`,
 				return err
 			}
 			var id string
+			if onServer {
+				f.remoteAgent()
+			} else {
+				f.keepLocalThread(ctx, args[0])
+			}
 			if !onServer && (cfg.Agent == "" || cfg.Agent == config.DefaultAgent) {
 				// A local thread is decided on the source it was asked on.
 				if id, err = f.adoptThreadSource(ctx, args[0], true); err != nil {
@@ -328,7 +343,7 @@ another proposal of the same response waits after this one.`,
 				return err
 			}
 			if onServer && rt.Remote == nil {
-				return usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
+				return noRemoteServer()
 			}
 			if rt.Remote != nil {
 				id, err = resolveRemoteThread(ctx, rt, args[0], o.Graph, onServer)

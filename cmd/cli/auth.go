@@ -68,9 +68,13 @@ func newAuthCmd(f *Factory) *cobra.Command {
 		Long: `Keeps one token per Nodius server (scheme, host and port), in the system keyring
 where there is one, else in a file only you can read. A stored token is sent only
 to the server it was issued for. --token and NODIUS_AI_TOKEN still win, for the
-server the configuration names (--agent, --source, NODIUS_AI_AGENT, ...) only.`,
+server the configuration names (--agent, --source, NODIUS_AI_AGENT, ...) only.
+
+The last server logged in to is the default: when no flag, variable or config file
+names an agent or a source, commands use it (its graphs, and its assistant unless
+you chose a model for nodius-ai's own agent). 'auth switch' chooses another.`,
 	}
-	cmd.AddCommand(newAuthLoginCmd(f), newAuthStatusCmd(f), newAuthLogoutCmd(f))
+	cmd.AddCommand(newAuthLoginCmd(f), newAuthStatusCmd(f), newAuthSwitchCmd(f), newAuthLogoutCmd(f))
 	return cmd
 }
 
@@ -194,7 +198,10 @@ You are told so and asked first (--yes to skip).
 leaves every session alone: the server keeps one token per user.
 
 The token is never printed. It goes to the system keyring, else to a file only you
-can read (--insecure-storage chooses the file).`,
+can read (--insecure-storage chooses the file).
+
+The server becomes the default server: commands use it when no flag, variable or
+config file names an agent or a source ('nodius-ai auth status' says how).`,
 		Example: `  nodius-ai auth login --server https://nodius.example
   nodius-ai auth login --server https://nodius.example --with-token < token.txt`,
 		Args: cobra.NoArgs,
@@ -208,12 +215,13 @@ can read (--insecure-storage chooses the file).`,
 	return cmd
 }
 
-// authServer is --server, else the server the configuration names.
+// authServer is --server, else the server in effect (the one the configuration
+// names, else the default server).
 func authServer(f *Factory, flag string) (server, host string, err error) {
 	server = strings.TrimPrefix(strings.TrimSpace(flag), "server:")
 	if server == "" {
 		if cfg, err := f.Config(); err == nil {
-			server = cfg.ConfiguredServer()
+			server, _ = cfg.Server()
 		}
 	}
 	if server == "" {
@@ -329,7 +337,46 @@ func runAuthLogin(ctx context.Context, f *Factory, o authLoginOptions) error {
 	if store.Keyring == nil && !o.insecure {
 		fmt.Fprintln(f.IO.ErrOut, "(No system keyring here: the file is readable by you only.)")
 	}
+	fmt.Fprintln(f.IO.ErrOut, defaultNews(f, host))
 	return nil
+}
+
+// defaultNews says that host is now the default server and what commands do with
+// it, or what names another server first (a flag, a variable, the config file).
+func defaultNews(f *Factory, host string) string {
+	news := fmt.Sprintf("%s is now the default server: commands use it when nothing else names a server", host)
+	cfg, err := f.loadConfig(host)
+	if err != nil {
+		return news + "."
+	}
+	if named, from := namedElsewhere(cfg); named != "" {
+		return fmt.Sprintf("%s, but %s names %s, which comes first.", news, from, named)
+	}
+	return news + " (" + defaultEffect(cfg) + ")."
+}
+
+// namedElsewhere is what the configuration names instead of the default server
+// (an agent server, else a source) and the setting naming it; "" when nothing is.
+func namedElsewhere(cfg *config.Config) (what, from string) {
+	if o := cfg.Origins["agent"]; strings.HasPrefix(cfg.Agent, "server:") && o != config.OriginLogin {
+		return config.RedactURL(cfg.Agent), o
+	}
+	if o := cfg.Origins["source"]; o != config.OriginLogin && o != config.OriginDefault && o != config.OriginThread {
+		return "the source " + config.RedactURL(cfg.Source), o
+	}
+	return "", ""
+}
+
+// defaultEffect says who answers on the default server's graphs: its assistant,
+// or nodius-ai's own agent when a model was chosen for it.
+func defaultEffect(cfg *config.Config) string {
+	if cfg.Origins["agent"] == config.OriginLogin {
+		return "its assistant answers, on its graphs"
+	}
+	if cfg.OwnModel != "" {
+		return fmt.Sprintf("nodius-ai's own agent answers, as %s chose, on its graphs", cfg.OwnModel)
+	}
+	return "nodius-ai's own agent answers, on its graphs"
 }
 
 // readSecret reads one line: from the terminal without echo when standard input is
@@ -368,16 +415,26 @@ the server still accepts it (GET /api/auth/me). Exits 1 when one is refused.`,
 				return err
 			}
 			w := f.IO.Out
-			if cfg, err := f.Config(); err == nil && cfg.Token != "" {
-				to := cfg.ConfiguredServer()
-				if to == "" {
-					to = "no server (none is configured)"
-				}
-				fmt.Fprintf(w, "A token is set by %s (hidden): it is sent to %s only.\n", cfg.Origins["token"], config.RedactURL(to))
+			def, _ := store.Default()
+			cfg, cfgErr := f.Config()
+			if cfgErr == nil && cfg.Token != "" {
+				fmt.Fprintln(w, tokenNote(cfg))
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(w, "Not logged in to any server. Log in with: nodius-ai auth login --server URL")
 				return nil
+			}
+			switch {
+			case def == "":
+				fmt.Fprintln(w, "No default server: commands use one only when a flag, a variable or the config file names it; choose one with 'nodius-ai auth switch --server URL'.")
+			case cfgErr != nil:
+				fmt.Fprintf(w, "Default server: %s, from auth login.\n", def)
+			default:
+				if named, from := namedElsewhere(cfg); named != "" {
+					fmt.Fprintf(w, "Default server: %s, from auth login; not in use now: %s names %s, which comes first.\n", def, from, named)
+				} else {
+					fmt.Fprintf(w, "Default server: %s, from auth login: %s.\n", def, defaultEffect(cfg))
+				}
 			}
 			bad := false
 			for _, c := range list {
@@ -408,7 +465,11 @@ the server still accepts it (GET /api/auth/me). Exits 1 when one is refused.`,
 					if u.Username != "" {
 						user = termtext.OneLine(u.Username)
 					}
-					fmt.Fprintf(w, "✓ %s: logged in as %s (token in %s)\n", c.Host, user, where)
+					mark := ""
+					if c.Host == def {
+						mark = ", the default server"
+					}
+					fmt.Fprintf(w, "✓ %s: logged in as %s (token in %s)%s\n", c.Host, user, where, mark)
 				}
 			}
 			if bad {
@@ -468,6 +529,7 @@ out everywhere, the web editor included.`,
 					return err
 				}
 			}
+			wasDefault, _ := store.Default()
 			ok, err := store.Delete(host)
 			if err != nil {
 				return err
@@ -476,15 +538,105 @@ out everywhere, the web editor included.`,
 				fmt.Fprintf(f.IO.ErrOut, "No token is stored for %s.\n", host)
 				return nil
 			}
+			msg := fmt.Sprintf("Forgot the token for %s (the server still accepts it until it expires or a new login replaces it)", host)
 			if revoke {
-				fmt.Fprintf(f.IO.ErrOut, "Logged out of %s everywhere and forgot its token here.\n", host)
-				return nil
+				msg = fmt.Sprintf("Logged out of %s everywhere and forgot its token here", host)
 			}
-			fmt.Fprintf(f.IO.ErrOut, "Forgot the token for %s (the server still accepts it until it expires or a new login replaces it).\n", host)
+			if host == wasDefault {
+				msg += "; it was the default server, so there is none now: commands use the demo graph again"
+				if rest, err := store.List(); err == nil && len(rest) > 0 {
+					msg += fmt.Sprintf(" (or run 'nodius-ai auth switch --server %s')", rest[0].Host)
+				}
+			}
+			fmt.Fprintln(f.IO.ErrOut, msg+".")
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&server, "server", "", "the server to forget (default: the only one logged in to)")
+	cmd.Long += "\n\nLogging out of the default server leaves none: commands use the demo graph again\nuntil you log in or choose another with 'nodius-ai auth switch'."
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "also revoke the token on the server: signs the user out everywhere, the web editor included")
+	return cmd
+}
+
+// tokenNote says where a configured token (--token, NODIUS_AI_TOKEN, the config
+// file's) goes: to the server the configuration names, else to none.
+func tokenNote(cfg *config.Config) string {
+	by := cfg.Origins["token"]
+	if to := cfg.ConfiguredServer(); to != "" {
+		return fmt.Sprintf("A token is set by %s (hidden): it is sent to %s only.", by, config.RedactURL(to))
+	}
+	note := fmt.Sprintf("A token is set by %s (hidden), but no server is named by --agent, --source, NODIUS_AI_AGENT, NODIUS_AI_SOURCE or the config file, so it is sent to none", by)
+	if s, origin := cfg.Server(); origin == config.OriginLogin {
+		note += fmt.Sprintf(" (the default server %s gets the token auth login stored for it)", s)
+	}
+	return note + "."
+}
+
+func newAuthSwitchCmd(f *Factory) *cobra.Command {
+	var server string
+	cmd := &cobra.Command{
+		Use:   "switch [--server URL]",
+		Short: "Choose which server logged in to is the default",
+		Long: `Makes another server you are logged in to the default: commands use it when no
+flag, variable or config file names an agent or a source. Logged in to two servers,
+'auth switch' alone chooses the other one. Nothing is sent to any server.`,
+		Example: `  nodius-ai auth switch --server https://nodius.example`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			store, err := f.credStore()
+			if err != nil {
+				return err
+			}
+			list, err := store.List()
+			if err != nil {
+				return err
+			}
+			def, err := store.Default()
+			if err != nil {
+				return err
+			}
+			var host string
+			switch {
+			case server != "":
+				if host, err = credstore.Host(server); err != nil {
+					return usageError("--server: %v", err)
+				}
+			case len(list) == 0:
+				return usageError("not logged in to any server: log in with 'nodius-ai auth login --server URL'")
+			case len(list) == 1:
+				host = list[0].Host
+			case len(list) == 2 && def != "":
+				host = list[0].Host
+				if host == def {
+					host = list[1].Host
+				}
+			default:
+				hosts := make([]string, len(list))
+				for i, c := range list {
+					hosts[i] = c.Host
+				}
+				return usageError("logged in to several servers (%s): pass --server URL", strings.Join(hosts, ", "))
+			}
+			if err := store.SetDefault(host); err != nil {
+				if errors.Is(err, credstore.ErrNotLoggedIn) {
+					return usageError("not logged in to %s: log in first with 'nodius-ai auth login --server %s'", host, host)
+				}
+				return err
+			}
+			user := ""
+			for _, c := range list {
+				if c.Host == host && c.User != "" {
+					user = " (logged in as " + termtext.OneLine(c.User) + ")"
+				}
+			}
+			if host == def {
+				fmt.Fprintf(f.IO.ErrOut, "%s%s was already the default server.\n", host, user)
+				return nil
+			}
+			fmt.Fprintln(f.IO.ErrOut, strings.Replace(defaultNews(f, host), host+" is now", host+user+" is now", 1))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&server, "server", "", "the server to make the default (one you are logged in to)")
 	return cmd
 }

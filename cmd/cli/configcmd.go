@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -25,6 +26,8 @@ type configReport struct {
 	Paths    []setting `json:"paths"`
 	Env      []string  `json:"environment"`
 	Error    string    `json:"chat_error,omitempty"`
+	// Unknown names the config file's settings nodius-ai does not know.
+	Unknown string `json:"unknown_settings,omitempty"`
 }
 
 func newConfigCmd(f *Factory) *cobra.Command {
@@ -33,10 +36,15 @@ func newConfigCmd(f *Factory) *cobra.Command {
 		Use:   "config",
 		Short: "Show the effective settings, where each came from, and the paths in use",
 		Long: `Show the settings a command would run with, after flags > environment > config
-file > defaults, with where each value came from, and the files in use (config file,
-threads database, log file). Secrets (API keys, tokens, passwords in URLs) are masked.
-Flags given here are taken into account, so 'nodius-ai config --provider ollama' shows
-what that flag would change.`,
+file > the default server of 'auth login' > defaults, with where each value came from,
+and the files in use (config file, threads database, log file). Secrets (API keys,
+tokens, passwords in URLs) are masked. Flags given here are taken into account, so
+'nodius-ai config --provider ollama' shows what that flag would change.
+
+A setting of the config file that nodius-ai does not know (a misspelt key) is named
+with the closest known one ("did you mean max_tool_rounds?"). Commands that run the
+assistant (ask, chat, approve, reject, undo, mcp) refuse to run with it, since a
+misspelt limit or policy would not apply; the others warn and go on without it.`,
 		Example: `  nodius-ai config
   nodius-ai config --base-url http://localhost:11434/v1 --model llama3.2
   nodius-ai config --format json`,
@@ -62,7 +70,7 @@ what that flag would change.`,
 				}
 				writeAligned(w, "  ", tab, f.termWidth())
 			}
-			section("Settings (flags > environment > config file > defaults):", r.Settings)
+			section("Settings (flags > environment > config file > auth login > defaults):", r.Settings)
 			fmt.Fprintln(w)
 			section("Paths:", r.Paths)
 			if len(r.Env) > 0 {
@@ -71,6 +79,10 @@ what that flag would change.`,
 				for _, e := range r.Env {
 					fmt.Fprintln(w, "  "+e)
 				}
+			}
+			if r.Unknown != "" {
+				fmt.Fprintln(w)
+				fmt.Fprintln(w, "Ignored: "+r.Unknown+".")
 			}
 			if r.Error != "" {
 				fmt.Fprintln(w)
@@ -116,20 +128,27 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 	add("api-key", secret(cfg.APIKey), keyFrom)
 	add("embedding-model", val(cfg.EmbeddingModel), origin("embedding-model", ""))
 	add("embedding-base-url", val(config.RedactURL(cfg.EmbeddingBaseURL)), origin("NODIUS_AI_EMBEDDING_BASE_URL", "the chat provider"))
+	if cfg.Login != "" {
+		from := config.OriginLogin
+		if named, by := namedElsewhere(cfg); named != "" {
+			from += fmt.Sprintf("; not in use: %s names %s", by, named)
+		}
+		add("default server", cfg.Login, from)
+	}
 	add("agent", config.RedactURL(cfg.Agent), origin("agent", config.OriginDefault))
 	add("source", config.RedactURL(cfg.Source), origin("source", config.OriginDefault))
 	if cfg.Fallback != "" {
 		add("fallback", config.RedactURL(cfg.Fallback), origin("fallback", ""))
 	}
-	// The token the configured server would get: the configured one, else auth
+	// The token the server in effect would get: the configured one, else auth
 	// login's for that host; never shown, only where it comes from.
 	tokVal, tokFrom := secret(cfg.Token), origin("token", "")
-	if srv := cfg.ConfiguredServer(); srv != "" {
+	if srv, _ := cfg.Server(); srv != "" {
 		if tok, from, err := cfg.ServerToken(srv); err == nil {
 			tokVal, tokFrom = secret(tok), from
 		}
 	} else if cfg.Token != "" {
-		tokFrom += " (sent to no server: none is configured)"
+		tokFrom += " (sent to no server: none is named)"
 	}
 	add("token", tokVal, tokFrom)
 	if cfg.WSURL != "" {
@@ -159,9 +178,11 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 			r.Env = append(r.Env, name+" (set, hidden)")
 		}
 	}
-	if err := cfg.RequireLLM(); err != nil {
+	if err := cfg.RequireLLM(); err != nil && !strings.HasPrefix(cfg.Agent, "server:") {
 		r.Error = err.Error()
 	}
+	r.Unknown = cfg.UnknownText()
+	f.unknownNote = "" // the report says it
 	return r
 }
 

@@ -2,8 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -36,25 +38,58 @@ type Factory struct {
 	expander rag.Expander
 
 	closers []io.Closer
+
+	// unknownNote names the config file's unknown settings until they are said
+	// (by Close, or by the command that refuses them or shows them).
+	unknownNote string
 }
 
 // NewFactory returns a Factory over the given streams.
 func NewFactory(ios *IOStreams) *Factory { return &Factory{IO: ios} }
 
-// Config resolves flags > environment > config file, once.
+// Config resolves flags > environment > config file > the default server of
+// auth login, once. Settings of the file that nodius-ai does not know are refused
+// by the commands that run the assistant (Runtime); the others go on without them
+// and say so once, as a warning when the command ends (Close).
 func (f *Factory) Config() (*config.Config, error) {
 	f.cfgOnce.Do(func() {
-		opts := config.LoadOptions{Getenv: f.IO.Getenv, Flags: map[string]string{}}
-		if f.flags != nil {
-			opts.Flags = setFlags(f.flags)
-			opts.ConfigPath = opts.Flags["config"]
-		}
-		f.cfg, f.cfgErr = config.Load(opts)
+		f.cfg, f.cfgErr = f.loadConfig(f.loginDefault())
 		if f.cfgErr == nil {
-			f.cfg.Stored = f.storedToken
+			f.unknownNote = f.cfg.UnknownText()
 		}
 	})
 	return f.cfg, f.cfgErr
+}
+
+// loadConfig resolves the configuration with login as the default server of auth
+// login (auth login and auth switch resolve it again with the new default, to say
+// what it does).
+func (f *Factory) loadConfig(login string) (*config.Config, error) {
+	opts := config.LoadOptions{Getenv: f.IO.Getenv, Flags: map[string]string{}, Login: login}
+	if f.flags != nil {
+		opts.Flags = setFlags(f.flags)
+		opts.ConfigPath = opts.Flags["config"]
+	}
+	cfg, err := config.Load(opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Stored = f.storedToken
+	return cfg, nil
+}
+
+// loginDefault is the default server auth login recorded ("" when none, or when
+// the login file cannot be read: auth status says why).
+func (f *Factory) loginDefault() string {
+	s, err := f.credStore()
+	if err != nil {
+		return ""
+	}
+	host, err := s.Default()
+	if err != nil {
+		return ""
+	}
+	return host
 }
 
 // Source opens the configured data source, once.
@@ -76,10 +111,68 @@ func (f *Factory) Source(ctx context.Context) (datasource.Source, error) {
 	return f.src, f.srcErr
 }
 
-// Close releases what the factory opened (database, connections).
+// Close releases what the factory opened (database, connections), and warns of
+// the config file's unknown settings when nothing said them yet.
 func (f *Factory) Close() {
+	if f.unknownNote != "" {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s; ignored\n", f.unknownNote)
+		f.unknownNote = ""
+	}
 	for i := len(f.closers) - 1; i >= 0; i-- {
 		_ = f.closers[i].Close()
 	}
 	f.closers = nil
+}
+
+// localAgent makes nodius-ai's own agent the one in effect when the server's
+// assistant is only the default of auth login, for a command that works on this
+// terminal's threads (undo): a default is no choice. An agent the user named stays.
+func (f *Factory) localAgent() {
+	if cfg, err := f.Config(); err == nil && cfg.Origins["agent"] == config.OriginLogin {
+		cfg.Agent = config.DefaultAgent
+		cfg.Origins["agent"] = config.OriginDefault
+	}
+}
+
+// remoteAgent makes the default server's assistant the agent for a command on the
+// server's own threads (--remote) when the local agent is in effect only because
+// nodius-ai's own model was chosen: the threads are the default server's all the
+// same. An agent the user named (--agent local) stays.
+func (f *Factory) remoteAgent() {
+	cfg, err := f.Config()
+	if err != nil || cfg.Login == "" || serverAgent(cfg) != "" {
+		return
+	}
+	if cfg.Origins["source"] == config.OriginLogin && strings.HasPrefix(cfg.Origins["agent"], config.OriginDefault) {
+		cfg.Agent = "server:" + cfg.Login
+		cfg.Origins["agent"] = config.OriginLogin
+	}
+}
+
+// noRemoteServer is the usage error of a --remote command with no server.
+func noRemoteServer() error {
+	return usageError("--remote needs a server: log in with 'nodius-ai auth login --server URL', or pass --agent server:URL (or set NODIUS_AI_AGENT)")
+}
+
+// keepLocalThread makes nodius-ai's own agent the one in effect for a thread it
+// answered (arg: an id or a unique prefix; a thread of the server's assistant, or
+// none found, changes nothing) when the server's assistant is only the default of
+// auth login: a thread continues with the runtime it started with, so a command
+// printed before the login (approve THREAD) still runs as printed.
+func (f *Factory) keepLocalThread(ctx context.Context, arg string) {
+	cfg, err := f.Config()
+	if err != nil || arg == "" || cfg.Origins["agent"] != config.OriginLogin {
+		return
+	}
+	store, err := f.Store(ctx)
+	if err != nil {
+		return
+	}
+	id, err := threadsResolve(ctx, store, arg)
+	if err != nil {
+		return
+	}
+	if _, remote, err := store.RemoteOf(ctx, id); err == nil && !remote {
+		f.localAgent()
+	}
 }

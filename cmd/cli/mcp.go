@@ -77,6 +77,7 @@ the config file.`,
 // runMCP wires the runtime into an MCP server and serves it until the client hangs
 // up (stdio) or the process is interrupted (HTTP).
 func runMCP(ctx context.Context, f *Factory, o mcpOptions) error {
+	f.localAgent() // the tools are nodius-ai's, on the login's server when it is the default
 	rt, err := f.Runtime(ctx)
 	if err != nil {
 		return err

@@ -146,8 +146,9 @@ func remoteRunner(ctx context.Context, f *Factory) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.remoteAgent()
 	if serverAgent(cfg) == "" {
-		return nil, usageError("--remote needs the server: pass --agent server:URL (or set NODIUS_AI_AGENT)")
+		return nil, noRemoteServer()
 	}
 	return f.Runtime(ctx)
 }

@@ -162,7 +162,9 @@ func (f *Factory) useThreadSource(ctx context.Context, th convo.Thread, strict b
 		return "", nil
 	}
 	// The built-in default (the demo graph) is no choice: the thread's source wins.
-	configured := cfg.Source != "" && (cfg.Source != config.DefaultSource || f.IO.Getenv("NODIUS_AI_SOURCE") != "")
+	// So is the default server of auth login.
+	configured := cfg.Source != "" && (cfg.Source != config.DefaultSource || f.IO.Getenv("NODIUS_AI_SOURCE") != "") &&
+		cfg.Origins["source"] != config.OriginLogin
 	if configured && sourceSpec(cfg.Source) == th.Source {
 		return "", nil // the user's own configuration names it
 	}

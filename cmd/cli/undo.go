@@ -48,6 +48,7 @@ Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applie
 			if err := refuseServerUndo(ctx, f, args[0]); err != nil {
 				return err
 			}
+			f.localAgent()
 			if serverAgent(cfg) != "" {
 				return usageError("undo works on this terminal's threads: run it without --agent server:URL")
 			}

@@ -77,6 +77,10 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := cfg.RequireKnown(); err != nil {
+		f.unknownNote = "" // the error says it
+		return nil, err
+	}
 	if url := serverAgent(cfg); url != "" {
 		return f.remoteRuntime(ctx, cfg, url)
 	}

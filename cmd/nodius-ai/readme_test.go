@@ -82,7 +82,7 @@ func TestReadmeFirstFiveMinutes(t *testing.T) {
 	}
 
 	steps := readmeSteps(t, "The first five minutes")
-	if len(steps) < 4 {
+	if len(steps) < 5 {
 		t.Fatalf("found %d code blocks", len(steps))
 	}
 	// 1. Offline: no provider at all.
@@ -119,6 +119,19 @@ func TestReadmeFirstFiveMinutes(t *testing.T) {
 			t.Fatalf("step 4: %s: exit %d\n%s", line, r.code, r.stderr)
 		}
 	}
+	// 5. A Nodius server: log in, chat, the server's threads. They need a server:
+	// their flags are checked (the login default itself is tried end to end in
+	// login_default_e2e_test.go).
+	var server []string
+	for _, line := range steps[4] {
+		off.checkFlags(line)
+		f := strings.Fields(line)
+		server = append(server, strings.Join(f[:min(3, len(f))], " "))
+	}
+	if want := "nodius-ai auth login|nodius-ai chat --graph|nodius-ai threads list"; strings.Join(server, "|") != want {
+		t.Errorf("step 5 runs %q, want %q", server, want)
+	}
+
 	var doc struct {
 		Nodes []struct {
 			Key string `json:"_key"`
@@ -127,6 +140,36 @@ func TestReadmeFirstFiveMinutes(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(e.dir, "nba.json"))
 	if err := json.Unmarshal(b, &doc); err != nil || !strings.Contains(string(b), `"log-result"`) {
 		t.Errorf("the approved node is not in the copy of the example (%v)", err)
+	}
+}
+
+// checkFlags checks a README line that needs a server (not run, as the lines that
+// need a cloud key are not): its command exists and has every flag the line uses.
+func (e *env) checkFlags(line string) {
+	e.t.Helper()
+	words := strings.Fields(line)
+	for i, w := range words {
+		if w == "<" || w == "|" || strings.HasPrefix(w, "#") {
+			words = words[:i]
+			break
+		}
+	}
+	var path []string
+	for _, w := range words[1:] {
+		if strings.HasPrefix(w, "-") || strings.ContainsAny(w, `"'`) {
+			break
+		}
+		path = append(path, w)
+	}
+	r := e.run("", append(path, "--help")...)
+	if r.code != 0 {
+		e.t.Errorf("%s: nodius-ai %s --help: exit %d\n%s", line, strings.Join(path, " "), r.code, r.stderr)
+		return
+	}
+	for _, w := range words {
+		if name, _, _ := strings.Cut(w, "="); strings.HasPrefix(name, "--") && !strings.Contains(r.stdout, name+" ") {
+			e.t.Errorf("%s: nodius-ai %s has no flag %s", line, strings.Join(path, " "), name)
+		}
 	}
 }
 
@@ -215,36 +258,13 @@ func TestReadmeNodiusServer(t *testing.T) {
 	e := newEnv(t)
 	e.vars = append(slicesWithout(e.vars, "NODIUS_AI_SOURCE"), "NODIUS_AI_KEYRING=off")
 	for _, line := range append(steps[0], steps[1]...) {
-		words := strings.Fields(line)
-		for i, w := range words {
-			if w == "<" || w == "|" || strings.HasPrefix(w, "#") {
-				words = words[:i]
-				break
-			}
-		}
 		if !strings.Contains(line, "://") {
 			if r := e.sh(line); r.code != 0 {
 				t.Errorf("%s: exit %d\n%s%s", line, r.code, r.stdout, r.stderr)
 			}
 			continue
 		}
-		var path []string
-		for _, w := range words[1:] {
-			if strings.HasPrefix(w, "-") || strings.ContainsAny(w, `"'`) {
-				break
-			}
-			path = append(path, w)
-		}
-		r := e.run("", append(path, "--help")...)
-		if r.code != 0 {
-			t.Errorf("%s: nodius-ai %s --help: exit %d\n%s", line, strings.Join(path, " "), r.code, r.stderr)
-			continue
-		}
-		for _, w := range words {
-			if name, _, _ := strings.Cut(w, "="); strings.HasPrefix(name, "--") && !strings.Contains(r.stdout, name+" ") {
-				t.Errorf("%s: nodius-ai %s has no flag %s", line, strings.Join(path, " "), name)
-			}
-		}
+		e.checkFlags(line)
 	}
 
 	// The graph files, in a directory of their own.

@@ -5,6 +5,9 @@
 // A token is stored under its server's host key (scheme, host and port, see Host),
 // and looked up by the host a request goes to: a token can only ever be handed to
 // the server it was issued for.
+//
+// The file also records the default server (see Default): the last one logged in
+// to, or the one `auth switch` chose. It holds a host key, never a secret.
 package credstore
 
 import (
@@ -98,7 +101,10 @@ type entry struct {
 }
 
 type fileData struct {
-	Hosts map[string]entry `json:"hosts"`
+	// Default is the host key of the default server ("" when none): commands use
+	// it when nothing else names a server.
+	Default string           `json:"default,omitempty"`
+	Hosts   map[string]entry `json:"hosts"`
 }
 
 // Store is the token store under one directory. Keyring nil means file only.
@@ -141,7 +147,8 @@ func Host(raw string) (string, error) {
 }
 
 // Save stores host's token and user: in the keyring unless insecure (or the keyring
-// fails), else in the file. It returns where the token went, for the user: "the
+// fails), else in the file, and makes host the default server (the last login is
+// the default, as with gh). It returns where the token went, for the user: "the
 // system keyring" or the file's path. A token saved earlier for host elsewhere is
 // removed.
 func (s *Store) Save(host, user, token string, insecure bool) (string, error) {
@@ -157,6 +164,7 @@ func (s *Store) Save(host, user, token string, insecure bool) (string, error) {
 		}
 	}
 	d.Hosts[host] = e
+	d.Default = host
 	if err := s.write(d); err != nil {
 		if e.Where == InKeyring {
 			_ = s.Keyring.Delete(service+host, user)
@@ -222,7 +230,39 @@ func (s *Store) List() ([]Cred, error) {
 	return out, nil
 }
 
-// Delete forgets host's token; ok is false when there was none.
+// Default returns the host key of the default server, "" when there is none (no
+// login yet, the default was logged out of, or the file predates defaults). A
+// default whose login is gone is none.
+func (s *Store) Default() (string, error) {
+	d, err := s.read()
+	if err != nil {
+		return "", err
+	}
+	if _, ok := d.Hosts[d.Default]; !ok {
+		return "", nil
+	}
+	return d.Default, nil
+}
+
+// ErrNotLoggedIn is SetDefault's answer for a server with no stored login.
+var ErrNotLoggedIn = errors.New("not logged in to that server")
+
+// SetDefault makes host, which must have a stored login, the default server.
+func (s *Store) SetDefault(host string) error {
+	d, err := s.read()
+	if err != nil {
+		return err
+	}
+	if _, ok := d.Hosts[host]; !ok {
+		return ErrNotLoggedIn
+	}
+	d.Default = host
+	return s.write(d)
+}
+
+// Delete forgets host's token; ok is false when there was none. When host was the
+// default server, there is no default any more (no other login is promoted: which
+// server commands use never changes behind the user's back).
 func (s *Store) Delete(host string) (ok bool, err error) {
 	d, err := s.read()
 	if err != nil {
@@ -238,6 +278,9 @@ func (s *Store) Delete(host string) (ok bool, err error) {
 		}
 	}
 	delete(d.Hosts, host)
+	if d.Default == host {
+		d.Default = ""
+	}
 	return true, s.write(d)
 }
 

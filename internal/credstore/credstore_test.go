@@ -172,3 +172,61 @@ func TestKeyring(t *testing.T) {
 		t.Errorf("List = %+v %v", list, err)
 	}
 }
+
+// The last login is the default server; SetDefault chooses another login; deleting
+// the default leaves none (no other login is promoted); the default is a host key
+// in the file, never a token.
+func TestDefault(t *testing.T) {
+	t.Parallel()
+	s := &Store{Dir: t.TempDir(), Keyring: &mapKeyring{m: map[string]string{}}}
+	const a, b = "https://a.example:443", "http://b.example:8426"
+	check := func(step, want string) {
+		t.Helper()
+		got, err := s.Default()
+		if err != nil || got != want {
+			t.Errorf("%s: Default = %q, %v; want %q", step, got, err, want)
+		}
+	}
+	check("no login", "")
+	if _, err := s.Save(a, "alice", "tok-a", false); err != nil {
+		t.Fatal(err)
+	}
+	check("one login", a)
+	if _, err := s.Save(b, "bob", "tok-b", true); err != nil {
+		t.Fatal(err)
+	}
+	check("second login", b)
+	if err := s.SetDefault(a); err != nil {
+		t.Fatal(err)
+	}
+	check("switched", a)
+	if err := s.SetDefault("https://c.example:443"); !errors.Is(err, ErrNotLoggedIn) {
+		t.Errorf("SetDefault of a server never logged in to = %v, want ErrNotLoggedIn", err)
+	}
+	check("refused switch", a)
+	if _, err := s.Delete(b); err != nil {
+		t.Fatal(err)
+	}
+	check("another server logged out", a)
+	if _, err := s.Delete(a); err != nil {
+		t.Fatal(err)
+	}
+	check("default logged out", "")
+	if _, err := s.Save(b, "bob", "tok-b", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Save(a, "alice", "tok-a", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delete(a); err != nil {
+		t.Fatal(err)
+	}
+	check("default logged out, another login left", "")
+
+	// A file written before defaults existed has none; a default naming a login
+	// that is gone (edited by hand) is none.
+	if err := os.WriteFile(s.Path(), []byte(`{"default":"https://gone.example:443","hosts":{"http://b.example:8426":{"user":"bob","where":"file","token":"tok-b"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check("dangling default", "")
+}
