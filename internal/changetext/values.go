@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // Unset stands for a value that is not there on one side of a change.
@@ -150,4 +151,74 @@ func NumberedLines(diff []DiffLine) []string {
 		out = append(out, fmt.Sprintf("    %*d %c %s", wide, d.Number(), d.Op, d.Text))
 	}
 	return out
+}
+
+// maxNamed bounds how many lines Difference names on each side.
+const maxNamed = 5
+
+// Difference says in one line how two versions of one change differ as a person
+// reads them (shown: the version the person saw; now: the same call on the graph as
+// it is now), naming the field or line that moved: `it showed data.timeout: 30 →
+// 60, now it would be data.timeout: 45 → 60`. Texts are revealed (a hidden
+// character is a marker). "" when the two are the same.
+func Difference(shown, now datasource.Action) string {
+	a, b := decisionLines(shown), decisionLines(now)
+	var gone, came []string
+	for _, d := range LineDiff(strings.Join(a, "\n"), strings.Join(b, "\n")) {
+		switch d.Op {
+		case '-':
+			gone = append(gone, named(a, d.Old-1))
+		case '+':
+			came = append(came, named(b, d.New-1))
+		}
+	}
+	switch {
+	case len(gone) > 0 && len(came) > 0:
+		return "it showed " + listed(gone) + ", now it would be " + listed(came)
+	case len(gone) > 0:
+		return "what it showed is no longer so: " + listed(gone)
+	case len(came) > 0:
+		return "now it would also: " + listed(came)
+	}
+	// The same text: name what differs in the recorded actions.
+	var paths []string
+	for _, c := range ValueChanges("", shown, true, now) {
+		paths = append(paths, strings.TrimPrefix(c.Path, "."))
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return "the change differs in " + termtext.Reveal(listed(paths))
+}
+
+// decisionLines is the change text of a, revealed, as lines.
+func decisionLines(a datasource.Action) []string {
+	var b strings.Builder
+	WriteForDecision(&b, a, "")
+	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+}
+
+// named is lines[i] trimmed, after the heading it is under ("data.body:") when it
+// is indented under one, so that a line of code says which field it is in.
+func named(lines []string, i int) string {
+	l := lines[i]
+	ind := len(l) - len(strings.TrimLeft(l, " "))
+	text := strings.TrimSpace(l)
+	for j := i - 1; j >= 0; j-- {
+		h := lines[j]
+		if hi := len(h) - len(strings.TrimLeft(h, " ")); hi < ind {
+			if h = strings.TrimSpace(h); strings.HasSuffix(h, ":") {
+				return h + " " + text
+			}
+			break
+		}
+	}
+	return text
+}
+
+func listed(items []string) string {
+	if len(items) > maxNamed {
+		return strings.Join(items[:maxNamed], "; ") + fmt.Sprintf("; and %d more", len(items)-maxNamed)
+	}
+	return strings.Join(items, "; ")
 }

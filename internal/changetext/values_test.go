@@ -89,3 +89,43 @@ func TestValueChanges(t *testing.T) {
 		}
 	}
 }
+
+// A change refused as stale names what differs between what was shown and what it
+// would do now (issue 31: `it showed "update node fetch-api: data", now it would
+// "update node fetch-api: data"`, two identical texts).
+func TestDifference(t *testing.T) {
+	t.Parallel()
+	update := func(before map[string]any, process string) datasource.Action {
+		return datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{NodeKey: "fetch-api",
+			Before:  map[string]any{"data": before, "process": process},
+			Changes: map[string]any{"data": map[string]any{"url": "u", "timeout": 60}, "process": "a\nb\nc\n"}}}
+	}
+	code := "a\nB\nc\n"
+	shown := update(map[string]any{"url": "u", "timeout": 30}, code)
+	tests := []struct {
+		name string
+		now  datasource.Action
+		want string
+	}{
+		{"a value edited since", update(map[string]any{"url": "u", "timeout": 45}, code),
+			`it showed data.timeout: 30 → 60, now it would be data.timeout: 45 → 60`},
+		{"a key added since", update(map[string]any{"url": "u", "timeout": 30, "x\u202e": 1}, code),
+			`now it would also: data["x⟨U+202E⟩"]: 1 → (unset)`},
+		{"a line of code edited since", update(map[string]any{"url": "u", "timeout": 30}, "a\nQ\nc\n"),
+			`it showed process: 2 - B, now it would be process: 2 - Q`},
+		{"the same", shown, ""},
+	}
+	for _, tc := range tests {
+		if got := Difference(shown, tc.now); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+	// Two actions that read the same but differ: the path of what differs.
+	edge := func(label string) datasource.Action {
+		return datasource.Action{Type: datasource.DeleteEdgeAction, DeleteEdge: &datasource.DeleteEdgePayload{EdgeKey: "e",
+			Edge: &datasource.Edge{Key: "e", Source: "a", Target: "b", Label: label}}}
+	}
+	if got, want := Difference(edge("x"), edge("y")), "the change differs in payload.edge.label"; !strings.Contains(got, want) {
+		t.Errorf("a difference the text does not show: %q, want %q", got, want)
+	}
+}
