@@ -105,18 +105,14 @@ func writeServer(p printer, a datasource.Action) bool {
 
 // TypeFieldLines says, one line each, how a configure_node_type changes the type's
 // fields other than its code: `displayName: "Old" → "New"`, an object changed key
-// by key (`border.radius: 2 → 4`), a value replaced as compact JSON (long ones cut).
+// by key (`border.radius: 2 → 4`), a value replaced as compact JSON, whole.
 func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 	var out []string
 	show := func(v any) string {
 		if v == nil {
 			return "(none)"
 		}
-		s := compactJSON(v)
-		if r := []rune(s); len(r) > 160 {
-			s = string(r[:160]) + "…"
-		}
-		return s
+		return compactJSON(v) // whole: a person decides on all of it
 	}
 	for _, f := range datasource.TypeChanges(c) {
 		if f.Field == "handles" {

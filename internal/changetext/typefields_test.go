@@ -2,6 +2,8 @@ package changetext
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -33,6 +35,8 @@ func TestTypeFieldLines(t *testing.T) {
 			Before: map[string]any{"border": map[string]any{"radius": 2, "width": 1, "type": "solid",
 				"normal": map[string]any{"color": "var(--nodius-primary-dark)"}, "hover": map[string]any{"color": "var(--nodius-primary-light)"}}}},
 			[]string{`border.radius: 2 → 4`}},
+		{"a long value whole", datasource.ConfigureNodeTypePayload{Mode: "update", Description: strings.Repeat("d", 300)},
+			[]string{`description: ` + strconv.Quote(strings.Repeat("d", 300))}},
 		{"a server's update, before unknown", datasource.ConfigureNodeTypePayload{Mode: "update", DisplayName: "X"},
 			[]string{`displayName: "X"`}},
 	}

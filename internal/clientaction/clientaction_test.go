@@ -207,3 +207,23 @@ func actionsOf(segs []Segment) []Action {
 	}
 	return out
 }
+
+// Complete shows a streaming text without a tag still arriving, and does not wait
+// for an inline code span to close (the screen redraws when it does).
+func TestComplete(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"see {{node:fe", "see "},
+		{"see {{node:a}} and {", "see {{node:a}} and "},
+		{"a `lone backtick then text", "a `lone backtick then text"},
+		{"a `b` {{no", "a `b` "},
+		{"```\n{{node:a", "```\n{{node:a"},
+		{"```\ncode``", "```\ncode"},
+		{"plain", "plain"},
+	}
+	for _, tc := range tests {
+		if got := Complete(tc.in); got != tc.want {
+			t.Errorf("Complete(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
