@@ -15,6 +15,7 @@ package termtext
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -84,7 +85,8 @@ func Reveal(s string) string {
 // direction controls (see isDirection), zero-width space, non-joiner and joiner,
 // word joiner and invisible operators, the byte order mark, soft hyphen, variation
 // selectors, Hangul fillers, tag characters — and the line and paragraph separators
-// and interlinear annotation marks. "safe\u200btxt" and "safetxt" look the same.
+// and interlinear annotation marks, and every other format character (Cf).
+// "safe\u200btxt" and "safetxt" look the same.
 func Hidden(r rune) bool {
 	switch {
 	case isDirection(r),
@@ -102,7 +104,7 @@ func Hidden(r rune) bool {
 		r >= 0xE0000 && r <= 0xE0FFF:
 		return true
 	}
-	return false
+	return r >= 0x80 && unicode.Is(unicode.Cf, r) // the other format characters
 }
 
 // emojiPart reports the invisible characters that only shape an emoji, which
@@ -181,33 +183,22 @@ func OneLine(s string) string {
 // and no direction control; hidden, no character Hidden reports either (a
 // variation selector or joiner Reveal would keep included).
 func clean(s string, hidden bool) bool {
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
-		switch {
-		case c < 0x20:
-			if c != '\n' && c != '\t' {
+		if c < 0x80 {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
 				return false
 			}
-		case c == 0x7f:
-			return false
-		case c == 0xc2:
-			// U+0080..U+009F encode as C2 80..C2 9F.
-			if i+1 < len(s) && (s[i+1] >= 0x80 && s[i+1] <= 0x9f || hidden && s[i+1] == 0xad) {
-				return false
-			}
-		case c == 0xd8 || c == 0xe2:
-			// U+061C is D8 9C; U+200E/F, U+202A..E and U+2066..9 start with E2 80 or E2 81.
-			if r, _ := utf8.DecodeRuneInString(s[i:]); isDirection(r) || hidden && Hidden(r) {
-				return false
-			}
-		case hidden && (c == 0xcd || c == 0xe1 || c == 0xe3 || c == 0xef || c == 0xf0 || c == 0xf3):
-			// The lead bytes of the other characters Hidden reports.
-			if r, _ := utf8.DecodeRuneInString(s[i:]); Hidden(r) {
-				return false
-			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r <= 0x9f || isDirection(r) || hidden && Hidden(r) {
+			return false // not UTF-8, a C1 control, a direction control, hidden
+		}
+		i += size
 	}
-	return utf8.ValidString(s)
+	return true
 }
 
 // skipEscape skips the sequence whose ESC was just before i and returns the index
