@@ -51,7 +51,7 @@ func TestServerToolProposalsApproveAndUndo(t *testing.T) {
 			}},
 		{name: "type update with look", tool: "propose_configure_node_type",
 			args:  `{"mode":"update","typeKey":"api-call","displayName":"Season API","icon":"cloud","size":{"width":260,"height":120},"border":{"hoverColor":"red"},"handles":{"L":{"position":"separate","point":[{"id":"0","type":"in","accept":"any"}]},"R":{"position":"separate","point":[{"id":"0","type":"out","accept":"any"},{"id":"1","type":"out","accept":"any"},{"id":"2","type":"out","accept":"any"}]}},"reason":"look"}`,
-			shown: []string{"update node type api-call (Season API)", "displayName: \"API Call\" → \"Season API\"", "size: {\"height\":120,\"width\":220} → {\"height\":120,\"width\":260}", "handles: \"L:0:in, R:0:out, R:1:out\" → \"L:0:in, R:0:out, R:1:out, R:2:out\"", "every node of this type changes with it: fetch-api"},
+			shown: []string{"update node type api-call (Season API)", "displayName: \"API Call\" → \"Season API\"", "size.width: 220 → 260", "handles: \"L:0:in, R:0:out, R:1:out\" → \"L:0:in, R:0:out, R:1:out, R:2:out\"", "every node of this type changes with it: fetch-api"},
 			applied: func(t *testing.T, doc typedGraph) {
 				c := doc.config("api-call")
 				if c == nil || c["displayName"] != "Season API" || c["icon"] != "cloud" || !strings.Contains(compact(c["node"]), `"id":"2"`) || !strings.Contains(compact(c["border"]), `"hover":{"color":"red"}`) {

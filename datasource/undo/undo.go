@@ -23,6 +23,7 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
+	"github.com/nodius/nodius-ai/internal/changetext"
 )
 
 // Op names what a step does to reverse one part of a change.
@@ -166,6 +167,46 @@ func (s Step) Describe() string {
 	}
 	return string(s.Op) + " " + s.Key
 }
+
+// Explain is Describe with what the step puts back, for the person deciding on an
+// undo: under it, indented, each field it restores, from as it is now to as it
+// comes back — a node's data key by key (data.url: "new" → "old"), code as a
+// numbered line diff where − is the line the undo takes out and + the one it puts
+// back. Texts are not sanitised: callers reveal them.
+func (s Step) Explain() string {
+	lines := s.restores()
+	if len(lines) == 0 {
+		return s.Describe()
+	}
+	return s.Describe() + "\n    " + strings.Join(lines, "\n    ")
+}
+
+// restores lists, as changetext.FieldLines, what a step changes back.
+func (s Step) restores() []string {
+	var out []string
+	switch s.Op {
+	case RestoreFields:
+		for _, f := range sortedKeys(s.Before) {
+			now, had := s.After[f]
+			out = append(out, changetext.FieldLines(f, now, had, s.Before[f])...)
+		}
+	case RestoreConfig:
+		if s.Config == nil {
+			return nil
+		}
+		back := datasource.TypeFields(*s.Config)
+		for _, f := range sortedKeys(back) {
+			now, had := s.After[f]
+			if s.After == nil && isEmptyField(back[f]) {
+				continue // a removed type comes back: its fields that hold something
+			}
+			out = append(out, changetext.FieldLines(f, now, had, back[f])...)
+		}
+	}
+	return out
+}
+
+func isEmptyField(v any) bool { return isEmpty(v) || v == "" }
 
 func sortedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
@@ -429,7 +470,7 @@ func sameEdge(a, b datasource.Edge) bool {
 
 // Report says what an undo did or would do.
 type Report struct {
-	Reversed []string // steps reversed (or to reverse)
+	Reversed []string // steps reversed (or to reverse), each with what it puts back (Step.Explain)
 	Already  []string // steps whose effect was already reversed
 	Left     []string // forced: what was left as it is, and why
 	Drift    []string // what changed in the graph since the change, one sentence each
@@ -482,7 +523,7 @@ func run(w datasource.WorkingCopy, rev Reversal, force, abort bool) (Report, err
 			r.Left = append(r.Left, s.Describe()+" — left: "+err.Error())
 			continue
 		}
-		r.Reversed = append(r.Reversed, s.Describe())
+		r.Reversed = append(r.Reversed, s.Explain())
 		r.Plan.Steps = append(r.Plan.Steps, s)
 	}
 	if len(r.Drift) > 0 && !force {

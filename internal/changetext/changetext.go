@@ -49,13 +49,8 @@ func (p printer) code(sign, text string) {
 
 // numbered prints a line diff with its line numbers.
 func (p printer) numbered(diff []DiffLine) {
-	wide := len(fmt.Sprint(lastNumber(diff)))
-	for _, d := range diff {
-		if d.Op == Gap {
-			fmt.Fprintln(p.w, p.indent+"    "+strings.Repeat(" ", wide)+" ⋮")
-			continue
-		}
-		fmt.Fprintf(p.w, "%s    %*d %c %s\n", p.indent, wide, d.Number(), d.Op, p.clean(d.Text))
+	for _, l := range NumberedLines(diff) {
+		fmt.Fprintln(p.w, p.indent+p.clean(l))
 	}
 }
 
@@ -65,7 +60,7 @@ func write(w io.Writer, a datasource.Action, indent string, clean func(string) s
 	if writeServer(p, a) {
 		return
 	}
-	line, code, numbered := p.line, p.code, p.numbered
+	line, code := p.line, p.code
 	switch a.Type {
 	case datasource.CreateNodeAction:
 		c := a.CreateNode
@@ -97,16 +92,9 @@ func write(w io.Writer, a datasource.Action, indent string, clean func(string) s
 		sort.Strings(fields)
 		for _, f := range fields {
 			old, hasOld := u.Before[f]
-			newS, oldS := valueText(u.Changes[f]), valueText(old)
-			if strings.Contains(newS, "\n") || strings.Contains(oldS, "\n") {
-				line("  %s:", f)
-				numbered(LineDiff(oldS, newS))
-				continue
+			for _, l := range FieldLines(f, old, hasOld, u.Changes[f]) {
+				line("  %s", l)
 			}
-			if !hasOld {
-				oldS = "(unset)"
-			}
-			line("  %s: %s → %s", f, oldS, newS)
 		}
 		return
 	case datasource.DeleteNodeAction:
@@ -144,20 +132,14 @@ func write(w io.Writer, a datasource.Action, indent string, clean func(string) s
 	line("%s", datasource.Describe(a))
 }
 
-func valueText(v any) string {
-	if v == nil {
-		return ""
-	}
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return compactJSON(v)
-}
-
+// compactJSON is v as one line of JSON, with <, > and & as they are (code reads
+// as written, not as \u003c).
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return fmt.Sprint(v)
 	}
-	return string(b)
+	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -42,11 +42,14 @@ func LineDiff(old, new string) []DiffLine {
 		return wholeReplace(old, new)
 	}
 	var out []DiffLine
+	// The new file's line numbers are counted here from the old one's: the
+	// library's ToLine is wrong in a hunk after one that joined several edits.
+	shift := 0 // new line number minus old, after the previous hunk
 	for i, h := range u.Hunks {
 		if i > 0 || h.FromLine > 1 {
 			out = append(out, DiffLine{Op: Gap})
 		}
-		o, n := h.FromLine, h.ToLine
+		o, n := h.FromLine, h.FromLine+shift
 		for _, l := range h.Lines {
 			text := strings.TrimSuffix(l.Content, "\n")
 			switch l.Kind {
@@ -62,6 +65,7 @@ func LineDiff(old, new string) []DiffLine {
 				n++
 			}
 		}
+		shift = n - o
 		if i == len(u.Hunks)-1 && o <= strings.Count(old, "\n") {
 			out = append(out, DiffLine{Op: Gap})
 		}

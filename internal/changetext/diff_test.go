@@ -74,3 +74,63 @@ func TestWriteForDecisionRevealsDirectionControls(t *testing.T) {
 		t.Errorf("Write:\n%s", stored.String())
 	}
 }
+
+// Every line of a diff carries its number in the old and the new code, in every
+// hunk: a 60-line function changed in several places far apart, with lines added
+// and removed so that the two numberings drift apart.
+func TestLineDiffNumbersEveryHunk(t *testing.T) {
+	t.Parallel()
+	var old []string
+	for i := 1; i <= 60; i++ {
+		old = append(old, fmt.Sprintf("  step(%d);", i))
+	}
+	edits := []struct {
+		at   int // 0-based line of old
+		drop int
+		add  []string
+	}{
+		{3, 1, []string{"  first(1);", "  first(2);"}},      // two edits close together: one hunk
+		{6, 0, []string{"  between();"}},                    //
+		{20, 2, nil},                                        // two removed
+		{38, 1, []string{"  a();", "  b();", "  c();"}},     // one changed into three
+		{52, 0, []string{"  last();"}},                      // one added
+		{59, 1, []string{"  end(1);", "  end(2);", "}));"}}, // the last one changed
+	}
+	var updated []string
+	prev := 0
+	for _, e := range edits {
+		updated = append(updated, old[prev:e.at]...)
+		updated = append(updated, e.add...)
+		prev = e.at + e.drop
+	}
+	updated = append(updated, old[prev:]...)
+	diff := LineDiff(strings.Join(old, "\n")+"\n", strings.Join(updated, "\n")+"\n")
+	hunks, removed, added := 0, 0, 0
+	for _, d := range diff {
+		switch d.Op {
+		case Gap:
+			hunks++
+			continue
+		case '-':
+			removed++
+		case '+':
+			added++
+		}
+		if d.Op != '+' && (d.Old < 1 || old[d.Old-1] != d.Text) {
+			t.Errorf("%c %q numbered %d in the old code, where line %d is %q", d.Op, d.Text, d.Old, d.Old, line(old, d.Old))
+		}
+		if d.Op != '-' && (d.New < 1 || updated[d.New-1] != d.Text) {
+			t.Errorf("%c %q numbered %d in the new code, where line %d is %q", d.Op, d.Text, d.New, d.New, line(updated, d.New))
+		}
+	}
+	if hunks < 4 || removed != 5 || added != 10 {
+		t.Errorf("%d gaps, %d removed, %d added: %+v", hunks, removed, added, diff)
+	}
+}
+
+func line(lines []string, n int) string {
+	if n < 1 || n > len(lines) {
+		return "(none)"
+	}
+	return lines[n-1]
+}

@@ -104,19 +104,15 @@ func writeServer(p printer, a datasource.Action) bool {
 }
 
 // TypeFieldLines says, one line each, how a configure_node_type changes the type's
-// fields other than its code: `displayName: "Old" → "New"`, objects as compact
-// JSON (long ones cut).
+// fields other than its code: `displayName: "Old" → "New"`, an object changed key
+// by key (`border.radius: 2 → 4`), a value replaced as compact JSON, whole.
 func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 	var out []string
 	show := func(v any) string {
 		if v == nil {
 			return "(none)"
 		}
-		s := compactJSON(v)
-		if r := []rune(s); len(r) > 160 {
-			s = string(r[:160]) + "…"
-		}
-		return s
+		return compactJSON(v) // whole: a person decides on all of it
 	}
 	for _, f := range datasource.TypeChanges(c) {
 		if f.Field == "handles" {
@@ -128,6 +124,12 @@ func TypeFieldLines(c datasource.ConfigureNodeTypePayload) []string {
 		}
 		if c.Mode == "create" || c.Before == nil { // nothing known of before (a server's proposal)
 			out = append(out, fmt.Sprintf("%s: %s", f.Field, show(f.After)))
+			continue
+		}
+		_, bObj := plain(f.Before).(map[string]any)
+		_, aObj := plain(f.After).(map[string]any)
+		if bObj && aObj { // key by key: only what changed
+			out = append(out, FieldLines(f.Field, f.Before, true, f.After)...)
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s: %s → %s", f.Field, show(f.Before), show(f.After)))

@@ -2,6 +2,8 @@ package changetext
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -25,10 +27,16 @@ func TestTypeFieldLines(t *testing.T) {
 			Handles: map[string]map[string]any{"L": {"position": "separate", "point": []any{map[string]any{"id": "0", "type": "in", "accept": "number"}}}},
 			Before:  map[string]any{"handles": handles}},
 			[]string{`handles: "L:0:in" → "L:0:in:number"`}},
-		{"handles: a change the points do not show is shown whole", datasource.ConfigureNodeTypePayload{Mode: "update",
+		{"handles: a change the points do not show is shown key by key", datasource.ConfigureNodeTypePayload{Mode: "update",
 			Handles: map[string]map[string]any{"L": {"position": "fix", "point": []any{map[string]any{"id": "0", "type": "in", "accept": "any"}}}},
 			Before:  map[string]any{"handles": handles}},
-			[]string{`handles: {"L":{"point":[{"accept":"any","id":"0","type":"in"}],"position":"separate"}} → {"L":{"point":[{"accept":"any","id":"0","type":"in"}],"position":"fix"}}`}},
+			[]string{`handles.L.position: "separate" → "fix"`}},
+		{"an object key by key", datasource.ConfigureNodeTypePayload{Mode: "update", Border: map[string]any{"radius": 4},
+			Before: map[string]any{"border": map[string]any{"radius": 2, "width": 1, "type": "solid",
+				"normal": map[string]any{"color": "var(--nodius-primary-dark)"}, "hover": map[string]any{"color": "var(--nodius-primary-light)"}}}},
+			[]string{`border.radius: 2 → 4`}},
+		{"a long value whole", datasource.ConfigureNodeTypePayload{Mode: "update", Description: strings.Repeat("d", 300)},
+			[]string{`description: ` + strconv.Quote(strings.Repeat("d", 300))}},
 		{"a server's update, before unknown", datasource.ConfigureNodeTypePayload{Mode: "update", DisplayName: "X"},
 			[]string{`displayName: "X"`}},
 	}

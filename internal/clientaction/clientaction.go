@@ -57,96 +57,13 @@ type Segment struct {
 // Parse splits s into text and tags. A tag whose kind is unknown or whose
 // parameters do not read (an empty key, a fitArea without four numbers) stays text
 // without its braces, so nothing the model wrote is lost and no brace is shown.
-func Parse(s string) []Segment {
-	var out []Segment
-	text := func(t string) {
-		if t == "" {
-			return
-		}
-		if n := len(out); n > 0 && out[n-1].Action == nil {
-			out[n-1].Text += t
-			return
-		}
-		out = append(out, Segment{Text: t})
-	}
-	for {
-		start, end, ok := nextTag(s)
-		if !ok {
-			text(s)
-			return out
-		}
-		text(s[:start])
-		raw := s[start:end]
-		if a, ok := read(raw); ok {
-			out = append(out, Segment{Action: &a})
-		} else {
-			text(unbraced(raw))
-		}
-		s = s[end:]
-	}
-}
-
-// nextTag finds the first {{word:params}} in s: its start and end offsets.
 // Code is left as written, as the web client leaves it: a tag inside an inline code
-// span (`…`) or a fenced block (```…```) is text the model is quoting.
-func nextTag(s string) (start, end int, ok bool) {
-	from := 0
-	for {
-		i := strings.IndexAny(s[from:], "`{")
-		if i < 0 {
-			return 0, 0, false
-		}
-		i += from
-		if s[i] == '`' {
-			from = skipCode(s, i)
-			continue
-		}
-		if strings.HasPrefix(s[i:], "{{") {
-			if n, ok := tagLen(s[i:]); ok {
-				return i, i + n, true
-			}
-		}
-		from = i + 1
-	}
-}
-
-// skipCode returns where the code that starts with the backtick at s[i] ends: after
-// its closing run of as many backticks (a fence of three or more runs to its closing
-// fence, or to the end of s). A backtick never closed is a plain character.
-func skipCode(s string, i int) int {
-	n := 0
-	for i+n < len(s) && s[i+n] == '`' {
-		n++
-	}
-	run := s[i : i+n]
-	closing := strings.Index(s[i+n:], run)
-	switch {
-	case closing >= 0:
-		return i + n + closing + n
-	case n >= 3:
-		return len(s) // an open fence: the rest is code
-	}
-	return i + n
-}
-
-// tagLen returns the length of the tag at the start of s, if s starts with one.
-func tagLen(s string) (int, bool) {
-	j := 2
-	for j < len(s) && isWord(s[j]) {
-		j++
-	}
-	if j == 2 || j >= len(s) || s[j] != ':' {
-		return 0, false
-	}
-	k := strings.IndexByte(s[j+1:], '}')
-	if k < 0 {
-		return 0, false
-	}
-	k += j + 1
-	if k+1 >= len(s) || s[k+1] != '}' {
-		return 0, false
-	}
-	return k + 2, true
+// span (`…`, closed within maxHeld bytes) or a fenced block (```…```, to its
+// closing fence or the end) is text the model is quoting. A Splitter fed s in any
+// pieces returns the same.
+func Parse(s string) []Segment {
+	segs, _, _ := scan(s, "", true)
+	return segs
 }
 
 // isWord is JavaScript's \w: ASCII letters, digits and underscore.

@@ -124,6 +124,13 @@ func TestSplitterKeepsTagsWhole(t *testing.T) {
 		"text\n```js\nconst t = '{{node:a}}';\n```\nafter {{node:b}}",
 		"open ```\n{{node:a}} never closed",
 		"lone ` backtick then {{node:a}}",
+		// Found by FuzzSplitter and in use (issue 31): a tag that opens inside an
+		// inline code span and closes after it, a stray "{{".
+		"To greet someone, write `{{user:` then the name and `}}`: {{node:a}}",
+		"`{{0:`0`}}",
+		"Templates use {{ and }}; write `x` then the name {{node:a}}",
+		"{{0:{{0}}0",
+		"a `b {{node:c}} d",
 	}
 	for _, ans := range answers {
 		want := RenderString(ans, Options{})
@@ -150,23 +157,73 @@ func TestSplitterReleasesAStrayOpening(t *testing.T) {
 	}
 }
 
+// FuzzSplitter checks that streaming equals the whole for any text and any cut:
+// the text printed while an answer arrives is the text stored, read the same.
+// step seeds the token sizes (1 to 2×step bytes, varying as a model's do).
 func FuzzSplitter(f *testing.F) {
 	f.Add("{{node:a}} b {{sel", 3)
 	f.Add("x `{{node:a}}` ```\n{{node:b}}\n``` {{node:c}}", 2)
+	f.Add("write `{{user:` then the name `}}` {{node:a}}", 1)
+	f.Add("a ` b "+strings.Repeat("x", maxHeld)+" ` {{node:c}}", 7)
 	f.Fuzz(func(t *testing.T, s string, step int) {
 		if step <= 0 || step > 64 {
 			step = 1
 		}
 		var sp Splitter
 		var out strings.Builder
-		for i := 0; i < len(s); i += step {
-			out.WriteString(Render(sp.Feed(s[i:min(i+step, len(s))]), Options{}))
+		var segs []Segment
+		size := uint(step)
+		for i := 0; i < len(s); {
+			size = size*1103515245 + 12345
+			n := 1 + int(size>>16)%(2*step)
+			got := sp.Feed(s[i:min(i+n, len(s))])
+			segs = append(segs, got...)
+			out.WriteString(Render(got, Options{}))
+			i += n
+			// A stray "{{" or backtick holds at most maxHeld bytes back; only a
+			// run of backticks still growing is held whole.
+			if len(sp.held) > maxHeld+2 && strings.Trim(sp.held, "`") != "" {
+				t.Fatalf("holds %d bytes back", len(sp.held))
+			}
 		}
-		out.WriteString(Render(sp.Flush(), Options{}))
-		// Within the bound on what is held, streaming reads the tags as the whole
-		// text does; past it, it must still lose nothing and never panic.
-		if want := RenderString(s, Options{}); len(s) <= maxHeld && out.String() != want {
+		got := sp.Flush()
+		segs = append(segs, got...)
+		out.WriteString(Render(got, Options{}))
+		if want := RenderString(s, Options{}); out.String() != want {
 			t.Fatalf("streamed %q, whole %q", out.String(), want)
 		}
+		if a, b := Actions(s), actionsOf(segs); len(a) != len(b) {
+			t.Fatalf("streamed %d tags, whole %d", len(b), len(a))
+		}
 	})
+}
+
+func actionsOf(segs []Segment) []Action {
+	var out []Action
+	for _, s := range segs {
+		if s.Action != nil {
+			out = append(out, *s.Action)
+		}
+	}
+	return out
+}
+
+// Complete shows a streaming text without a tag still arriving, and does not wait
+// for an inline code span to close (the screen redraws when it does).
+func TestComplete(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{"see {{node:fe", "see "},
+		{"see {{node:a}} and {", "see {{node:a}} and "},
+		{"a `lone backtick then text", "a `lone backtick then text"},
+		{"a `b` {{no", "a `b` "},
+		{"```\n{{node:a", "```\n{{node:a"},
+		{"```\ncode``", "```\ncode"},
+		{"plain", "plain"},
+	}
+	for _, tc := range tests {
+		if got := Complete(tc.in); got != tc.want {
+			t.Errorf("Complete(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
 }

@@ -2,190 +2,180 @@ package clientaction
 
 import "strings"
 
-// maxHeld bounds how much text a Splitter holds back waiting for a tag or an
-// inline code span to close: both are short, and a stray "{{" or backtick must not
-// stop the answer from streaming.
+// maxHeld bounds how far ahead a tag or an inline code span may close: both are
+// short, and a stray "{{" or backtick must not stop an answer from streaming for
+// long. Parse reads a whole answer with the same bound, so what a Splitter releases
+// never depends on where the tokens were cut.
 const maxHeld = 512
 
-// Splitter reads the tags of an answer that arrives in pieces, as Parse reads a
-// whole one. A token may end in the middle of "{{node:fetch_" and the next one
-// finish it, and whether a tag is quoted code depends on a backtick that may have
-// come many tokens earlier. So the start of a tag or of an inline code span still
-// arriving is held until the next Feed or Flush, and a fenced block left open by
-// one piece makes the next ones code until it closes.
+// Splitter reads the tags of an answer that arrives in pieces, exactly as Parse
+// reads the whole. A token may end in the middle of "{{node:fetch_" and the next
+// one finish it, and whether a tag is quoted code depends on a backtick that may
+// have come many tokens earlier. So the text from the first place still undecided
+// (a tag or an inline code span that may yet close, a backtick run that may go on)
+// is held until the next Feed or Flush, and a fenced block left open by one piece
+// makes the next ones code until it closes.
 type Splitter struct {
 	held  string
-	fence string // the backtick run of a fenced block open in what was released
+	fence string // the backtick run of a fenced block open where held starts
 }
 
 // Feed adds a chunk and returns the segments ready to render (possibly none).
 func (s *Splitter) Feed(chunk string) []Segment {
 	t := s.held + chunk
-	cut := s.holdFrom(t)
-	if len(t)-cut > maxHeld {
-		cut = len(t)
-	}
-	s.held = t[cut:]
-	return s.parse(t[:cut])
+	segs, used, fence := scan(t, s.fence, false)
+	s.held, s.fence = t[used:], fence
+	return segs
 }
 
 // Flush returns what is held: the stream ended, an unfinished tag is text.
 func (s *Splitter) Flush() []Segment {
-	t := s.held
-	s.held = ""
-	out := s.parse(t)
-	s.fence = ""
-	return out
-}
-
-// parse reads t, which continues what was released before, and notes whether it
-// leaves a fenced block open.
-func (s *Splitter) parse(t string) []Segment {
-	var out []Segment
-	if s.fence != "" {
-		j := strings.Index(t, s.fence)
-		if j < 0 {
-			return textSegment(t)
-		}
-		j += len(s.fence)
-		out = textSegment(t[:j])
-		t = t[j:]
-		s.fence = ""
-	}
-	for _, seg := range Parse(t) {
-		if n := len(out); n > 0 && seg.Action == nil && out[n-1].Action == nil {
-			out[n-1].Text += seg.Text
-			continue
-		}
-		out = append(out, seg)
-	}
-	s.fence = openFence(t)
-	return out
-}
-
-func textSegment(t string) []Segment {
-	if t == "" {
-		return nil
-	}
-	return []Segment{{Text: t}}
-}
-
-// holdFrom is where the splitter must stop releasing t: before a tag that may still
-// be completing, an inline code span not yet closed, or backticks that may be the
-// start of a longer run.
-func (s *Splitter) holdFrom(t string) int {
-	base := 0
-	if s.fence != "" {
-		j := strings.Index(t, s.fence)
-		if j < 0 {
-			return len(t) - trailingBackticks(t)
-		}
-		base = j + len(s.fence)
-	}
-	u := t[base:]
-	return base + min(holdFrom(u), holdCode(u))
-}
-
-// holdCode returns the offset of an inline code span of t that is not closed yet,
-// or of the backticks t ends with (len(t) when there is neither).
-func holdCode(t string) int {
-	from := 0
-	for {
-		i := strings.IndexByte(t[from:], '`')
-		if i < 0 {
-			return len(t)
-		}
-		i += from
-		n := 0
-		for i+n < len(t) && t[i+n] == '`' {
-			n++
-		}
-		if i+n == len(t) {
-			return i // the run may go on
-		}
-		end := skipCode(t, i)
-		switch {
-		case n >= 3 && !strings.Contains(t[i+n:], t[i:i+n]): // a fence opens: the rest is code
-			return len(t) - trailingBackticks(t)
-		case end == i+n: // not closed yet
-			return i
-		}
-		from = end
-	}
-}
-
-// openFence returns the backtick run of a fenced block t leaves open, or "".
-func openFence(t string) string {
-	from := 0
-	for {
-		i := strings.IndexByte(t[from:], '`')
-		if i < 0 {
-			return ""
-		}
-		i += from
-		n := 0
-		for i+n < len(t) && t[i+n] == '`' {
-			n++
-		}
-		end := skipCode(t, i)
-		if end == len(t) && n >= 3 && !strings.Contains(t[i+n:], t[i:i+n]) {
-			return t[i : i+n]
-		}
-		from = end
-	}
-}
-
-func trailingBackticks(t string) int {
-	return len(t) - len(strings.TrimRight(t, "`"))
-}
-
-// holdFrom returns the offset from which t may be the beginning of a tag not yet
-// closed (len(t) when nothing needs holding).
-func holdFrom(t string) int {
-	if strings.HasSuffix(t, "{") && !strings.HasSuffix(t, "{{") {
-		if i := strings.LastIndex(t, "{{"); i < 0 || !couldBeTag(t[i:]) {
-			return len(t) - 1
-		}
-	}
-	if i := strings.LastIndex(t, "{{"); i >= 0 {
-		// In "{{{node:a" the tag starts at the last "{{", one brace later.
-		if couldBeTag(t[i:]) {
-			return i
-		}
-	}
-	if strings.HasSuffix(t, "{") {
-		return len(t) - 1
-	}
-	return len(t)
-}
-
-// couldBeTag reports whether s (starting with "{{") is an unfinished tag: a word,
-// optionally ':' and parameters without '}', optionally one closing '}'.
-func couldBeTag(s string) bool {
-	j := 2
-	for j < len(s) && isWord(s[j]) {
-		j++
-	}
-	if j == len(s) {
-		return true
-	}
-	if s[j] != ':' || j == 2 {
-		return false
-	}
-	k := strings.IndexByte(s[j+1:], '}')
-	if k < 0 {
-		return true
-	}
-	return j+1+k == len(s)-1 // a single closing brace, the last byte
+	segs, _, _ := scan(s.held, s.fence, true)
+	s.held, s.fence = "", ""
+	return segs
 }
 
 // Complete returns the part of a streaming text that cannot end in an unfinished
 // tag: a screen that redraws the whole text so far shows it without the tag still
-// arriving, instead of its raw beginning.
+// arriving, instead of its raw beginning. Unlike a Splitter it does not wait for an
+// inline code span to close: the screen redraws once it does.
 func Complete(s string) string {
-	cut := holdFrom(s)
-	if len(s)-cut > maxHeld {
-		return s
+	_, used, _ := scanWith(s, "", false, false)
+	return s[:used]
+}
+
+// scan reads t, which starts inside the fenced block opened by fence ("" for none).
+// It returns the segments of t[:used], the part of t whose reading more text cannot
+// change, and the fence open at used. final says t is the end of the answer: then
+// everything is read.
+func scan(t, fence string, final bool) (segs []Segment, used int, open string) {
+	return scanWith(t, fence, final, true)
+}
+
+// scanWith is scan; codeWaits false reads an inline code span not closed yet as
+// plain text instead of stopping there.
+func scanWith(t, fence string, final, codeWaits bool) (segs []Segment, used int, open string) {
+	from, i := 0, 0 // t[from:i] is text not yet in segs
+	text := func(end int) {
+		if end > from {
+			if n := len(segs); n > 0 && segs[n-1].Action == nil {
+				segs[n-1].Text += t[from:end]
+			} else {
+				segs = append(segs, Segment{Text: t[from:end]})
+			}
+		}
+		from = end
 	}
-	return s[:cut]
+	stop := func(at int, open string) ([]Segment, int, string) {
+		text(at)
+		return segs, at, open
+	}
+	if fence != "" {
+		j := strings.Index(t, fence)
+		if j < 0 {
+			if final {
+				return stop(len(t), "")
+			}
+			// Code to the end, but for backticks that may begin its closing run.
+			return stop(len(t)-min(trailingBackticks(t), len(fence)-1), fence)
+		}
+		i = j + len(fence)
+	}
+	for i < len(t) {
+		k := strings.IndexAny(t[i:], "`{")
+		if k < 0 {
+			break
+		}
+		i += k
+		if t[i] == '`' {
+			n := 1
+			for i+n < len(t) && t[i+n] == '`' {
+				n++
+			}
+			if i+n == len(t) && !final {
+				return stop(i, "") // the run may go on
+			}
+			run := t[i : i+n]
+			if n >= 3 { // a fence: code to its closing run, or to the end
+				j := strings.Index(t[i+n:], run)
+				if j < 0 {
+					if final {
+						return stop(len(t), "")
+					}
+					return stop(len(t)-min(trailingBackticks(t[i+n:]), n-1), run)
+				}
+				i += n + j + n
+				continue
+			}
+			// An inline span closes within maxHeld bytes, or the backtick is a
+			// plain character.
+			if j := strings.Index(t[i+n:min(len(t), i+n+maxHeld)], run); j >= 0 {
+				i += n + j + n
+				continue
+			}
+			if !final && codeWaits && len(t)-(i+n) < maxHeld {
+				return stop(i, "") // it may still close
+			}
+			i += n
+			continue
+		}
+		n, decided := tagAt(t[i:], final)
+		if !decided {
+			return stop(i, "")
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		text(i)
+		raw := t[i : i+n]
+		if a, ok := read(raw); ok {
+			segs = append(segs, Segment{Action: &a})
+		} else {
+			segs = append(segs, Segment{Text: unbraced(raw)})
+		}
+		i += n
+		from = i
+	}
+	return stop(len(t), "")
+}
+
+// tagAt returns the length of the tag ({{word:params}}, no '}' in params, at most
+// maxHeld bytes) s starts with, 0 when it starts with none. decided is false when
+// that depends on text not arrived yet (final false and s too short to tell).
+func tagAt(s string, final bool) (n int, decided bool) {
+	w := s[:min(len(s), maxHeld)]
+	short := func() (int, bool) { return 0, final || len(w) == maxHeld } // w ran out
+	if len(w) < 2 {
+		return short()
+	}
+	if w[1] != '{' {
+		return 0, true
+	}
+	j := 2
+	for j < len(w) && isWord(w[j]) {
+		j++
+	}
+	if j == len(w) {
+		return short()
+	}
+	if j == 2 || w[j] != ':' {
+		return 0, true
+	}
+	k := strings.IndexByte(w[j+1:], '}')
+	if k < 0 {
+		return short()
+	}
+	k += j + 1
+	if k+1 == len(w) {
+		return short()
+	}
+	if w[k+1] != '}' {
+		return 0, true
+	}
+	return k + 2, true
+}
+
+func trailingBackticks(t string) int {
+	return len(t) - len(strings.TrimRight(t, "`"))
 }

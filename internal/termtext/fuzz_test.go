@@ -33,3 +33,50 @@ func FuzzStrip(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReveal: whatever the input, Reveal's output holds nothing a terminal would
+// obey or not draw (no control but newline and tab, nothing Hidden but an emoji's
+// selector or joiner), is valid UTF-8, and keeps every visible character of the
+// input in order.
+func FuzzReveal(f *testing.F) {
+	for _, s := range []string{"safe\u202e txt", "a\u200bb", "\x1b[31mred", "\xff", "✔\ufe0f\ufe0f", "👩\u200d💻", "\U000E0041"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Reveal(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("Reveal(%q) = %q: invalid UTF-8", s, out)
+		}
+		for _, r := range out {
+			if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isDirection(r) {
+				t.Fatalf("Reveal(%q) = %q keeps control %U", s, out, r)
+			}
+		}
+		if !utf8.ValidString(s) {
+			return
+		}
+		// Without its markers, the output is the input less what was marked.
+		rest := out
+		for _, r := range s {
+			if Hidden(r) || r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f {
+				if strings.HasPrefix(rest, string(r)) { // an emoji's, kept
+					rest = rest[utf8.RuneLen(r):]
+					continue
+				}
+				j := strings.Index(rest, "⟩")
+				if !strings.HasPrefix(rest, "⟨U+") || j < 0 {
+					t.Fatalf("Reveal(%q) = %q: %U neither kept nor marked", s, out, r)
+				}
+				rest = rest[j+len("⟩"):]
+				continue
+			}
+			if !strings.HasPrefix(rest, string(r)) {
+				t.Fatalf("Reveal(%q) = %q lost %q", s, out, r)
+			}
+			rest = rest[utf8.RuneLen(r):]
+		}
+		if rest != "" {
+			t.Fatalf("Reveal(%q) = %q added %q", s, out, rest)
+		}
+	})
+}

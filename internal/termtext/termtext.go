@@ -6,13 +6,16 @@
 //
 // Unicode direction controls (U+202E and its friends) are a second kind of hidden
 // instruction: they reorder what is drawn, so code can read differently from what
-// runs. Strip removes them; Reveal, for text a person decides on (a proposed change,
-// an undo), shows each one as ⟨U+202E⟩ instead.
+// runs. Strip removes them. Reveal is for text a person decides on (a proposed
+// change, an undo): nothing in it may be hidden, so every direction control,
+// zero-width or otherwise invisible character and control character is shown as a
+// marker (⟨U+202E⟩) instead, and what is read is what is applied.
 package termtext
 
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,12 +43,86 @@ const (
 // Invalid UTF-8 bytes become U+FFFD so that a stray 0x9B byte can never act as a CSI.
 // Unicode direction controls go too (see isDirection).
 // Text that needs nothing removed is returned as is, without allocating.
-func Strip(s string) string { return sanitize(s, false) }
+func Strip(s string) string { return sanitize(s) }
 
-// Reveal is Strip for text shown so that a person decides on it: every direction
-// control is written visibly as ⟨U+202E⟩ rather than removed, so the reader sees
-// that the text was built to display differently from what it is.
-func Reveal(s string) string { return sanitize(s, true) }
+// Reveal is for text shown so that a person decides on it: nothing is removed and
+// nothing hidden. Every character that draws nothing or changes how others are
+// drawn is written as a visible marker — direction controls (⟨U+202E⟩), zero-width
+// and other default-ignorable characters (see Hidden), control characters, ESC
+// included, so an escape sequence reads as ⟨U+001B⟩[2J and does nothing — and a
+// byte that is not UTF-8 as ⟨0xFF⟩. Newline and tab stay. The reader sees that the
+// text was built to display differently from what it is.
+func Reveal(s string) string {
+	if clean(s, true) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	prev := rune(-1)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		next, _ := utf8.DecodeRuneInString(s[i+size:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "⟨0x%02X⟩", s[i])
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
+		case Hidden(r) && !emojiPart(prev, r, next):
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		prev = r
+		i += size
+	}
+	return b.String()
+}
+
+// Hidden reports the characters that draw nothing, or change how their neighbours
+// are drawn, without being controls: Unicode's default-ignorable code points — the
+// direction controls (see isDirection), zero-width space, non-joiner and joiner,
+// word joiner and invisible operators, the byte order mark, soft hyphen, variation
+// selectors, Hangul fillers, tag characters — and the line and paragraph separators
+// and interlinear annotation marks, and every other format character (Cf).
+// "safe\u200btxt" and "safetxt" look the same.
+func Hidden(r rune) bool {
+	switch {
+	case isDirection(r),
+		r == 0x00AD, r == 0x034F, r == 0x115F, r == 0x1160, r == 0x17B4, r == 0x17B5,
+		r >= 0x180B && r <= 0x180F,
+		r >= 0x200B && r <= 0x200F,
+		r == 0x2028, r == 0x2029,
+		r >= 0x2060 && r <= 0x206F,
+		r == 0x3164,
+		r >= 0xFE00 && r <= 0xFE0F,
+		r == 0xFEFF, r == 0xFFA0,
+		r >= 0xFFF0 && r <= 0xFFFB,
+		r >= 0x1BCA0 && r <= 0x1BCA3,
+		r >= 0x1D173 && r <= 0x1D17A,
+		r >= 0xE0000 && r <= 0xE0FFF:
+		return true
+	}
+	return r >= 0x80 && unicode.Is(unicode.Cf, r) // the other format characters
+}
+
+// emojiPart reports the invisible characters that only shape an emoji, which
+// Reveal leaves alone: one variation selector 15 or 16 after a visible character
+// (✔️, 1️⃣), a zero-width joiner between two pictographs (👩‍💻).
+func emojiPart(prev, r, next rune) bool {
+	switch r {
+	case 0xFE0E, 0xFE0F:
+		return prev > 0x7f && !Hidden(prev) || prev >= '0' && prev <= '9' || prev == '#' || prev == '*'
+	case 0x200D:
+		return pictograph(prev) && pictograph(next)
+	}
+	return false
+}
+
+func pictograph(r rune) bool {
+	return r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF || r == 0x2640 || r == 0x2642
+}
 
 // isDirection reports the Unicode bidirectional formatting characters: the
 // embeddings and overrides U+202A–202E, the isolates U+2066–2069, and the marks
@@ -54,8 +131,8 @@ func isDirection(r rune) bool {
 	return r == 0x061C || r == 0x200E || r == 0x200F || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }
 
-func sanitize(s string, reveal bool) string {
-	if clean(s) {
+func sanitize(s string) string {
+	if clean(s, false) {
 		return s
 	}
 	var b strings.Builder
@@ -83,9 +160,7 @@ func sanitize(s string, reveal bool) string {
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 			// other C0 and C1 controls, DEL: dropped
 		case isDirection(r):
-			if reveal {
-				fmt.Fprintf(&b, "⟨U+%04X⟩", r)
-			}
+			// dropped
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -105,30 +180,25 @@ func OneLine(s string) string {
 }
 
 // clean reports whether s is valid UTF-8 with no control character but \n and \t,
-// and no direction control.
-func clean(s string) bool {
-	for i := 0; i < len(s); i++ {
+// and no direction control; hidden, no character Hidden reports either (a
+// variation selector or joiner Reveal would keep included).
+func clean(s string, hidden bool) bool {
+	for i := 0; i < len(s); {
 		c := s[i]
-		switch {
-		case c < 0x20:
-			if c != '\n' && c != '\t' {
+		if c < 0x80 {
+			if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
 				return false
 			}
-		case c == 0x7f:
-			return false
-		case c == 0xc2:
-			// U+0080..U+009F encode as C2 80..C2 9F.
-			if i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f {
-				return false
-			}
-		case c == 0xd8 || c == 0xe2:
-			// U+061C is D8 9C; U+200E/F, U+202A..E and U+2066..9 start with E2 80 or E2 81.
-			if r, _ := utf8.DecodeRuneInString(s[i:]); isDirection(r) {
-				return false
-			}
+			i++
+			continue
 		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 || r <= 0x9f || isDirection(r) || hidden && Hidden(r) {
+			return false // not UTF-8, a C1 control, a direction control, hidden
+		}
+		i += size
 	}
-	return utf8.ValidString(s)
+	return true
 }
 
 // skipEscape skips the sequence whose ESC was just before i and returns the index

@@ -99,6 +99,10 @@ func TestStripCleanDoesNotAllocate(t *testing.T) {
 	if n := testing.AllocsPerRun(100, func() { _ = Strip(s) }); n != 0 {
 		t.Errorf("Strip allocated %v times on clean text", n)
 	}
+	r := s + "✔ → 世界 \u2070"
+	if n := testing.AllocsPerRun(100, func() { _ = Reveal(r) }); n != 0 {
+		t.Errorf("Reveal allocated %v times on clean text", n)
+	}
 }
 
 func BenchmarkStrip(b *testing.B) {
