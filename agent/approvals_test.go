@@ -192,6 +192,10 @@ func TestApprovalOfAStaleProposalIsNotApplied(t *testing.T) {
 	if d := res2.Decided; d == nil || d.Outcome != convo.NotApplied || !strings.Contains(d.ApplyError, "graph changed") {
 		t.Fatalf("decided = %+v", d)
 	}
+	// The reason names what differs (the edge added since), not the same summary twice.
+	if d := res2.Decided; !strings.Contains(d.ApplyError, "entry-form") {
+		t.Errorf("the refusal does not say what changed: %s", d.ApplyError)
+	}
 	msgs := f.llm.requests()[1].Messages
 	if last := msgs[len(msgs)-1]; !strings.Contains(last.Content, "not_applied") {
 		t.Fatalf("the model was told %s", last.Content)

@@ -18,6 +18,7 @@ import (
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/undo"
+	"github.com/nodius/nodius-ai/internal/changetext"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -285,7 +286,7 @@ func (r *run) drift(p *convo.Proposal) (reason string, err error) {
 		return "", decisionError("proposal %s does not match the model's call (%s): the stored action is %q; it cannot be approved — reject it",
 			p.ID, tc.Name, datasource.Describe(p.Action))
 	}
-	return fmt.Sprintf("the graph changed since the proposal was shown: it showed %q, now it would %q", datasource.Describe(p.Action), datasource.Describe(now)), nil
+	return "the graph changed since the proposal was shown: " + changetext.Difference(p.Action, now), nil
 }
 
 func sameAction(a, b datasource.Action) bool {
