@@ -58,7 +58,10 @@ func TestApproveNodeTypeOnServer(t *testing.T) {
 	if s.TypeRequests("applyInstructionToNodeConfig") != 1 || s.TypeRequests("forceSave") != 1 || s.TypeRequests("/api/nodeconfig/update") != 0 {
 		t.Errorf("instructions %d, forceSave %d, update %d", s.TypeRequests("applyInstructionToNodeConfig"), s.TypeRequests("forceSave"), s.TypeRequests("/api/nodeconfig/update"))
 	}
-	approve("a rate limiter type")
+	_, said := approve("a rate limiter type")
+	if !strings.Contains(said, `nodius-ai: created node type "Rate Limiter" on the Nodius server (key `) {
+		t.Errorf("approve did not say the new type's key: %q", said)
+	}
 	if s.TypeRequests("/api/nodeconfig/create") != 1 {
 		t.Fatalf("%d creations", s.TypeRequests("/api/nodeconfig/create"))
 	}
