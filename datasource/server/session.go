@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 )
@@ -60,15 +61,33 @@ func (s *Source) othersEdited(graphKey string) {
 // copy current first (see follower.current: a ping, the edits received applied,
 // a reload when the copy cannot be trusted), so that a retriever keeps its index
 // of the graph exactly as long as the graph is unchanged — a question asked after
-// another editor's edit is answered on the graph with that edit.
+// another editor's edit is answered on the graph with that edit. A graph of which
+// only the saved state could be had is not followed: Version says so (an error)
+// without reading it again, and the retriever falls back to its time limit,
+// instead of loading the whole graph for the check and again for the read.
 func (s *Source) Version(graphKey string) (uint64, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
-	defer cancel()
-	f, err := s.current(ctx, graphKey)
+	f, err := s.follow(graphKey)
 	if err != nil {
 		return 0, err
 	}
 	f.mu.Lock()
+	savedOnly := f.loaded && f.lk == nil
+	f.mu.Unlock()
+	if savedOnly {
+		return 0, errNotLive
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	if f, err = s.current(ctx, graphKey); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.lk == nil {
+		return 0, errNotLive
+	}
 	return f.version, nil
 }
+
+// errNotLive says a graph's copy is not followed live (only its saved state).
+var errNotLive = errors.New("the graph is not followed live: only its saved state could be read")

@@ -81,3 +81,17 @@ func TestReleasedWithoutHold(t *testing.T) {
 		t.Errorf("graph reads %d, want 2", c.GraphGets)
 	}
 }
+
+// TestVersionOfASavedStateOnly: a graph of which only the saved state can be had
+// (no socket) is not versioned, and checking it reads nothing.
+func TestVersionOfASavedStateOnly(t *testing.T) {
+	s := standIn(t)
+	src := sourceAt(t, s, noSocket, "tok-alice", nil)
+	if _, err := src.Version(graphKey); err == nil {
+		t.Fatal("a saved state only has a version")
+	}
+	before := s.Counts().GraphGets
+	if _, err := src.Version(graphKey); err == nil || s.Counts().GraphGets != before {
+		t.Fatalf("err %v; graph reads %d then %d", err, before, s.Counts().GraphGets)
+	}
+}
