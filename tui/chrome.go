@@ -17,6 +17,7 @@ type header struct {
 	lk                   *look
 	graph, source, model string
 	title                string
+	changed              bool // the graph changed by others since the last question (live.go)
 	cache                string
 	cacheW               int
 }
@@ -46,7 +47,7 @@ func (h *header) Render(width int) string {
 	}
 	const minTitle = 12
 	sep := " │ "
-	graph := th.header.Render("◆ " + h.graph)
+	graph := th.header.Render("◆ "+h.graph) + h.changedNote()
 	variants := []string{
 		graph + th.headerDim.Render(" · "+h.source+" · "+h.model),
 		graph + th.headerDim.Render(" · "+h.model),

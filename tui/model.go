@@ -299,6 +299,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.in.refreshMenu() // a mention typed while the graph loaded gets its menu now
 		return m, nil
+	case GraphChangedMsg:
+		m.hdr.setChanged(true)
+		return m, nil
 	case NoteMsg:
 		m.closeAnswer(aDone)
 		m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: strip(msg.Text)})
@@ -576,6 +579,7 @@ func (m *Model) send() tea.Cmd {
 		return nil
 	}
 	m.lastReq = &req
+	m.hdr.setChanged(false) // this question sees the graph as it is now
 	return m.start(func(ctx context.Context, e func(convo.Event)) (agent.Result, error) {
 		return m.opts.Runner.Send(ctx, req, e)
 	})

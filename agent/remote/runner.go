@@ -727,7 +727,7 @@ func (ru *run) propose(it Interrupt) error {
 
 // recordDecision records the decision the server took, with what became of an
 // approved change: applied here through the Applier from the server's
-// ai:apply_action (apply), written by the server itself (configure_node_type), or
+// ai:apply_action (apply), a node type applied here (configure_node_type), or
 // not applied. A change not applied in full ends the run here: the continued
 // answer would tell the model's version of it.
 func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
@@ -793,8 +793,7 @@ func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.Ap
 		case ru.creation != nil:
 			return ru.creation.result()
 		case p != nil && p.Action.Type == datasource.ConfigureNodeTypeAction:
-			return &datasource.ApplyResult{Applied: true, Note: "the server wrote the node type itself"},
-				"the server wrote the node type itself"
+			return ru.applyNodeType(p) // nodetype.go
 		case p != nil && p.Action.Type == datasource.CreateGraphAction:
 			return &datasource.ApplyResult{}, "the server leaves creating a graph to its web client — create it there"
 		}

@@ -262,6 +262,7 @@ type fakeApplier struct {
 	calls []nodiusws.ApplyAction
 	graph string
 	fail  string
+	types []datasource.ConfigureNodeTypePayload // nodetype_test.go
 }
 
 func (f *fakeApplier) ApplyServerAction(_ context.Context, graphKey string, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {

@@ -264,6 +264,9 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: "+termtext.OneLine(g.Graph.Sentence())+".")
 			} else if isDemo(rt.Config.Source) {
 				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: applied to the embedded demo graph: "+demoNote+".")
+			} else if g != nil && g.Note != "" && p.Action.Type == "configure_node_type" {
+				// A node type on a Nodius server: what changed, or the new type's key.
+				fmt.Fprintln(f.IO.ErrOut, "nodius-ai: "+termtext.OneLine(g.Note)+".")
 			}
 		}
 	}

@@ -74,6 +74,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	if err != nil {
 		return err
 	}
+	live := holdSession(rt) // chat_live.go
 	graphKey := o.Graph
 	if graphKey == "" {
 		graphKey = rt.DefaultGraph
@@ -136,6 +137,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(f.IO.In), tea.WithOutput(f.IO.Out))
 	rt.Loading.set(func(stage string) { p.Send(tui.LoadingMsg{Stage: stage}) })
 	notes.showWith(func(n string) { p.Send(tui.NoteMsg{Text: n}) })
+	live.watch(rt, graphKey, func() { p.Send(tui.GraphChangedMsg{}) })
 	_, err = p.Run()
 	rt.Loading.set(nil)
 	notes.release()

@@ -317,6 +317,9 @@ func reportSentence(r nodiusws.ApplyReport) string {
 // applied twice.
 func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
 	o := datasource.ApplyOptionsOf(opts)
+	if a.Type == datasource.ConfigureNodeTypeAction && a.ConfigureNodeType != nil {
+		return s.applyNodeTypeAction(ctx, graphKey, *a.ConfigureNodeType, o) // nodetype.go
+	}
 	f, err := s.follow(graphKey)
 	if err != nil {
 		return datasource.ApplyResult{}, err

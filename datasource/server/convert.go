@@ -56,9 +56,9 @@ func (c *converter) action(a datasource.Action, depth int) error {
 		key := a.UpdateNode.NodeKey
 		if _, ok := a.UpdateNode.Changes["process"]; ok {
 			// On the server a node's code is its type's (NodeTypeConfig node.process),
-			// which the editing socket does not write: the server's own assistant
-			// changes it (propose_configure_node_type, applied by the server).
-			return fmt.Errorf("node %s: a node's code is its type's on the Nodius server, and nodius-ai cannot change a node type there; ask the server's own assistant (--agent server:URL) to change the type's code", key)
+			// which a graph's editing socket does not write: a configure_node_type
+			// changes it (nodetype.go).
+			return fmt.Errorf("node %s: a node's code is its type's on the Nodius server: change the code of its type (propose_configure_node_type), which every node of the type runs", key)
 		}
 		sheet, err := c.nodeSheet(key)
 		if err != nil {

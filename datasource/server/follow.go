@@ -89,6 +89,9 @@ func (f *follower) onFrame(lk *link, fr editsock.Frame) {
 			return
 		}
 		lk.pending = 0
+		if !fr.Ack {
+			f.s.othersEdited(f.key) // a broadcast: another user's edit (session.go)
+		}
 		if lk.gap != "" {
 			return // the copy is loaded again at the next read: nothing to keep
 		}
@@ -429,7 +432,7 @@ func (f *follower) begin(ctx context.Context, socket bool) (end func(), err erro
 
 // arm (re)starts the idle countdown after a read.
 func (f *follower) arm() {
-	if f.s.idle < 0 {
+	if f.s.idle < 0 || f.s.held() {
 		return
 	}
 	f.mu.Lock()

@@ -108,6 +108,7 @@ type Source struct {
 	lastNote string
 	follows  map[string]*follower // by graph key
 	closed   bool
+	sess     session // a held session (session.go)
 }
 
 var (
@@ -200,7 +201,7 @@ func (s *Source) Close() error {
 // editor of the same user opened meanwhile. The next read loads again, without a
 // notice (nothing was missed).
 func (s *Source) Release() {
-	if s == nil {
+	if s == nil || s.held() { // a chat keeps its registration (session.go)
 		return
 	}
 	s.mu.Lock()

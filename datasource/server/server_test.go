@@ -397,20 +397,6 @@ func TestApplyRefusesAConflictingEdit(t *testing.T) {
 	}
 }
 
-// TestApplyRefusesATypeCodeChange: a node's code is its type's on the server, which
-// the editing socket does not write: a configure_node_type proposed locally is
-// refused in words, and nothing is sent.
-func TestApplyRefusesATypeCodeChange(t *testing.T) {
-	s := standIn(t)
-	src := source(t, s, "tok-alice", nil)
-	a := action(t, `{"type":"configure_node_type","payload":{"mode":"update","typeKey":"log-node","displayName":"Logger","process":"log(1)","nodes":["error_handler"],
-		"codeDiffs":[{"field":"process","original":"x","modified":"log(1)"}]}}`)
-	_, err := src.ApplyAction(context.Background(), graphKey, datasource.AssignKeys(a, "op"))
-	if err == nil || !strings.Contains(err.Error(), "a node's code is its type's on the Nodius server") {
-		t.Fatalf("err = %v", err)
-	}
-}
-
 // TestApplyRefusesWhatTheGraphDoesNotAllow: a step the live graph refuses stops the
 // whole action before anything is sent.
 func TestApplyRefusesWhatTheGraphDoesNotAllow(t *testing.T) {

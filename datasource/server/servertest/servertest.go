@@ -58,6 +58,7 @@ type Server struct {
 	log     func(string)
 	reqs    []Request // every HTTP request, in order
 	created []string  // the keys POST /api/graph/create gave, in order
+	types   typeState // node types edited on the socket (nodeconfig.go)
 }
 
 // Request is one HTTP request the stand-in received.
@@ -199,7 +200,7 @@ func New(opt Options) (*Server, error) {
 	mux.HandleFunc("POST /api/sync", s.sync)
 	mux.HandleFunc("POST /api/graph/create", s.graphCreate)
 	mux.HandleFunc("GET /api/auth/me", s.me)
-	s.handler = s.recording(mux)
+	s.handler = s.recording(s.typeRoutes(mux))
 	s.httpSrv = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
 	s.wsSrv = &http.Server{Handler: http.HandlerFunc(s.socket), ReadHeaderTimeout: 10 * time.Second}
 	go s.httpSrv.Serve(s.httpLn)
@@ -701,6 +702,7 @@ func (s *Server) leave(c *client) {
 		delete(s.sockets, c)
 		s.logf("websocket closed")
 	}
+	delete(s.types.editing, c)
 	if lg := s.live[c.graph]; lg != nil {
 		for id, cs := range lg.editors {
 			lg.editors[id] = slices.DeleteFunc(cs, func(x *client) bool { return x == c })
@@ -725,6 +727,9 @@ func (s *Server) handle(c *client, data []byte) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if keep, done := s.typeMessage(c, typ, m, id, hasID); done {
+		return keep
+	}
 	switch typ {
 	case "__ping__":
 		s.counts.Pings++
