@@ -2,11 +2,14 @@ package agent_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/datasource/undo"
 )
 
 // TestHomeModeListsGraphs: a question with no graph runs in home mode — the home
@@ -86,5 +89,42 @@ func TestHomeModeCreateGraph(t *testing.T) {
 		if _, err := f.src.Graph(ctx, key); err == nil {
 			t.Error("undo left the graph")
 		}
+	}
+}
+
+// applyOnly is a source that applies actions but that undo cannot change (as the
+// server: source): neither Mutable nor a WorkingCopyChanger.
+type applyOnly struct {
+	datasource.Source
+	ap datasource.ActionApplier
+}
+
+func (s applyOnly) ApplyAction(ctx context.Context, graphKey string, a datasource.Action, opts ...datasource.ApplyOption) (datasource.ApplyResult, error) {
+	return s.ap.ApplyAction(ctx, graphKey, a, opts...)
+}
+
+// TestUndoOnASourceUndoCannotChange: the refusal comes before any comparison with
+// the graph, so the person is not shown a plan ("already as before", "would revert")
+// for a source where nothing can be reverted.
+func TestUndoOnASourceUndoCannotChange(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t, agent.Options{},
+		turn{calls: []convo.ToolCall{call("p1", "propose_move_node", `{"nodeKey":"fetch-api","posX":500,"posY":40,"reason":"tidy"}`)}},
+		turn{text: "Moved."})
+	res, err := f.agent.Send(ctx, agent.SendRequest{GraphKey: "demo", Text: "move it"}, nil)
+	if err != nil || res.Proposal == nil {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, err := f.agent.Resume(ctx, res.ThreadID, convo.Decision{Approved: true, ProposalID: "p1", Digest: res.Proposal.Digest}, nil); err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(agent.Options{Provider: f.llm, Source: applyOnly{f.src, f.src}, Store: f.store, Retriever: retrieverNoCache(f.src)})
+	u, err := a.Undo(ctx, agent.UndoRequest{ThreadID: res.ThreadID})
+	if !errors.Is(err, undo.ErrNotUndoable) {
+		t.Fatalf("err = %v, want the source refused", err)
+	}
+	if len(u.Reversed)+len(u.Already)+len(u.Left) > 0 {
+		t.Errorf("a plan was shown for a source undo cannot change: %+v", u)
 	}
 }

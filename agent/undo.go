@@ -191,6 +191,17 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 		return res, err
 	}
 
+	// A source undo cannot change is said before the graph is compared: a plan
+	// listing what is "already as before" on it would mean nothing.
+	if !req.DryRun {
+		if _, ok := a.opt.Source.(datasource.WorkingCopyChanger); !ok {
+			if _, ok := a.opt.Source.(datasource.Mutable); !ok {
+				return res, &fault.Error{Code: fault.Config, Err: undo.ErrNotUndoable, Message: fmt.Sprintf(
+					"the source in use cannot be changed by undo; nothing was changed (graph %s)", th.GraphKey)}
+			}
+		}
+	}
+
 	rep, err := undo.Check(ctx, a.opt.Source, th.GraphKey, rev, req.Force)
 	res.Reversed, res.Already, res.Left, res.Drift = rep.Reversed, rep.Already, rep.Left, rep.Drift
 	if d, ok := undo.IsDrift(err); ok {
@@ -207,12 +218,6 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 	}
 	if req.DryRun {
 		return res, nil
-	}
-	if _, ok := a.opt.Source.(datasource.WorkingCopyChanger); !ok {
-		if _, ok := a.opt.Source.(datasource.Mutable); !ok {
-			return res, &fault.Error{Code: fault.Config, Err: undo.ErrNotUndoable, Message: fmt.Sprintf(
-				"the source in use cannot be changed by undo; nothing was changed (graph %s)", th.GraphKey)}
-		}
 	}
 
 	undoOp := newOpID(a.opt.Now())
