@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -26,6 +27,20 @@ func arangoDemo(ctx context.Context, t *testing.T) (*arangotest.Server, *arango.
 		t.Fatal(err)
 	}
 	fa.Insert(arangotest.Graphs, map[string]any{"_key": demo.GraphKey, "workspace": "ws", "name": snap.Graph.Name, "sheets": snap.Graph.Sheets})
+	// The graph's node types first: ArangoDB, as every source, refuses a node of a
+	// type the graph does not have.
+	for _, c := range snap.Configs {
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["workspace"] = "ws"
+		fa.Insert(arangotest.Configs, doc)
+	}
 	cfg, err := arango.ParseURL(fa.URL("ws"))
 	if err != nil {
 		t.Fatal(err)
