@@ -359,7 +359,8 @@ var ErrLocked = datasource.ErrLocked
 // so a change never drops one another process (or an editor) made meanwhile.
 //
 // Writers of one file, in this process and in others, are serialised by an advisory
-// lock on a sidecar file (.NAME.lock next to it); the kernel releases it when its
+// lock on a sidecar file (.NAME.lock next to it, there only while a write holds
+// it); the kernel releases it when its
 // process dies, so a crash never leaves the graph locked. Temporary files a crashed
 // writer left (.NAME.tmp-*) are removed under the lock.
 func (s *Source) write(ctx context.Context, fn func() error) error {
@@ -420,25 +421,39 @@ func (s *Source) lockPath() string {
 }
 
 // lock takes the graph file's lock across processes, waiting at most LockWait.
+// The sidecar lock file is removed again before the lock is released, so none is
+// left beside the graph. A writer that waited on a file removed meanwhile holds the
+// lock of a name no longer there: it sees that (the path is not the file it
+// locked) and locks again, on the file now at the path.
 func (s *Source) lock(ctx context.Context) (func(), error) {
 	wait := s.LockWait
 	if wait <= 0 {
 		wait = LockTimeout
 	}
-	fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	ok, err := fl.TryLockContext(wctx, 20*time.Millisecond)
-	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
+	for {
+		fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+		ok, err := fl.TryLockContext(wctx, 20*time.Millisecond)
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("graph file %s: cannot take its lock %s: %w", s.path, s.lockPath(), err)
+		}
+		if !ok {
+			return nil, &lockedError{path: s.path, wait: wait, lockFile: s.lockPath()}
+		}
+		held, herr := fl.Stat()
+		now, nerr := os.Stat(s.lockPath())
+		if herr == nil && nerr == nil && os.SameFile(held, now) {
+			return func() {
+				_ = os.Remove(s.lockPath()) // while still held: see above
+				_ = fl.Unlock()
+			}, nil
+		}
+		_ = fl.Unlock()
 	}
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("graph file %s: cannot take its lock %s: %w", s.path, s.lockPath(), err)
-	}
-	if !ok {
-		return nil, &lockedError{path: s.path, wait: wait, lockFile: s.lockPath()}
-	}
-	return func() { _ = fl.Unlock() }, nil
 }
 
 // lockedError: another process kept the graph file locked longer than a write waits.
