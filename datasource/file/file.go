@@ -360,8 +360,8 @@ var ErrLocked = datasource.ErrLocked
 //
 // Writers of one file, in this process and in others, are serialised by an advisory
 // lock on a sidecar file (.NAME.lock next to it, there only while a write holds
-// it); the kernel releases it when its
-// process dies, so a crash never leaves the graph locked. Temporary files a crashed
+// it); the kernel releases it when its process dies, so a crash never leaves the
+// graph locked. Temporary files a crashed
 // writer left (.NAME.tmp-*) are removed under the lock.
 func (s *Source) write(ctx context.Context, fn func() error) error {
 	if err := ctx.Err(); err != nil {
