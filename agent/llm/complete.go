@@ -78,7 +78,7 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Reply, e
 	defer cancel(nil)
 	timer := time.AfterFunc(p.opts.HeaderTimeout+p.opts.StallTimeout, func() { cancel(errStalled) })
 	defer timer.Stop()
-	msg, err := p.client.Messages.New(callCtx, params)
+	msg, err := p.client.New(callCtx, params)
 	if err != nil {
 		return Reply{Model: p.opts.Model}, p.classify(ctx, callCtx, err)
 	}
