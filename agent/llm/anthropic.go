@@ -27,7 +27,7 @@ type AnthropicOptions struct {
 }
 
 type anthropicProvider struct {
-	opts   AnthropicOptions
+	opts AnthropicOptions
 	// Only the messages service, not anthropic.Client: the client holds every
 	// service of the API as a field, and with them the linker kept all their
 	// methods (about 10 MB of binary) for the one used here.

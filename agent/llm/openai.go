@@ -34,7 +34,7 @@ type OpenAIOptions struct {
 }
 
 type openaiProvider struct {
-	opts   OpenAIOptions
+	opts OpenAIOptions
 	// Only the chat completions service, not openai.Client: the client holds every
 	// service of the API as a field, and with them the linker kept all their
 	// methods for the one used here.
