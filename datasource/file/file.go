@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -162,6 +164,7 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 	if err != nil {
 		return fail(err)
 	}
+	limitMemory(st.Size())
 	sum := make(chan [sha256.Size]byte, 1)
 	go func() { sum <- sha256.Sum256(data) }() // on the other CPU while the parse runs
 	doc, spans, kind, err := s.decode(data)
@@ -174,6 +177,26 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 	s.export = kind
 	s.mu.Unlock()
 	return doc, spans, st, nil
+}
+
+// limitMemory gives the Go runtime a soft memory limit in proportion to a large
+// graph file about to be parsed, unless one is set already (GOMEMLIMIT, or an
+// earlier, larger file). Parsing and indexing a graph keeps about 2.4 bytes live
+// per byte of file, and by default the collector lets the heap grow to twice what
+// is live: a 136 MB file peaked at 650 MB. With the limit the collector runs
+// earlier instead; the same file peaks under 400 MB for about 10 % more CPU. The
+// limit is soft: a graph that needs more still gets it, at the cost of more
+// collection. Small files are left alone: there the default costs little.
+func limitMemory(size int64) {
+	const minSize, base = 32 << 20, 48 << 20
+	if size < minSize || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	want := base + size*22/10
+	if cur := debug.SetMemoryLimit(-1); cur < math.MaxInt64 && cur >= want {
+		return
+	}
+	debug.SetMemoryLimit(want)
 }
 
 // decode reads a graph file, a .ndex export or an export's payload.
