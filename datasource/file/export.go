@@ -94,14 +94,14 @@ func isPayload(err error) bool {
 
 // Bounds of an export's payload, proportional to what a Nodius export holds: the
 // Nodius server imports at most 10,000 nodes and 50,000 edges, about 30 JSON values
-// a node. These are four times that. Decoding the most a hostile payload can pack
-// under them (empty nodes and edges of a few bytes, tiny data values) stays within
-// a few hundred megabytes, where a payload of tens of megabytes of empty objects
-// would otherwise take gigabytes.
+// a node. These are three to four times that. Decoding the most a hostile payload
+// can pack under them (empty nodes and edges of a few bytes, a million empty
+// objects as data) stays under 300 MB, where a payload of tens of megabytes of
+// empty objects would otherwise take gigabytes.
 const (
 	MaxExportNodes  = 40_000
 	MaxExportEdges  = 200_000
-	MaxExportValues = 1_200_000
+	MaxExportValues = 1_000_000
 )
 
 // payloadDocument turns a graph export's payload into a graph file: the graph

@@ -152,7 +152,7 @@ func TestPayloadWithTooManyValuesRefused(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ name, payload, want string }{
 		{"nodes", `{"graph":{"name":"x"},"nodes":[` + strings.Repeat(`{},`, 2_000_000) + `{}],"edges":[]}`, "more than 40000 nodes"},
-		{"values", `{"graph":{"name":"x"},"nodes":[{"localKey":"a","data":[` + strings.Repeat(`0,`, 2_000_000) + `0]}],"edges":[]}`, "more than 1200000 JSON values"},
+		{"values", `{"graph":{"name":"x"},"nodes":[{"localKey":"a","data":[` + strings.Repeat(`0,`, 2_000_000) + `0]}],"edges":[]}`, "more than 1000000 JSON values"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
