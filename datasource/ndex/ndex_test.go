@@ -139,3 +139,18 @@ func TestHugeFileRefused(t *testing.T) {
 		t.Fatalf("Decode(%d bytes) = %v, want ErrDamaged", len(data), err)
 	}
 }
+
+// BenchmarkDecodeBomb decodes a 1 MB export whose payload inflates to about 1 GB:
+// B/op is what the bound lets it cost (about MaxPayload, not the gigabyte).
+func BenchmarkDecodeBomb(b *testing.B) {
+	bomb, err := ndextest.Bomb(1000<<20, ndex.DefaultSecret)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := ndex.Decode(bomb, ndex.DefaultSecret); !errors.Is(err, ndex.ErrDamaged) {
+			b.Fatal(err)
+		}
+	}
+}
