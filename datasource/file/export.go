@@ -307,6 +307,12 @@ func LoadTypeExport(ctx context.Context, path, key, secret string) (datasource.N
 		}
 		payload = p
 	}
+	if !json.Valid(payload) {
+		return datasource.NodeConfig{}, fmt.Errorf("node type file %s is neither a .ndex export nor JSON: %v", path, json.Unmarshal(payload, new(any)))
+	}
+	if n := exportShape(payload).values; n > MaxExportValues {
+		return datasource.NodeConfig{}, fmt.Errorf("node type file %s holds more than %d JSON values, more than a Nodius export holds", path, MaxExportValues)
+	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &probe); err != nil {
 		return datasource.NodeConfig{}, fmt.Errorf("node type file %s is neither a .ndex export nor JSON: %v", path, err)

@@ -171,3 +171,22 @@ func TestPayloadWithTooManyValuesRefused(t *testing.T) {
 		})
 	}
 }
+
+// A node type export packing more values than an export holds (two million
+// handle points) is refused before it is decoded.
+func TestTypeExportWithTooManyValuesRefused(t *testing.T) {
+	t.Parallel()
+	payload := `{"node":{"type":"x","handles":{"L":{"position":"separate","point":[` + strings.Repeat(`{},`, 2_000_000) + `{}]}}}}`
+	data, err := ndex.Encode([]byte(payload), ndex.NodeConfig, ndex.DefaultSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "type.ndex")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = file.LoadTypeExport(context.Background(), path, "api-call", "")
+	if err == nil || !strings.Contains(err.Error(), "more than 1000000 JSON values") {
+		t.Fatalf("LoadTypeExport = %v; want the values bound", err)
+	}
+}
