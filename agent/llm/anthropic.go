@@ -27,8 +27,11 @@ type AnthropicOptions struct {
 }
 
 type anthropicProvider struct {
-	opts   AnthropicOptions
-	client anthropic.Client
+	opts AnthropicOptions
+	// Only the messages service, not anthropic.Client: the client holds every
+	// service of the API as a field, and with them the linker kept all their
+	// methods (about 10 MB of binary) for the one used here.
+	client anthropic.MessageService
 	who    who
 }
 
@@ -45,7 +48,10 @@ func NewAnthropic(o AnthropicOptions) Provider {
 		o.BaseURL = "https://api.anthropic.com"
 	}
 	o.Endpoint = o.withDefaults("anthropic")
-	client := anthropic.NewClient(
+	// What anthropic.NewClient does with WithoutEnvironmentDefaults, for the
+	// messages service alone.
+	client := anthropic.NewMessageService(
+		option.WithEnvironmentProduction(),
 		option.WithoutEnvironmentDefaults(),
 		option.WithBaseURL(o.BaseURL),
 		option.WithAPIKey(o.APIKey),
@@ -90,7 +96,7 @@ func (p *anthropicProvider) Stream(ctx context.Context, req Request, onDelta fun
 	// stall timeout alone.
 	stall := time.AfterFunc(p.opts.HeaderTimeout+p.opts.StallTimeout, func() { cancel(errStalled) })
 	defer stall.Stop()
-	stream := p.client.Messages.NewStreaming(callCtx, params)
+	stream := p.client.NewStreaming(callCtx, params)
 	defer stream.Close()
 
 	reply := Reply{Model: p.opts.Model}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/nodius/nodius-ai/agent/convo"
@@ -38,7 +37,7 @@ func (p *openaiProvider) Complete(ctx context.Context, req Request) (Reply, erro
 	defer timer.Stop()
 
 	var resp *http.Response
-	err := p.client.Post(callCtx, "chat/completions", params, &resp, option.WithJSONSet("stream", false))
+	err := p.post(callCtx, params, &resp, false)
 	if err != nil {
 		return Reply{Model: p.opts.Model}, p.classifyRequestError(ctx, callCtx, resp, err)
 	}
@@ -78,7 +77,7 @@ func (p *anthropicProvider) Complete(ctx context.Context, req Request) (Reply, e
 	defer cancel(nil)
 	timer := time.AfterFunc(p.opts.HeaderTimeout+p.opts.StallTimeout, func() { cancel(errStalled) })
 	defer timer.Stop()
-	msg, err := p.client.Messages.New(callCtx, params)
+	msg, err := p.client.New(callCtx, params)
 	if err != nil {
 		return Reply{Model: p.opts.Model}, p.classify(ctx, callCtx, err)
 	}

@@ -30,7 +30,7 @@ type EmbedderOptions struct {
 
 type embedder struct {
 	o      EmbedderOptions
-	client openai.Client
+	client openai.EmbeddingService // the service alone: see openaiProvider
 	who    who
 }
 
@@ -47,7 +47,7 @@ func NewEmbedder(o EmbedderOptions) Embedder {
 		hc = NewHTTPClient(0)
 	}
 	o.Retry = o.Retry.withDefaults()
-	return &embedder{o: o, client: openai.NewClient(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, hc)...),
+	return &embedder{o: o, client: openai.NewEmbeddingService(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, hc)...),
 		who: who{provider: o.ProviderName, model: o.Model, keyHint: o.KeyHint, baseURL: o.BaseURL, key: o.APIKey}}
 }
 
@@ -84,7 +84,7 @@ func (e *embedder) batch(ctx context.Context, texts []string) ([][]float32, erro
 
 func (e *embedder) once(ctx context.Context, texts []string) ([][]float32, error) {
 	var resp *http.Response
-	res, err := e.client.Embeddings.New(ctx, openai.EmbeddingNewParams{
+	res, err := e.client.New(ctx, openai.EmbeddingNewParams{
 		Model:          openai.EmbeddingModel(e.o.Model),
 		Input:          openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: texts},
 		EncodingFormat: openai.EmbeddingNewParamsEncodingFormatFloat,

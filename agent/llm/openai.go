@@ -34,9 +34,12 @@ type OpenAIOptions struct {
 }
 
 type openaiProvider struct {
-	opts   OpenAIOptions
-	client openai.Client
-	who    who
+	opts OpenAIOptions
+	// Only the chat completions service, not openai.Client: the client holds every
+	// service of the API as a field, and with them the linker kept all their
+	// methods for the one used here.
+	chat openai.ChatCompletionService
+	who  who
 }
 
 // NewOpenAI returns a streaming provider for any OpenAI-compatible chat-completions
@@ -46,7 +49,7 @@ func NewOpenAI(o OpenAIOptions) Provider {
 	o.Endpoint = o.withDefaults("openai")
 	return &openaiProvider{
 		opts: o,
-		client: openai.NewClient(append(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, o.HTTPClient),
+		chat: openai.NewChatCompletionService(append(clientOptions(o.BaseURL, o.APIKey, o.ProviderName, o.HTTPClient),
 			option.WithMiddleware(func(r *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 				resp, err := next(r)
 				chatstream.LimitLines(resp, o.Limits)
@@ -56,17 +59,26 @@ func NewOpenAI(o OpenAIOptions) Provider {
 	}
 }
 
+// post sends params to chat/completions and leaves the answer, unread, in resp.
+// The service's New would decode it; the body-into option hands the response over
+// as it comes, for the stream to be read as it arrives.
+func (p *openaiProvider) post(ctx context.Context, params openai.ChatCompletionNewParams, resp **http.Response, stream bool) error {
+	_, err := p.chat.New(ctx, params, option.WithJSONSet("stream", stream), option.WithResponseBodyInto(resp))
+	return err
+}
+
 // clientOptions pins everything NewClient would otherwise take from OPENAI_* variables:
 // base URL, key (even empty, so OPENAI_API_KEY never goes to another server), admin
 // key, and, for other providers, the organization/project/custom headers.
 func clientOptions(baseURL, key, provider string, hc *http.Client) []option.RequestOption {
-	opts := []option.RequestOption{
+	// The SDK's defaults first, as its NewClient puts them (each is then replaced).
+	opts := append(openai.DefaultClientOptions(),
 		option.WithBaseURL(baseURL),
 		option.WithAPIKey(key),
 		option.WithAdminAPIKey(""),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(0),
-	}
+	)
 	if !strings.HasPrefix(provider, "openai") {
 		strip := []string{"OpenAI-Organization", "OpenAI-Project"}
 		for _, line := range strings.Split(os.Getenv("OPENAI_CUSTOM_HEADERS"), "\n") {
@@ -97,7 +109,7 @@ func (p *openaiProvider) Stream(ctx context.Context, req Request, onDelta func(D
 	defer cancel(nil)
 
 	var resp *http.Response
-	err := p.client.Post(callCtx, "chat/completions", params, &resp, option.WithJSONSet("stream", true))
+	err := p.post(callCtx, params, &resp, true)
 	if err != nil {
 		return Reply{Model: p.opts.Model}, p.classifyRequestError(ctx, callCtx, resp, err)
 	}

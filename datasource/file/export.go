@@ -1,6 +1,7 @@
 package file
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/ndex"
@@ -88,50 +92,136 @@ func isPayload(err error) bool {
 	return errors.As(err, &pe) && pe.Path == "graph._key"
 }
 
+// Bounds of an export's payload, proportional to what a Nodius export holds: the
+// Nodius server imports at most 10,000 nodes and 50,000 edges, about 30 JSON values
+// a node. These are three to four times that. Decoding the most a hostile payload
+// can pack under them (empty nodes and edges of a few bytes, a million empty
+// objects as data) stays under 300 MB, where a payload of tens of megabytes of
+// empty objects would otherwise take gigabytes.
+const (
+	MaxExportNodes  = 40_000
+	MaxExportEdges  = 200_000
+	MaxExportValues = 1_000_000
+)
+
 // payloadDocument turns a graph export's payload into a graph file: the graph
-// keyed key, each node's and edge's localKey its _key.
+// keyed key, each node's and edge's localKey its _key. Its shape is checked first
+// by a scan that allocates nothing per value (exportShape), then it is decoded
+// once, not through a generic map of the whole payload (ten times its size).
 func payloadDocument(name, key string, payload []byte) (datasource.Document, error) {
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(payload, &top); err != nil {
-		return datasource.Document{}, &ParseError{File: name, Msg: "invalid JSON in the export: " + err.Error()}
+	if !json.Valid(payload) {
+		return datasource.Document{}, &ParseError{File: name, Msg: "invalid JSON in the export: " + json.Unmarshal(payload, new(any)).Error()}
 	}
-	var graph map[string]json.RawMessage
-	if err := json.Unmarshal(top["graph"], &graph); err != nil || graph == nil {
+	sh := exportShape(payload)
+	if sh.kinds["graph"] != '{' {
 		return datasource.Document{}, &ParseError{File: name, Path: "graph", Msg: "the export holds no graph object"}
 	}
-	if _, ok := graph["_key"]; !ok {
-		graph["_key"], _ = json.Marshal(key)
-	}
-	top["graph"], _ = json.Marshal(graph)
 	for _, list := range []string{"nodes", "edges"} {
-		var items []map[string]json.RawMessage
-		if err := json.Unmarshal(top[list], &items); err != nil {
+		if k := sh.kinds[list]; k != '[' && k != 'n' {
 			return datasource.Document{}, &ParseError{File: name, Path: list, Msg: "expected an array of objects in the export"}
 		}
-		for _, it := range items {
-			if lk, ok := it["localKey"]; ok {
-				if _, has := it["_key"]; !has {
-					it["_key"] = lk
-					delete(it, "localKey")
-				}
-			}
+	}
+	for _, b := range []struct {
+		what     string
+		n, limit int
+	}{{"nodes", sh.nodes, MaxExportNodes}, {"edges", sh.edges, MaxExportEdges}, {"JSON values", sh.values, MaxExportValues}} {
+		if b.n > b.limit {
+			return datasource.Document{}, &ParseError{File: name, Msg: fmt.Sprintf("the export holds more than %d %s, more than a Nodius export holds", b.limit, b.what)}
 		}
-		top[list], _ = json.Marshal(items)
 	}
-	data, err := json.Marshal(top)
-	if err != nil {
-		return datasource.Document{}, err
+	var doc datasource.Document
+	if err := doc.UnmarshalJSON(payload); err != nil {
+		var de *datasource.DecodeError
+		if errors.As(err, &de) {
+			return datasource.Document{}, &ParseError{File: name, Path: de.Path, Msg: de.Msg}
+		}
+		return datasource.Document{}, &ParseError{File: name, Msg: "invalid JSON in the export: " + err.Error()}
 	}
-	doc, _, err := parse(name, data)
-	if err != nil {
+	if doc.Graph.Key == "" {
+		doc.Graph.Key = key
+	}
+	for i := range doc.Nodes {
+		if err := takeLocalKey(&doc.Nodes[i].Key, doc.Nodes[i].Extra); err != nil {
+			return datasource.Document{}, &ParseError{File: name, Path: "nodes[" + strconv.Itoa(i) + "].localKey", Msg: err.Error()}
+		}
+	}
+	for i := range doc.Edges {
+		if err := takeLocalKey(&doc.Edges[i].Key, doc.Edges[i].Extra); err != nil {
+			return datasource.Document{}, &ParseError{File: name, Path: "edges[" + strconv.Itoa(i) + "].localKey", Msg: err.Error()}
+		}
+	}
+	if err := validate(doc); err != nil {
 		var pe *ParseError
 		if errors.As(err, &pe) {
-			pe.Line, pe.Column = 0, 0 // places in the rewritten payload mean nothing
+			pe.File = name
 		}
 		return datasource.Document{}, err
 	}
 	doc.Format = datasource.FormatNodius
 	return doc, nil
+}
+
+// shape is what exportShape finds in a payload.
+type shape struct {
+	kinds                map[string]jsontext.Kind // of each top-level member
+	nodes, edges, values int
+}
+
+// exportShape counts the values of the JSON object data (valid JSON), and the
+// elements of its top-level nodes and edges arrays, and says what kind of value
+// each top-level member is ('{', '[', '"', '0', 't', 'f', 'n'). It reads tokens in
+// place and keeps none, so a hostile payload costs no memory here.
+func exportShape(data []byte) shape {
+	sh := shape{kinds: map[string]jsontext.Kind{}}
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	top := ""
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return sh
+		}
+		k := tok.Kind()
+		if k == '}' || k == ']' {
+			continue
+		}
+		parent := dec.StackDepth()
+		if k == '{' || k == '[' {
+			parent--
+		}
+		if parent == 0 {
+			continue // the document itself
+		}
+		pk, n := dec.StackIndex(parent)
+		if pk == '{' && n%2 == 1 { // a member name
+			if parent == 1 {
+				top = tok.String()
+			}
+			continue
+		}
+		sh.values++
+		switch {
+		case parent == 1:
+			sh.kinds[top] = k
+		case parent == 2 && pk == '[' && top == "nodes":
+			sh.nodes++
+		case parent == 2 && pk == '[' && top == "edges":
+			sh.edges++
+		}
+	}
+}
+
+// takeLocalKey makes an exported record's localKey its key, when it has no key of
+// its own.
+func takeLocalKey(key *string, extra map[string]json.RawMessage) error {
+	raw, ok := extra["localKey"]
+	if !ok || *key != "" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, key); err != nil {
+		return errors.New("expected a string")
+	}
+	delete(extra, "localKey")
+	return nil
 }
 
 // exportNotice says what an export is and lacks.
@@ -216,6 +306,12 @@ func LoadTypeExport(ctx context.Context, path, key, secret string) (datasource.N
 			return datasource.NodeConfig{}, fmt.Errorf("node type file %s is a %s export, not a node type's", path, t)
 		}
 		payload = p
+	}
+	if !json.Valid(payload) {
+		return datasource.NodeConfig{}, fmt.Errorf("node type file %s is neither a .ndex export nor JSON: %v", path, json.Unmarshal(payload, new(any)))
+	}
+	if n := exportShape(payload).values; n > MaxExportValues {
+		return datasource.NodeConfig{}, fmt.Errorf("node type file %s holds more than %d JSON values, more than a Nodius export holds", path, MaxExportValues)
 	}
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(payload, &probe); err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/file"
 	"github.com/nodius/nodius-ai/datasource/ndex"
+	"github.com/nodius/nodius-ai/datasource/ndex/ndextest"
 )
 
 // The real server's graph export, and its decrypted payload, read as a graph
@@ -121,5 +124,69 @@ func TestBuiltinHandlesAreNodius(t *testing.T) {
 	}
 	if into != 2 {
 		t.Errorf("%d edges into a starter or html node, want 2 (entry_form → root, filter_active → display_html)", into)
+	}
+}
+
+// A decompression bomb (a valid 1 MB export whose payload inflates to about
+// 1 GB) is refused with one sentence, having inflated no more than the bound.
+func TestNdexBombRefused(t *testing.T) {
+	t.Parallel()
+	bomb, err := ndextest.Bomb(1000<<20, ndex.DefaultSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bomb.ndex")
+	if err := os.WriteFile(path, bomb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = file.Load(context.Background(), path, file.Options{})
+	if err == nil || !strings.Contains(err.Error(), "inflates past 64 MiB") || strings.Count(err.Error(), ". ") > 0 {
+		t.Fatalf("Load(bomb) = %v; want one sentence saying the payload inflates past the bound", err)
+	}
+}
+
+// An export whose payload is under the size bound but packs more than a Nodius
+// export holds — two million empty nodes (6 MB), or two million tiny values in one
+// node's data (4 MB) — is refused before it is decoded.
+func TestPayloadWithTooManyValuesRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, payload, want string }{
+		{"nodes", `{"graph":{"name":"x"},"nodes":[` + strings.Repeat(`{},`, 2_000_000) + `{}],"edges":[]}`, "more than 40000 nodes"},
+		{"values", `{"graph":{"name":"x"},"nodes":[{"localKey":"a","data":[` + strings.Repeat(`0,`, 2_000_000) + `0]}],"edges":[]}`, "more than 1000000 JSON values"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			data, err := ndex.Encode([]byte(tc.payload), ndex.Graph, ndex.DefaultSecret)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "many.ndex")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = file.Load(context.Background(), path, file.Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Load = %v; want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A node type export packing more values than an export holds (two million
+// handle points) is refused before it is decoded.
+func TestTypeExportWithTooManyValuesRefused(t *testing.T) {
+	t.Parallel()
+	payload := `{"node":{"type":"x","handles":{"L":{"position":"separate","point":[` + strings.Repeat(`{},`, 2_000_000) + `{}]}}}}`
+	data, err := ndex.Encode([]byte(payload), ndex.NodeConfig, ndex.DefaultSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "type.ndex")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = file.LoadTypeExport(context.Background(), path, "api-call", "")
+	if err == nil || !strings.Contains(err.Error(), "more than 1000000 JSON values") {
+		t.Fatalf("LoadTypeExport = %v; want the values bound", err)
 	}
 }

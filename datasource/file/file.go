@@ -18,8 +18,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -162,6 +164,7 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 	if err != nil {
 		return fail(err)
 	}
+	limitMemory(st.Size())
 	sum := make(chan [sha256.Size]byte, 1)
 	go func() { sum <- sha256.Sum256(data) }() // on the other CPU while the parse runs
 	doc, spans, kind, err := s.decode(data)
@@ -174,6 +177,26 @@ func (s *Source) read() (datasource.Document, *datasource.Spans, fs.FileInfo, er
 	s.export = kind
 	s.mu.Unlock()
 	return doc, spans, st, nil
+}
+
+// limitMemory gives the Go runtime a soft memory limit in proportion to a large
+// graph file about to be parsed, unless one is set already (GOMEMLIMIT, or an
+// earlier, larger file). Parsing and indexing a graph keeps about 2.4 bytes live
+// per byte of file, and by default the collector lets the heap grow to twice what
+// is live: a 136 MB file peaked at 650 MB. With the limit the collector runs
+// earlier instead; the same file peaks under 400 MB for about 10 % more CPU. The
+// limit is soft: a graph that needs more still gets it, at the cost of more
+// collection. Small files are left alone: there the default costs little.
+func limitMemory(size int64) {
+	const minSize, base = 32 << 20, 48 << 20
+	if size < minSize || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	want := base + size*22/10
+	if cur := debug.SetMemoryLimit(-1); cur < math.MaxInt64 && cur >= want {
+		return
+	}
+	debug.SetMemoryLimit(want)
 }
 
 // decode reads a graph file, a .ndex export or an export's payload.
@@ -359,8 +382,9 @@ var ErrLocked = datasource.ErrLocked
 // so a change never drops one another process (or an editor) made meanwhile.
 //
 // Writers of one file, in this process and in others, are serialised by an advisory
-// lock on a sidecar file (.NAME.lock next to it); the kernel releases it when its
-// process dies, so a crash never leaves the graph locked. Temporary files a crashed
+// lock on a sidecar file (.NAME.lock next to it, there only while a write holds
+// it); the kernel releases it when its process dies, so a crash never leaves the
+// graph locked. Temporary files a crashed
 // writer left (.NAME.tmp-*) are removed under the lock.
 func (s *Source) write(ctx context.Context, fn func() error) error {
 	if err := ctx.Err(); err != nil {
@@ -420,25 +444,39 @@ func (s *Source) lockPath() string {
 }
 
 // lock takes the graph file's lock across processes, waiting at most LockWait.
+// The sidecar lock file is removed again before the lock is released, so none is
+// left beside the graph. A writer that waited on a file removed meanwhile holds the
+// lock of a name no longer there: it sees that (the path is not the file it
+// locked) and locks again, on the file now at the path.
 func (s *Source) lock(ctx context.Context) (func(), error) {
 	wait := s.LockWait
 	if wait <= 0 {
 		wait = LockTimeout
 	}
-	fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	ok, err := fl.TryLockContext(wctx, 20*time.Millisecond)
-	if err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
+	for {
+		fl := flock.New(s.lockPath(), flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+		ok, err := fl.TryLockContext(wctx, 20*time.Millisecond)
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("graph file %s: cannot take its lock %s: %w", s.path, s.lockPath(), err)
+		}
+		if !ok {
+			return nil, &lockedError{path: s.path, wait: wait, lockFile: s.lockPath()}
+		}
+		held, herr := fl.Stat()
+		now, nerr := os.Stat(s.lockPath())
+		if herr == nil && nerr == nil && os.SameFile(held, now) {
+			return func() {
+				_ = os.Remove(s.lockPath()) // while still held: see above
+				_ = fl.Unlock()
+			}, nil
+		}
+		_ = fl.Unlock()
 	}
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("graph file %s: cannot take its lock %s: %w", s.path, s.lockPath(), err)
-	}
-	if !ok {
-		return nil, &lockedError{path: s.path, wait: wait, lockFile: s.lockPath()}
-	}
-	return func() { _ = fl.Unlock() }, nil
 }
 
 // lockedError: another process kept the graph file locked longer than a write waits.

@@ -189,3 +189,36 @@ func TestExpectIsCheckedUnderTheLock(t *testing.T) {
 		t.Fatalf("apply of what is there now: %v", err)
 	}
 }
+
+// A write leaves nothing beside the graph file: the lock file is removed before
+// its lock is released, by every writer of several racing ones.
+func TestNoLockFileLeftBehind(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := writeFile(t, string(demo.JSON()), 0o644)
+	var wg sync.WaitGroup
+	for s := range 3 {
+		src, err := file.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 4 {
+			wg.Go(func() {
+				n := datasource.Node{Key: fmt.Sprintf("n%d-%d", s, i), Type: "log-node", Sheet: "0"}
+				if _, err := src.CreateNode(ctx, demo.GraphKey, n); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	entries, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != filepath.Base(path) {
+			t.Errorf("%s left beside the graph file", e.Name())
+		}
+	}
+}

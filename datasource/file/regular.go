@@ -1,11 +1,14 @@
 package file
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/nodius/nodius-ai/datasource/ndex"
 )
 
 // MaxSize is the largest graph file this source reads (1 GiB): a 100,000-node
@@ -74,7 +77,23 @@ func readRegular(path, real string) ([]byte, fs.FileInfo, error) {
 	if err := checkInfo(path, st); err != nil {
 		return nil, nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if st.Size() > ndex.MaxFile {
+		// An export that large is not one the Nodius server made: refused before
+		// it is read, decrypted and inflated.
+		head := make([]byte, 4)
+		if n, _ := io.ReadFull(f, head); ndex.IsExport(head[:n]) {
+			return nil, nil, fmt.Errorf("graph file %s is a Nodius export of %d bytes, more than the %d an export holds: it is damaged or not made by a Nodius server", path, st.Size(), ndex.MaxFile)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, nil, fmt.Errorf("graph file %s: %w", path, err)
+		}
+	}
+	// One allocation of the size Stat gave (plus the read that sees the end):
+	// reading into a growing buffer allocated about twice the file.
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + bytes.MinRead)
+	_, err = buf.ReadFrom(io.LimitReader(f, MaxSize+1))
+	data := buf.Bytes()
 	if err != nil {
 		return nil, nil, fmt.Errorf("graph file %s: %w", path, err)
 	}

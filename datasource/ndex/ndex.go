@@ -56,9 +56,17 @@ const (
 	// DefaultSecret is the Nodius server's secret when SecretEnv is not set.
 	DefaultSecret = "nodius-default-export-key"
 
-	// MaxPayload bounds the inflated payload (1 GiB), so a crafted file cannot
-	// make the reader inflate without end.
-	MaxPayload = 1 << 30
+	// MaxPayload bounds the inflated payload (64 MiB). The Nodius server imports
+	// an export of at most 5 MB, 10,000 nodes and 50,000 edges; such a graph's JSON
+	// is about 15 MB, so this leaves four times that. The payload is inflated as a
+	// stream that stops at the bound: a decompression bomb (a megabyte that inflates
+	// to gigabytes) costs this much memory, not what it claims to hold.
+	MaxPayload = 64 << 20
+
+	// MaxFile bounds the export file itself: what the Nodius server accepts for
+	// import (5 MB) with room to spare. A graph of MaxPayload bytes deflates to a
+	// few megabytes.
+	MaxFile = 32 << 20
 )
 
 // ErrDamaged is wrapped by the error of a file that is not a whole export.
@@ -90,6 +98,9 @@ func Decode(data []byte, secret string) (Type, []byte, error) {
 	if t != Graph && t != HTMLGraph && t != NodeConfig {
 		return 0, nil, fmt.Errorf("%w: unknown export type %d", ErrDamaged, data[5])
 	}
+	if len(data) > MaxFile {
+		return 0, nil, fmt.Errorf("%w: the export is %d bytes, more than the %d a Nodius export holds", ErrDamaged, len(data), MaxFile)
+	}
 	iv, body := data[6:headerSize], data[headerSize:]
 	if len(body) == 0 || len(body)%aes.BlockSize != 0 {
 		return 0, nil, fmt.Errorf("%w: the encrypted part is %d bytes, not a whole number of AES blocks (truncated?)", ErrDamaged, len(body))
@@ -112,12 +123,13 @@ func Decode(data []byte, secret string) (Type, []byte, error) {
 	if err != nil { // a wrong key that happened to leave valid padding
 		return 0, nil, ErrDecrypt
 	}
+	// Read as a stream that stops one byte past the bound.
 	payload, err := io.ReadAll(io.LimitReader(zr, MaxPayload+1))
 	if err != nil {
 		return 0, nil, ErrDecrypt
 	}
 	if len(payload) > MaxPayload {
-		return 0, nil, fmt.Errorf("%w: the payload inflates past %d bytes", ErrDamaged, MaxPayload)
+		return 0, nil, fmt.Errorf("%w: its payload inflates past %d MiB, more than a Nodius export holds", ErrDamaged, MaxPayload>>20)
 	}
 	return t, payload, nil
 }
@@ -132,6 +144,12 @@ func Encode(payload []byte, t Type, secret string) ([]byte, error) {
 	if err := zw.Close(); err != nil {
 		return nil, err
 	}
+	return EncodeCompressed(z.Bytes(), t, secret)
+}
+
+// EncodeCompressed makes an export of an already zlib-compressed payload: the
+// encryption and header of Encode. Tests use it to make exports no server would.
+func EncodeCompressed(compressed []byte, t Type, secret string) ([]byte, error) {
 	k, err := key(secret)
 	if err != nil {
 		return nil, err
@@ -140,7 +158,7 @@ func Encode(payload []byte, t Type, secret string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	plain := pad(z.Bytes())
+	plain := pad(append([]byte(nil), compressed...))
 	out := make([]byte, headerSize+len(plain))
 	copy(out, magic)
 	out[4], out[5] = version, byte(t)

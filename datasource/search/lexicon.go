@@ -3,6 +3,7 @@ package search
 import (
 	_ "embed"
 	"strings"
+	"sync"
 
 	"github.com/kljensen/snowball/english"
 	"github.com/kljensen/snowball/french"
@@ -25,8 +26,10 @@ type lexicon struct {
 	en map[string][]string // English stem → the other words of its groups
 }
 
-// theLexicon is parsed once from the embedded file and only read afterwards.
-var theLexicon = parseLexicon(lexiconText)
+// theLexicon is parsed from the embedded file on first use (a few milliseconds,
+// which commands that never search should not pay at start-up), and only read
+// afterwards.
+var theLexicon = sync.OnceValue(func() *lexicon { return parseLexicon(lexiconText) })
 
 func parseLexicon(text string) *lexicon {
 	lx := &lexicon{fr: map[string][]string{}, en: map[string][]string{}}

@@ -8,17 +8,17 @@ import (
 
 func TestLexiconIsLargeAndParsed(t *testing.T) {
 	t.Parallel()
-	terms := len(theLexicon.fr) + len(theLexicon.en)
+	terms := len(theLexicon().fr) + len(theLexicon().en)
 	if terms < 300 {
 		t.Fatalf("lexicon holds %d terms, want hundreds", terms)
 	}
 	for word, want := range map[string]string{"erreurs": "error", "supprime": "delete", "retrieve": "fetch", "facture": "invoice"} {
 		found := false
-		for _, e := range theLexicon.expand(word) {
+		for _, e := range theLexicon().expand(word) {
 			found = found || e == want
 		}
 		if !found {
-			t.Errorf("expand(%q) = %v, lacks %q", word, theLexicon.expand(word), want)
+			t.Errorf("expand(%q) = %v, lacks %q", word, theLexicon().expand(word), want)
 		}
 	}
 }

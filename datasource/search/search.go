@@ -569,7 +569,7 @@ func (ix *Index) queryTerms(words, code []string) []queryTerm {
 		}
 		t := stem(w)
 		put(t, 1)
-		for _, s := range theLexicon.expand(w) {
+		for _, s := range theLexicon().expand(w) {
 			for _, tok := range Tokens(s) {
 				if !IsStopWord(tok) {
 					put(stem(tok), synonymWeight)

@@ -59,7 +59,7 @@ func ForServer(query string) ServerQuery {
 		}
 	}
 	for _, t := range kept {
-		for _, s := range theLexicon.expand(t) {
+		for _, s := range theLexicon().expand(t) {
 			for _, tok := range Tokens(s) {
 				if !IsStopWord(tok) {
 					add(&q.Alt, tok)

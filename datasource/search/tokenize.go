@@ -2,6 +2,7 @@ package search
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -210,12 +211,13 @@ func isASCIIWord(w string) bool {
 // about a graph uses ("node", "nœud", "graph", "step"), which would otherwise match
 // everything or nothing useful.
 func IsStopWord(tok string) bool {
-	_, ok := stopWords[tok]
+	_, ok := stopWords()[tok]
 	return ok
 }
 
-// stopWords is read-only after initialisation. Tokens are folded (no accents).
-var stopWords = func() map[string]struct{} {
+// stopWords is built on first use and read-only afterwards. Tokens are folded (no
+// accents).
+var stopWords = sync.OnceValue(func() map[string]struct{} {
 	words := strings.Fields(`
 a an the and or but if then so of in on at to for from by with without into onto about as
 is are was were be been being am do does did doing done has have had having can could will
@@ -238,4 +240,4 @@ noeud noeuds etape etapes graphe graphes
 		m[w] = struct{}{}
 	}
 	return m
-}()
+})

@@ -8,20 +8,22 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 )
 
 // o200k loads the codec on first use only: building it compiles the split
 // expression and indexes a 200k-entry vocabulary (tens of milliseconds), which
 // commands that never count should not pay. The vocabulary is compiled in, so
-// loading needs neither network nor disk.
-var o200k = sync.OnceValues(func() (codec tokenizer.Codec, err error) {
+// loading needs neither network nor disk. The constructor is called directly, not
+// through the library's lookup by name, which would link all four vocabularies
+// (about 12 MB of binary) for the one used here.
+var o200k = sync.OnceValues(func() (c *codec.Codec, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			codec, err = nil, fmt.Errorf("tokens: load o200k_base: %v", r)
+			c, err = nil, fmt.Errorf("tokens: load o200k_base: %v", r)
 		}
 	}()
-	return tokenizer.Get(tokenizer.O200kBase)
+	return codec.NewO200kBase(), nil
 })
 
 // Count returns the number of o200k_base tokens in s. It never fails: if the codec
@@ -31,11 +33,11 @@ func Count(s string) int {
 	if s == "" {
 		return 0
 	}
-	codec, err := o200k()
+	c, err := o200k()
 	if err != nil {
 		return Estimate(s)
 	}
-	n, err := count(codec, s)
+	n, err := count(c, s)
 	if err != nil {
 		return Estimate(s)
 	}
@@ -49,11 +51,11 @@ func Estimate(s string) int {
 
 // count guards against a panic inside the tokenizer so that no text, however odd,
 // can take the caller down.
-func count(codec tokenizer.Codec, s string) (n int, err error) {
+func count(c *codec.Codec, s string) (n int, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			n, err = 0, fmt.Errorf("tokens: count: %v", r)
 		}
 	}()
-	return codec.Count(s)
+	return c.Count(s)
 }
