@@ -108,6 +108,8 @@ const (
 	hintScrolled
 	hintPending
 	hintDialog
+	hintDialogUnread // the proposal dialog with lines not on screen yet
+	hintFeedback     // typing the feedback of a rejection
 	hintPicker
 	hintViewer
 	hintUndo
@@ -127,6 +129,10 @@ func hintsFor(m hintMode) [][2]string {
 		return [][2]string{{"ctrl+p", "review the proposal"}, {"ctrl+t", "threads"}, {"?", "help"}}
 	case hintDialog:
 		return [][2]string{{"a", "approve"}, {"r", "reject"}, {"esc", "later"}}
+	case hintDialogUnread:
+		return [][2]string{{"pgdn", "read on"}, {"r", "reject"}, {"esc", "later"}}
+	case hintFeedback:
+		return [][2]string{{"enter", "send the feedback"}, {"esc", "back"}}
 	case hintPicker:
 		return [][2]string{{"enter", "open"}, {"ctrl+n", "new"}, {"esc", "close"}}
 	case hintViewer:

@@ -51,6 +51,9 @@ func boxed(th theme, title, body string, width, height int) string {
 // decisionMsg is the user's verdict on the pending proposal.
 type decisionMsg struct{ d convo.Decision }
 
+// statusNoteMsg is a one-off sentence for the status bar (why a key was refused).
+type statusNoteMsg struct{ text string }
+
 // dismissProposalMsg closes the dialog and leaves the proposal pending.
 type dismissProposalMsg struct{}
 
@@ -88,6 +91,12 @@ type proposalDialog struct {
 	body     []string
 	bodyW    int
 	bodyDark bool
+
+	// seen holds the text of every body line that has been on screen: approving
+	// waits until no line is left unseen, so a change is never approved on code that
+	// was paged past or jumped over (End). Text, not positions: a line seen before
+	// the picture arrived or the theme changed stays seen.
+	seen map[string]bool
 }
 
 func newProposalDialog(lk *look, p convo.Proposal, sheets map[string]string, source string, now time.Time) *proposalDialog {
@@ -117,6 +126,7 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		*d.feedback, cmd = d.feedback.Update(k)
 		return false, cmd
 	}
+	d.markSeen() // what the last drawing showed, before the key moves it
 	if d.scroll.scrollKey(k) {
 		return false, nil // reading is never guarded; deciding is
 	}
@@ -128,6 +138,10 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 	shown := convo.Decision{ProposalID: d.p.ID, Digest: d.p.Digest}
 	km := proposalKeys
 	switch {
+	case key.Matches(k, km.Approve, km.Always) && !d.readThrough():
+		// Said in the status bar: the dialog keeps its height, so End still ends.
+		return false, emit(statusNoteMsg{plural(max(1, d.unseen()), "line") + " not on screen yet: pgdn reads on, then " +
+			k.String() + " approves"})
 	case key.Matches(k, km.Approve):
 		shown.Approved = true
 		return true, emit(decisionMsg{shown})
@@ -186,6 +200,36 @@ func (d *proposalDialog) Render(width, height int) string {
 	}
 	return boxed(th, title, strings.Join(slices.Concat(head, view, foot), "\n"), min(width, 100), height)
 }
+
+// markSeen notes the body lines the last drawing showed.
+func (d *proposalDialog) markSeen() {
+	first, end := d.scroll.shown()
+	if d.seen == nil {
+		d.seen = map[string]bool{}
+	}
+	for _, l := range d.body[min(first, len(d.body)):min(end, len(d.body))] {
+		d.seen[seenKey(l)] = true
+	}
+}
+
+// unseen counts the body lines with text that have not been on screen, the
+// lines of the last drawing (on screen now) counted as seen.
+func (d *proposalDialog) unseen() int {
+	first, end := d.scroll.shown()
+	n := 0
+	for i, l := range d.body {
+		if k := seenKey(l); k != "" && !d.seen[k] && (i < first || i >= end) {
+			n++
+		}
+	}
+	return n
+}
+
+// readThrough reports whether every line of the change has been on screen (the
+// dialog drawn at least once), which approving waits for.
+func (d *proposalDialog) readThrough() bool { return d.body != nil && d.unseen() == 0 }
+
+func seenKey(l string) string { return strings.TrimSpace(ansi.Strip(l)) }
 
 // buildBody is what the dialog scrolls, most important first: the action, the
 // reason, the line diff, then the change drawn on the graph.

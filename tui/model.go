@@ -327,6 +327,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case copiedMsg:
 		m.st.note = describeCopy(msg)
 		return m, nil
+	case statusNoteMsg:
+		m.st.note = msg.text
+		return m, nil
 	case undoNoticeMsg:
 		m.onUndoNotice(msg)
 		return m, nil
@@ -1050,9 +1053,15 @@ func (m *Model) View() tea.View {
 
 // hintMode says which key hints the status bar shows.
 func (m *Model) hintMode() hintMode {
-	switch m.dlg.(type) {
+	switch d := m.dlg.(type) {
 	case nil:
 	case *proposalDialog:
+		switch {
+		case d.feedback != nil:
+			return hintFeedback
+		case !d.readThrough():
+			return hintDialogUnread
+		}
 		return hintDialog
 	case *undoDialog:
 		return hintUndo // its other keys are in it

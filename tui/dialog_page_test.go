@@ -1,0 +1,173 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nodius/nodius-ai/agent/convo"
+	"github.com/nodius/nodius-ai/datasource"
+)
+
+// spreadCodeProposal changes 5 lines spread over 60 lines of a type's code, one
+// of them long enough to wrap, after a Reason of several lines: the shape where
+// PgDn used to jump over lines (at 80×24 a page showed 7 and moved 10).
+func spreadCodeProposal() *convo.Proposal {
+	var old []string
+	for i := 1; i <= 60; i++ {
+		old = append(old, fmt.Sprintf("const v%d = await stage(%d); // CODE%02d", i, i, i))
+	}
+	changed := append([]string(nil), old...)
+	for _, i := range []int{3, 17, 31, 45, 58} {
+		changed[i-1] = fmt.Sprintf("const v%d = await stageV2(%d, { retries: 3, timeoutMs: 5000, onError: report }); // NEW%02d", i, i, i)
+	}
+	var reason []string
+	for i := 1; i <= 40; i++ {
+		reason = append(reason, fmt.Sprintf("why%02d", i))
+	}
+	return &convo.Proposal{ID: "call_t", ThreadID: "t1", Tool: "propose_configure_node_type",
+		Reason: "REASON " + strings.Join(reason, " "),
+		Action: datasource.Action{Type: datasource.ConfigureNodeTypeAction, ConfigureNodeType: &datasource.ConfigureNodeTypePayload{
+			Mode: "update", TypeKey: "api-call", DisplayName: "API Call", Process: strings.Join(changed, "\n"),
+			CodeDiffs: []datasource.CodeDiff{{Field: "process", Original: strings.Join(old, "\n"), Modified: strings.Join(changed, "\n")}},
+		}}}
+}
+
+// dialogLines is the text inside the dialog's frame on a screen, one entry a row.
+func dialogLines(screen string) []string {
+	var out []string
+	for _, l := range strings.Split(screen, "\n") {
+		i, j := strings.Index(l, "│"), strings.LastIndex(l, "│")
+		if i >= 0 && j > i {
+			out = append(out, strings.TrimSpace(l[i+len("│"):j]))
+		}
+	}
+	return out
+}
+
+// pageThrough presses PgDn until the screen stops changing and returns every
+// screen shown, the first included.
+func pageThrough(m *Model, key string) []string {
+	screens := []string{view(m)}
+	for range 200 {
+		press(m, key)
+		s := view(m)
+		if s == screens[len(screens)-1] {
+			break
+		}
+		screens = append(screens, s)
+	}
+	return screens
+}
+
+// PgDn alone, page after page, shows every line of the change: the whole Reason,
+// both halves of a wrapped line, every context and changed line, none skipped,
+// at 40×18 and 80×24 (and back up with PgUp); each page keeps the last line of
+// the one before. Then a approves.
+func TestPageDownSkipsNoLine(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{40, 18}, {80, 24}, {120, 40}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			t.Parallel()
+			clk := &fakeClock{t: time.Unix(1000, 0)}
+			m, fr := openSized(t, clk, spreadCodeProposal(), sz[0], sz[1])
+			d := m.dlg.(*proposalDialog)
+			view(m)
+			body := make([]string, len(d.body))
+			for i, l := range d.body {
+				body[i] = strings.TrimSpace(ansi.Strip(l))
+			}
+			for _, key := range []string{"pgdown", "pgup"} {
+				screens := pageThrough(m, key)
+				if len(screens) < 3 && sz[1] < 40 {
+					t.Fatalf("%s did not page:\n%s", key, screens[0])
+				}
+				rows := map[string]bool{}
+				for i, s := range screens {
+					page := dialogLines(s)
+					for _, r := range page {
+						rows[r] = true
+					}
+					if i == 0 {
+						continue
+					}
+					// Each page keeps one line of the page before: the line at its edge.
+					prev := map[string]bool{}
+					for _, r := range dialogLines(screens[i-1]) {
+						prev[r] = !strings.Contains(r, "line") || strings.Contains(r, "CODE") || strings.Contains(r, "NEW")
+					}
+					kept := false
+					for _, r := range page {
+						kept = kept || (r != "" && prev[r] && !strings.HasPrefix(r, "into ") && !strings.HasPrefix(r, "Proposed change") &&
+							!strings.Contains(r, "approve") && !strings.Contains(r, "reject"))
+					}
+					if !kept {
+						t.Errorf("%s: page %d keeps no line of the page before:\n%s\n----\n%s", key, i, screens[i-1], s)
+					}
+				}
+				for i, b := range body {
+					if b != "" && !rows[b] {
+						t.Fatalf("%s: line %d of the change %q is never on screen; pages:\n%s", key, i, b, strings.Join(screens, "\n----\n"))
+					}
+				}
+			}
+			press(m, "end")
+			view(m)
+			clk.Advance(time.Second)
+			pumpRun(m, press(m, "a"))
+			if _, res := fr.calls(); len(res) != 1 || !res[0].Approved {
+				t.Fatalf("a after reading every page did not approve: %+v\n%s", res, view(m))
+			}
+		})
+	}
+}
+
+// Approving waits until every line of the change has been on screen: jumping to
+// the end (End) leaves lines unread, so a and A are refused with a sentence that
+// says how many and what to press; r rejects at once. Reading on, a approves.
+func TestApproveWaitsForEveryLine(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	m, fr := openSized(t, clk, spreadCodeProposal(), 80, 24)
+	view(m)
+	press(m, "end")
+	view(m)
+	clk.Advance(time.Second)
+	for _, k := range []string{"a", "A"} {
+		runCmd(m, press(m, k))
+		clk.Advance(time.Second)
+		if _, res := fr.calls(); len(res) != 0 || m.dlg == nil {
+			t.Fatalf("%s approved a change not read through: %+v", k, res)
+		}
+		if v := view(m); !strings.Contains(v, "lines not on screen yet: pgdn reads on, then "+k+" approves") {
+			t.Errorf("%s refused without saying why:\n%s", k, v)
+		}
+	}
+	press(m, "up", "down") // the note goes with the next key; the hints stay
+	if v := view(m); !strings.Contains(v, "pgdn read on") || strings.Contains(v, "a approve · r reject · esc later") {
+		t.Errorf("the status bar offers to approve a change not read through:\n%s", v)
+	}
+	press(m, "home")
+	view(m)
+	for range 100 {
+		press(m, "pgdown")
+		view(m)
+	}
+	clk.Advance(time.Second)
+	pumpRun(m, press(m, "a"))
+	if _, res := fr.calls(); len(res) != 1 || !res[0].Approved {
+		t.Fatalf("a after reading on: %+v\n%s", res, view(m))
+	}
+
+	// Rejecting needs no reading.
+	m, fr = openSized(t, clk, spreadCodeProposal(), 80, 24)
+	view(m)
+	clk.Advance(time.Second)
+	pumpRun(m, press(m, "r"))
+	if _, res := fr.calls(); len(res) != 1 || res[0].Approved {
+		t.Fatalf("r on an unread change: %+v", res)
+	}
+}
