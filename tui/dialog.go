@@ -140,8 +140,7 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 	switch {
 	case key.Matches(k, km.Approve, km.Always) && !d.readThrough():
 		// Said in the status bar: the dialog keeps its height, so End still ends.
-		return false, emit(statusNoteMsg{plural(max(1, d.unseen()), "line") + " not on screen yet: pgdn reads on, then " +
-			k.String() + " approves"})
+		return false, emit(statusNoteMsg{plural(max(1, d.unseen()), "line") + " unread: pgdn reads on, then " + k.String()})
 	case key.Matches(k, km.Approve):
 		shown.Approved = true
 		return true, emit(decisionMsg{shown})
@@ -194,7 +193,7 @@ func (d *proposalDialog) Render(width, height int) string {
 		room = height - 3 - len(head) - len(foot)
 	}
 	view := d.scroll.view(th, d.body, room)
-	title := "Proposed change · " + strip(d.p.Tool)
+	title := "Proposed change · " + reveal(d.p.Tool)
 	if ansi.StringWidth(title) > w {
 		title = "Proposed change"
 	}
@@ -474,12 +473,17 @@ func valueText(v any) string {
 	return compactJSON(v)
 }
 
+// compactJSON is a value as one line of JSON, written as the graph will hold it:
+// no HTML escaping (a "<" stays "<"), and every hidden character shown (reveal),
+// so the text read is the text applied.
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return reveal(fmt.Sprint(v))
 	}
-	return strip(string(b))
+	return reveal(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // wrapStyled wraps styled lines wider than w (a long edge at 40 columns), each

@@ -142,7 +142,7 @@ func TestApproveWaitsForEveryLine(t *testing.T) {
 		if _, res := fr.calls(); len(res) != 0 || m.dlg == nil {
 			t.Fatalf("%s approved a change not read through: %+v", k, res)
 		}
-		if v := view(m); !strings.Contains(v, "lines not on screen yet: pgdn reads on, then "+k+" approves") {
+		if v := view(m); !strings.Contains(v, "lines unread: pgdn reads on, then "+k) {
 			t.Errorf("%s refused without saying why:\n%s", k, v)
 		}
 	}

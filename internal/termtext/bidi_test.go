@@ -23,9 +23,26 @@ func TestDirectionControls(t *testing.T) {
 			t.Errorf("OneLine(%U): %q", r, got)
 		}
 	}
-	for _, s := range []string{"שלום עולם", "مرحبا", "a → b", "plain\ttext\n", "\u2065\u2070\u200D"} {
+	for _, s := range []string{"שלום עולם", "مرحبا", "a → b", "plain\ttext\n", "\u2065\u2070", "x²"} {
 		if Strip(s) != s || Reveal(s) != s {
 			t.Errorf("%q changed: Strip %q, Reveal %q", s, Strip(s), Reveal(s))
 		}
+	}
+}
+
+// Characters that draw nothing are shown by Reveal too, in values, keys and names
+// alike: what a person reads is what is applied. Strip keeps them (an emoji's
+// joiner belongs to the answer it is in).
+func TestRevealShowsInvisibleCharacters(t *testing.T) {
+	t.Parallel()
+	for _, r := range []rune{0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x00AD, 0x2062, 0x2028, 0xE0041, 0x3164, 0x034F} {
+		in := "safe" + string(r) + "name"
+		want := fmt.Sprintf("safe⟨U+%04X⟩name", r)
+		if got := Reveal(in); got != want {
+			t.Errorf("Reveal(%U): %q, want %q", r, got, want)
+		}
+	}
+	if got := Strip("a\u200Db"); got != "a\u200Db" {
+		t.Errorf("Strip removed a joiner: %q", got)
 	}
 }

@@ -7,12 +7,15 @@
 // Unicode direction controls (U+202E and its friends) are a second kind of hidden
 // instruction: they reorder what is drawn, so code can read differently from what
 // runs. Strip removes them; Reveal, for text a person decides on (a proposed change,
-// an undo), shows each one as ⟨U+202E⟩ instead.
+// an undo), shows each one as ⟨U+202E⟩ instead, and so every other character that
+// draws nothing (zero-width spaces and joiners, U+FEFF, tag characters): the text
+// read is then the text applied.
 package termtext
 
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -43,9 +46,33 @@ const (
 func Strip(s string) string { return sanitize(s, false) }
 
 // Reveal is Strip for text shown so that a person decides on it: every direction
-// control is written visibly as ⟨U+202E⟩ rather than removed, so the reader sees
-// that the text was built to display differently from what it is.
+// control is written visibly as ⟨U+202E⟩ rather than removed, and every other
+// invisible character (isInvisible) likewise, so the reader sees that the text was
+// built to display differently from what it is.
 func Reveal(s string) string { return sanitize(s, true) }
+
+// isInvisible reports the characters, other than direction controls, that a
+// terminal draws as nothing or as a blank a reader cannot tell from no character:
+// the format characters (zero-width space, non-joiner and joiner, word joiner,
+// U+FEFF, soft hyphen, invisible operators, tag characters…), the line and
+// paragraph separators, and the fillers that render empty.
+func isInvisible(r rune) bool {
+	switch r {
+	case 0x034F, 0x115F, 0x1160, 0x180E, 0x2028, 0x2029, 0x3164, 0xFFA0:
+		return true
+	}
+	return r >= 0x80 && unicode.Is(unicode.Cf, r)
+}
+
+// hasInvisible reports whether s holds a character isInvisible reports.
+func hasInvisible(s string) bool {
+	for _, r := range s {
+		if r >= 0x80 && isInvisible(r) {
+			return true
+		}
+	}
+	return false
+}
 
 // isDirection reports the Unicode bidirectional formatting characters: the
 // embeddings and overrides U+202A–202E, the isolates U+2066–2069, and the marks
@@ -55,7 +82,7 @@ func isDirection(r rune) bool {
 }
 
 func sanitize(s string, reveal bool) string {
-	if clean(s) {
+	if clean(s) && (!reveal || !hasInvisible(s)) {
 		return s
 	}
 	var b strings.Builder
@@ -86,6 +113,8 @@ func sanitize(s string, reveal bool) string {
 			if reveal {
 				fmt.Fprintf(&b, "⟨U+%04X⟩", r)
 			}
+		case reveal && isInvisible(r):
+			fmt.Fprintf(&b, "⟨U+%04X⟩", r)
 		default:
 			b.WriteString(s[i : i+size])
 		}
