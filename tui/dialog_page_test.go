@@ -2,11 +2,15 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/nodius/nodius-ai/agent"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
@@ -169,5 +173,80 @@ func TestApproveWaitsForEveryLine(t *testing.T) {
 	pumpRun(m, press(m, "r"))
 	if _, res := fr.calls(); len(res) != 1 || res[0].Approved {
 		t.Fatalf("r on an unread change: %+v", res)
+	}
+}
+
+// The help screen and a tool call's whole result page the same way: every line
+// reachable with PgDn alone, at the smallest size.
+func TestEveryViewerPagesWithoutSkipping(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{40, 18}, {80, 24}} {
+		m := newTestModel(t, testOptions())
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		m.opts.Runner = &fakeRunner{}
+		startQuestion(t, m, "q")
+		var long []string
+		for i := range 60 {
+			long = append(long, fmt.Sprintf("RESULT%02d", i))
+		}
+		call := convo.ToolCall{ID: "c1", Name: "read_node_detail", Arguments: `{"nodeKey":"fetch-api"}`}
+		feed(m, convo.Event{Type: convo.EventToolStart, ToolCall: call},
+			convo.Event{Type: convo.EventToolResult, ToolCall: call, Result: strings.Join(long, "\n")})
+		end(m, agent.Result{}, nil)
+		press(m, "tab")
+		press(m, "enter")
+		if _, ok := m.dlg.(*textViewer); !ok {
+			t.Fatalf("enter opened %T", m.dlg)
+		}
+		screens := pageThrough(m, "pgdown")
+		keepsOverlap(t, "the result viewer", screens)
+		all := strings.Join(screens, "\n")
+		for _, l := range long {
+			if !strings.Contains(all, l) {
+				t.Errorf("%dx%d: the result viewer never shows %s", sz[0], sz[1], l)
+			}
+		}
+		press(m, "esc")
+
+		press(m, "f1")
+		h, ok := m.dlg.(*helpDialog)
+		if !ok {
+			t.Fatalf("f1 opened %T", m.dlg)
+		}
+		rows := map[string]bool{}
+		screens = pageThrough(m, "pgdown")
+		keepsOverlap(t, "the help", screens)
+		for _, s := range screens {
+			for _, r := range dialogLines(s) {
+				rows[r] = true
+			}
+		}
+		for _, l := range helpLines(h.lk.th, max(20, min(sz[0], helpWidth)-4), helpSections(m.km)) {
+			if l = strings.TrimSpace(ansi.Strip(l)); l != "" && !rows[l] {
+				t.Errorf("%dx%d: the help never shows %q", sz[0], sz[1], l)
+			}
+		}
+	}
+}
+
+// keepsOverlap checks that each page starts with a line of text the page before
+// showed: the first row after the title (and after "↑ … above") was on it.
+func keepsOverlap(t *testing.T, what string, screens []string) {
+	t.Helper()
+	if len(screens) < 2 {
+		t.Errorf("%s: PgDn did not move", what)
+	}
+	for i := 1; i < len(screens); i++ {
+		rows := dialogLines(screens[i])
+		j := 1 // the title
+		for j < len(rows) && (strings.Contains(rows[j], "above (↑") || rows[j] == "") {
+			j++
+		}
+		if j >= len(rows) {
+			continue
+		}
+		if !slices.Contains(dialogLines(screens[i-1]), rows[j]) {
+			t.Errorf("%s: page %d starts with %q, which the page before did not show:\n%s\n----\n%s", what, i, rows[j], screens[i-1], screens[i])
+		}
 	}
 }

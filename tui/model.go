@@ -496,10 +496,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.dlg = p
 		return cmd
 	case key.Matches(k, km.ScrollUp):
-		m.tr.scroll(max(1, m.transcriptHeight()-2))
+		m.tr.scroll(max(1, m.transcriptHeight()-1)) // a page, less one line of overlap
 		return nil
 	case key.Matches(k, km.ScrollDown):
-		m.tr.scroll(-max(1, m.transcriptHeight()-2))
+		m.tr.scroll(-max(1, m.transcriptHeight()-1))
 		return nil
 	case key.Matches(k, km.Bottom) && (k.String() != "end" || m.in.empty()): // end on an empty input, ctrl+end always
 		m.tr.toBottom()
