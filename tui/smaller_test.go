@@ -1,0 +1,43 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/nodius/nodius-ai/agent"
+	"github.com/nodius/nodius-ai/agent/convo"
+)
+
+// A tool call focused with Tab is scrolled into view, however much was said
+// after it: each Tab shows the call it focuses, whole when it fits.
+func TestFocusedToolCallIsInView(t *testing.T) {
+	t.Parallel()
+	for _, sz := range [][2]int{{40, 18}, {80, 24}} {
+		m := newTestModel(t, testOptions())
+		m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		m.opts.Runner = &fakeRunner{}
+		startQuestion(t, m, "q")
+		for i := 1; i <= 3; i++ {
+			call := convo.ToolCall{ID: fmt.Sprint("c", i), Name: fmt.Sprintf("tool%d", i), Arguments: `{"nodeKey":"fetch-api"}`}
+			feed(m, convo.Event{Type: convo.EventToolStart, ToolCall: call},
+				convo.Event{Type: convo.EventToolResult, ToolCall: call, Result: fmt.Sprintf("RESULT%d", i)},
+				tok(strings.Repeat(fmt.Sprintf("Paragraph %d of what the assistant found out. ", i), 12)+"\n\n"))
+		}
+		end(m, agent.Result{}, nil)
+		view(m)
+		for _, want := range []string{"tool3", "tool2", "tool1"} {
+			press(m, "tab")
+			v := view(m)
+			if !strings.Contains(v, "▶ ✓ "+want) || !strings.Contains(v, "RESULT"+want[4:]) {
+				t.Errorf("%dx%d: tab focused %s out of view:\n%s", sz[0], sz[1], want, v)
+			}
+		}
+		press(m, "esc", "end")
+		if v := view(m); !strings.Contains(v, "Paragraph 3") {
+			t.Errorf("%dx%d: end does not go back to the end:\n%s", sz[0], sz[1], v)
+		}
+	}
+}
