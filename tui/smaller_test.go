@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/nodius/nodius-ai/agent"
 	"github.com/nodius/nodius-ai/agent/convo"
@@ -38,6 +39,28 @@ func TestFocusedToolCallIsInView(t *testing.T) {
 		press(m, "esc", "end")
 		if v := view(m); !strings.Contains(v, "Paragraph 3") {
 			t.Errorf("%dx%d: end does not go back to the end:\n%s", sz[0], sz[1], v)
+		}
+	}
+}
+
+// The header names the source an approval writes to at every width: whole at
+// 80 columns (the model goes first), shortened to its end at 40.
+func TestHeaderKeepsTheSource(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w    int
+		want string
+	}{{200, "file:/home/someone/projects/nba/graphs/players-graph.json · no provider"},
+		{80, "/graphs/players-graph.json"}, {60, "/players-graph.json"}, {40, "/players-graph.json"}} {
+		o := testOptions()
+		o.Source = longSource
+		o.GraphName = "NBA Stats Workflow"
+		m := newTestModel(t, o)
+		m.Update(tea.WindowSizeMsg{Width: tc.w, Height: 24})
+		m.hdr.setTitle("change the api code")
+		h := strings.Split(view(m), "\n")[0]
+		if !strings.Contains(h, tc.want) || !strings.Contains(h, "◆ NBA") || ansi.StringWidth(h) > tc.w {
+			t.Errorf("%d: header %q, want %q in it", tc.w, h, tc.want)
 		}
 	}
 }
