@@ -437,6 +437,11 @@ func (m *Model) ctrlC() tea.Cmd {
 // key handles a key press when no dialog is open, dispatching on the keymap that
 // also draws the help screen.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	spaced := m.in.spaced
+	m.in.spaced = false
+	if spaced && k.Text == " " {
+		return nil // the space a mention was accepted with is already there
+	}
 	if m.in.menuKey(k) {
 		return nil
 	}

@@ -64,3 +64,26 @@ func TestHeaderKeepsTheSource(t *testing.T) {
 		}
 	}
 }
+
+// Accepting a mention leaves one space after it: a space typed next from habit
+// is not a second one, and none is added before a blank already there.
+func TestMentionLeavesOneSpace(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, Options{Runner: &fakeRunner{}, GraphKey: "demo", NoColor: true})
+	m.Update(nodesLoadedMsg{nodes: []NodeRef{{Key: "fetch-api", Type: "api-call"}, {Key: "root", Type: "starter"}}})
+	typeText(m, "what does @fe")
+	press(m, "tab")
+	typeText(m, " do  with")
+	if got := m.in.value(); got != "what does @fetch-api do  with" {
+		t.Errorf("typing a space after accepting: %q", got)
+	}
+	m.in.reset()
+	typeText(m, "ask @ro about it")
+	for range len(" about it") {
+		m.Update(tea.KeyPressMsg{Code: tea.KeyLeft})
+	}
+	press(m, "tab")
+	if got := m.in.value(); got != "ask @root about it" {
+		t.Errorf("accepting before a space: %q", got)
+	}
+}
