@@ -338,13 +338,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.st.note = "the editor failed: " + firstLine(strip(msg.err.Error()))
 			return m, nil
 		}
+		// What was written comes back to the input to be read over: enter sends
+		// it, as anything typed there (the editor exiting is no "send").
 		m.in.reset()
 		m.in.ta.InsertString(msg.text)
 		m.in.stale = true
-		if strings.TrimSpace(msg.text) == "" {
-			return m, nil
+		if strings.TrimSpace(msg.text) != "" {
+			m.st.note = "back from the editor: enter sends it"
 		}
-		return m, m.send() // what was written in the editor is sent, as in crush
+		return m, nil
 	case insertTextMsg:
 		m.in.ta.InsertString(msg.text)
 		m.in.stale = true

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -85,5 +86,48 @@ func TestMentionLeavesOneSpace(t *testing.T) {
 	press(m, "tab")
 	if got := m.in.value(); got != "ask @root about it" {
 		t.Errorf("accepting before a space: %q", got)
+	}
+}
+
+// What is written in $EDITOR (ctrl+o) comes back to the input to be read over;
+// nothing is sent until enter.
+func TestEditorTextComesBackForReview(t *testing.T) {
+	t.Parallel()
+	fr := &fakeRunner{}
+	m := newTestModel(t, Options{Runner: fr, GraphKey: "demo", NoColor: true})
+	m.Update(editorDoneMsg{text: "what does\nfetch-api do?"})
+	if sends, _ := fr.calls(); len(sends) != 0 || m.run != nil {
+		t.Fatalf("the editor's text was sent as it closed: %+v", sends)
+	}
+	if got := m.in.value(); got != "what does\nfetch-api do?" {
+		t.Errorf("input after the editor: %q", got)
+	}
+	if v := view(m); !strings.Contains(v, "enter sends it") {
+		t.Errorf("no word on what to do next:\n%s", v)
+	}
+	pumpRun(m, press(m, "enter"))
+	if sends, _ := fr.calls(); len(sends) != 1 || sends[0].Text != "what does\nfetch-api do?" {
+		t.Fatalf("enter after the editor: %+v", sends)
+	}
+}
+
+// The status bar's keys follow the state: after f (typing feedback) it offers
+// sending the feedback, not approving; back in the dialog, approving again.
+func TestStatusHintsFollowTheDialog(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	m, _ := openProposal(t, clk)
+	clk.Advance(time.Second)
+	status := func() string { l := strings.Split(view(m), "\n"); return l[len(l)-1] }
+	if s := status(); !strings.Contains(s, "a approve") {
+		t.Fatalf("dialog status: %q", s)
+	}
+	press(m, "f")
+	if s := status(); strings.Contains(s, "approve") || !strings.Contains(s, "enter send the feedback") {
+		t.Errorf("after f the status bar says %q", s)
+	}
+	press(m, "esc")
+	if s := status(); !strings.Contains(s, "a approve") {
+		t.Errorf("back from the feedback: %q", s)
 	}
 }
