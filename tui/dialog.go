@@ -497,12 +497,17 @@ func wrapStyled(lines []string, w int) []string {
 		}
 		plain := ansi.Strip(l)
 		pad := strings.Repeat(" ", min(len(plain)-len(strings.TrimLeft(plain, " "))+2, w/2))
-		parts := strings.Split(ansi.Wrap(l, w, ""), "\n")
-		out = append(out, parts[0])
-		for _, p := range parts[1:] {
-			for _, q := range strings.Split(ansi.Wrap(p, w-len(pad), ""), "\n") {
-				out = append(out, pad+q)
-			}
+		first := strings.SplitN(ansi.Wrap(l, w, ""), "\n", 2)[0]
+		// The rest is wrapped whole at the narrower width, not piece by piece (which
+		// left fragments of a few letters on lines of their own).
+		lw := ansi.StringWidth(l)
+		rest := ansi.Cut(l, ansi.StringWidth(first), lw)
+		for strings.HasPrefix(ansi.Strip(rest), " ") {
+			rest = ansi.Cut(rest, 1, lw)
+		}
+		out = append(out, first)
+		for _, q := range strings.Split(ansi.Wrap(rest, w-len(pad), ""), "\n") {
+			out = append(out, pad+q)
 		}
 	}
 	return out
