@@ -75,7 +75,8 @@ func helpSections(k keyMap) []helpSection {
 		{"Reading", helpOf(k.ScrollUp, k.Bottom, k.BadgeNext, k.Reasoning, k.CopyAnswer, k.CopyCode, k.Select,
 			k.Threads, k.Proposal, k.Undo, k.Help, k.LimitContinue, k.LimitSummary)},
 		{"Proposal dialog", append(helpOf(proposalKeys.decisionBindings()...),
-			helpEntry{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"})},
+			helpEntry{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"},
+			helpEntry{"", "a and A approve once every line of the change has been on screen"})},
 		{"Threads (ctrl+t)", []helpEntry{
 			{"type", "filter by title or id"},
 			{"↑ ↓", "select"},
