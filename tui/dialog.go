@@ -93,10 +93,13 @@ type proposalDialog struct {
 	bodyDark bool
 
 	// seen holds the text of every body line that has been on screen: approving
-	// waits until no line is left unseen, so a change is never approved on code that
-	// was paged past or jumped over (End). Text, not positions: a line seen before
-	// the picture arrived or the theme changed stays seen.
-	seen map[string]bool
+	// waits until no line of the change's text (textLines: the action, the Reason,
+	// the diff; the picture under it only draws them again) is left unseen, so a
+	// change is never approved on code that was paged past or jumped over (End).
+	// Text, not positions: a line seen before the picture arrived or the theme
+	// changed stays seen.
+	seen      map[string]bool
+	textLines int
 }
 
 func newProposalDialog(lk *look, p convo.Proposal, sheets map[string]string, source string, now time.Time) *proposalDialog {
@@ -211,12 +214,12 @@ func (d *proposalDialog) markSeen() {
 	}
 }
 
-// unseen counts the body lines with text that have not been on screen, the
-// lines of the last drawing (on screen now) counted as seen.
+// unseen counts the lines of the change's text that have not been on screen,
+// the lines of the last drawing (on screen now) counted as seen.
 func (d *proposalDialog) unseen() int {
 	first, end := d.scroll.shown()
 	n := 0
-	for i, l := range d.body {
+	for i, l := range d.body[:min(d.textLines, len(d.body))] {
 		if k := seenKey(l); k != "" && !d.seen[k] && (i < first || i >= end) {
 			n++
 		}
@@ -240,14 +243,16 @@ func (d *proposalDialog) buildBody(w int) []string {
 		body = append(body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)
 	}
 	body = append(body, "")
-	body = append(body, diffLines(th, d.p.Action, d.sheets, w)...)
+	body = wrapStyled(append(body, diffLines(th, d.p.Action, d.sheets, w)...), w)
+	d.textLines = len(body)
 	if d.pic != nil {
-		body = append(append(body, ""), d.pic.render(th, w)...)
+		body = append(append(body, ""), wrapStyled(d.pic.render(th, w), w)...)
 	}
 	for len(body) > 1 && strings.TrimSpace(ansi.Strip(body[len(body)-1])) == "" {
 		body = body[:len(body)-1] // no blank rows to scroll to at the end
 	}
-	return wrapStyled(body, w)
+	d.textLines = min(d.textLines, len(body))
+	return body
 }
 
 // sourceLines names where the change will be written, in at most two lines: a
