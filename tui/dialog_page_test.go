@@ -250,3 +250,26 @@ func keepsOverlap(t *testing.T, what string, screens []string) {
 		}
 	}
 }
+
+// The picture under the diff draws the same change again: approving waits for
+// the text of the change, not for the last line of the picture.
+func TestApproveNeedsNotThePicture(t *testing.T) {
+	t.Parallel()
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	m, fr := openSized(t, clk, sampleProposal(), 80, 24)
+	d := m.dlg.(*proposalDialog)
+	w := max(20, min(80, 100)-4)
+	var pic []string
+	for i := range 30 {
+		pic = append(pic, fmt.Sprintf("PICTURE%02d", i))
+	}
+	d.pic, d.body = &changePicture{proposalID: "call_9", ready: true, lines: pic, w: w}, nil
+	if v := view(m); !strings.Contains(v, "− edge e2") || strings.Contains(v, "PICTURE29") {
+		t.Fatalf("the text of the change should fit, the picture not:\n%s", v)
+	}
+	clk.Advance(time.Second)
+	pumpRun(m, press(m, "a"))
+	if _, res := fr.calls(); len(res) != 1 || !res[0].Approved {
+		t.Fatalf("a with the whole text on screen and the picture not: %+v\n%s", res, view(m))
+	}
+}
