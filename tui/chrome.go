@@ -33,9 +33,11 @@ func (h *header) setTitle(t string) {
 	}
 }
 
-// Render draws "◆ graph · source · model │ title" in width columns. The title is
-// cut first (down to a dozen columns), then the source is dropped, then the model:
-// a long title never pushes the source and model out.
+// Render draws "◆ graph · source · model │ title" in width columns. The source
+// is where an approved change is written, so it is never dropped: the title is cut
+// first (down to a dozen columns), then the model is dropped, then the source is
+// shortened to its end (the file name), then the title goes; the graph's name is
+// cut last.
 func (h *header) Render(width int) string {
 	if h.cacheW == width && h.cache != "" {
 		return h.cache
@@ -45,29 +47,60 @@ func (h *header) Render(width int) string {
 	if title == "" {
 		title = "new thread"
 	}
-	const minTitle = 12
+	const minTitle, minSource = 12, 16
 	sep := " │ "
-	graph := th.header.Render("◆ "+h.graph) + h.changedNote()
-	variants := []string{
-		graph + th.headerDim.Render(" · "+h.source+" · "+h.model),
-		graph + th.headerDim.Render(" · "+h.model),
-		graph,
-	}
-	left := variants[len(variants)-1]
-	for _, v := range variants {
-		if ansi.StringWidth(v)+len(sep)+min(minTitle, ansi.StringWidth(title)) <= width {
-			left = v
-			break
+	titleW := min(minTitle, ansi.StringWidth(title)) + len(sep)
+	graph := "◆ " + h.graph
+	note := h.changedNote() // "changed by others": kept with the graph's name
+	nw := ansi.StringWidth(note)
+	line := func(graph, rest, title string) string {
+		l := th.header.Render(graph) + note + th.headerDim.Render(rest)
+		if room := width - ansi.StringWidth(l) - len(sep); title != "" && room >= 4 {
+			l += th.headerDim.Render(sep) + th.focus.Render(ansi.Truncate(title, room, "…"))
 		}
+		return ansi.Truncate(l, width, "…")
 	}
-	room := width - ansi.StringWidth(left) - ansi.StringWidth(sep)
-	line := left
-	if room >= 4 {
-		line += th.headerDim.Render(sep) + th.focus.Render(ansi.Truncate(title, room, "…"))
+	fits := func(s string, extra int) bool { return ansi.StringWidth(s)+nw+extra <= width }
+	gw := ansi.StringWidth(graph) + nw
+	switch {
+	case h.source == "":
+		h.cache = line(graph, " · "+h.model, title)
+	case fits(graph+" · "+h.source+" · "+h.model, titleW):
+		h.cache = line(graph, " · "+h.source+" · "+h.model, title)
+	case fits(graph+" · "+h.source, titleW):
+		h.cache = line(graph, " · "+h.source, title)
+	case width-gw-3-titleW >= minSource:
+		h.cache = line(graph, " · "+shortSource(h.source, width-gw-3-titleW), title)
+	default:
+		// Narrow: the graph's name and the source share the line, no title.
+		g := ansi.Truncate(graph, max(8, min(gw, width-3-sourceWant(h.source))), "…")
+		h.cache = line(g, " · "+shortSource(h.source, width-ansi.StringWidth(g)-3), "")
 	}
-	h.cache = ansi.Truncate(line, width, "…")
 	h.cacheW = width
 	return h.cache
+}
+
+// shortSource fits a source in w columns keeping its end, where the file name
+// or the graph is: "file:…/graphs/players.json", else "…/players.json", else as
+// much of the end as fits.
+func shortSource(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw <= w {
+		return s
+	}
+	tail := func(n int) string { return ansi.TruncateLeft(s, sw-max(1, n), "") }
+	base := ansi.StringWidth(s[strings.LastIndex(s, "/")+1:])
+	if i := strings.Index(s, ":"); i > 0 && i <= 8 {
+		if keep := w - (i + 1) - 1; keep >= base+1 {
+			return s[:i+1] + "…" + tail(keep)
+		}
+	}
+	return "…" + tail(w-1)
+}
+
+// sourceWant is the width a source needs to keep its file name: "…/name".
+func sourceWant(s string) int {
+	return min(ansi.StringWidth(s), ansi.StringWidth(s[strings.LastIndex(s, "/")+1:])+2)
 }
 
 // statusBar is the bottom line: state, tokens, cost, context use, key hints.
@@ -109,6 +142,8 @@ const (
 	hintScrolled
 	hintPending
 	hintDialog
+	hintDialogUnread // the proposal dialog with lines not on screen yet
+	hintFeedback     // typing the feedback of a rejection
 	hintPicker
 	hintViewer
 	hintUndo
@@ -128,6 +163,10 @@ func hintsFor(m hintMode) [][2]string {
 		return [][2]string{{"ctrl+p", "review the proposal"}, {"ctrl+t", "threads"}, {"?", "help"}}
 	case hintDialog:
 		return [][2]string{{"a", "approve"}, {"r", "reject"}, {"esc", "later"}}
+	case hintDialogUnread:
+		return [][2]string{{"pgdn", "read on"}, {"r", "reject"}, {"esc", "later"}}
+	case hintFeedback:
+		return [][2]string{{"enter", "send the feedback"}, {"esc", "back"}}
 	case hintPicker:
 		return [][2]string{{"enter", "open"}, {"ctrl+n", "new"}, {"esc", "close"}}
 	case hintViewer:

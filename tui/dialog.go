@@ -51,6 +51,9 @@ func boxed(th theme, title, body string, width, height int) string {
 // decisionMsg is the user's verdict on the pending proposal.
 type decisionMsg struct{ d convo.Decision }
 
+// statusNoteMsg is a one-off sentence for the status bar (why a key was refused).
+type statusNoteMsg struct{ text string }
+
 // dismissProposalMsg closes the dialog and leaves the proposal pending.
 type dismissProposalMsg struct{}
 
@@ -88,6 +91,15 @@ type proposalDialog struct {
 	body     []string
 	bodyW    int
 	bodyDark bool
+
+	// seen holds the text of every body line that has been on screen: approving
+	// waits until no line of the change's text (textLines: the action, the Reason,
+	// the diff; the picture under it only draws them again) is left unseen, so a
+	// change is never approved on code that was paged past or jumped over (End).
+	// Text, not positions: a line seen before the picture arrived or the theme
+	// changed stays seen.
+	seen      map[string]bool
+	textLines int
 }
 
 func newProposalDialog(lk *look, p convo.Proposal, sheets map[string]string, source string, now time.Time) *proposalDialog {
@@ -117,6 +129,7 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 		*d.feedback, cmd = d.feedback.Update(k)
 		return false, cmd
 	}
+	d.markSeen() // what the last drawing showed, before the key moves it
 	if d.scroll.scrollKey(k) {
 		return false, nil // reading is never guarded; deciding is
 	}
@@ -128,6 +141,9 @@ func (d *proposalDialog) Update(msg tea.Msg, now time.Time) (bool, tea.Cmd) {
 	shown := convo.Decision{ProposalID: d.p.ID, Digest: d.p.Digest}
 	km := proposalKeys
 	switch {
+	case key.Matches(k, km.Approve, km.Always) && !d.readThrough():
+		// Said in the status bar: the dialog keeps its height, so End still ends.
+		return false, emit(statusNoteMsg{plural(max(1, d.unseen()), "line") + " unread: pgdn reads on, then " + k.String()})
 	case key.Matches(k, km.Approve):
 		shown.Approved = true
 		return true, emit(decisionMsg{shown})
@@ -180,12 +196,42 @@ func (d *proposalDialog) Render(width, height int) string {
 		room = height - 3 - len(head) - len(foot)
 	}
 	view := d.scroll.view(th, d.body, room)
-	title := "Proposed change · " + strip(d.p.Tool)
+	title := "Proposed change · " + reveal(d.p.Tool)
 	if ansi.StringWidth(title) > w {
 		title = "Proposed change"
 	}
 	return boxed(th, title, strings.Join(slices.Concat(head, view, foot), "\n"), min(width, 100), height)
 }
+
+// markSeen notes the body lines the last drawing showed.
+func (d *proposalDialog) markSeen() {
+	first, end := d.scroll.shown()
+	if d.seen == nil {
+		d.seen = map[string]bool{}
+	}
+	for _, l := range d.body[min(first, len(d.body)):min(end, len(d.body))] {
+		d.seen[seenKey(l)] = true
+	}
+}
+
+// unseen counts the lines of the change's text that have not been on screen,
+// the lines of the last drawing (on screen now) counted as seen.
+func (d *proposalDialog) unseen() int {
+	first, end := d.scroll.shown()
+	n := 0
+	for i, l := range d.body[:min(d.textLines, len(d.body))] {
+		if k := seenKey(l); k != "" && !d.seen[k] && (i < first || i >= end) {
+			n++
+		}
+	}
+	return n
+}
+
+// readThrough reports whether every line of the change has been on screen (the
+// dialog drawn at least once), which approving waits for.
+func (d *proposalDialog) readThrough() bool { return d.body != nil && d.unseen() == 0 }
+
+func seenKey(l string) string { return strings.TrimSpace(ansi.Strip(l)) }
 
 // buildBody is what the dialog scrolls, most important first: the action, the
 // reason, the line diff, then the change drawn on the graph.
@@ -197,14 +243,16 @@ func (d *proposalDialog) buildBody(w int) []string {
 		body = append(body, strings.Split(indent(wrapPlain(r, w-2), 2), "\n")...)
 	}
 	body = append(body, "")
-	body = append(body, diffLines(th, d.p.Action, d.sheets, w)...)
+	body = wrapStyled(append(body, diffLines(th, d.p.Action, d.sheets, w)...), w)
+	d.textLines = len(body)
 	if d.pic != nil {
-		body = append(append(body, ""), d.pic.render(th, w)...)
+		body = append(append(body, ""), wrapStyled(d.pic.render(th, w), w)...)
 	}
 	for len(body) > 1 && strings.TrimSpace(ansi.Strip(body[len(body)-1])) == "" {
 		body = body[:len(body)-1] // no blank rows to scroll to at the end
 	}
-	return wrapStyled(body, w)
+	d.textLines = min(d.textLines, len(body))
+	return body
 }
 
 // sourceLines names where the change will be written, in at most two lines: a
@@ -430,12 +478,17 @@ func valueText(v any) string {
 	return compactJSON(v)
 }
 
+// compactJSON is a value as one line of JSON, written as the graph will hold it:
+// no HTML escaping (a "<" stays "<"), and every hidden character shown (reveal),
+// so the text read is the text applied.
 func compactJSON(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return reveal(fmt.Sprint(v))
 	}
-	return strip(string(b))
+	return reveal(strings.TrimSuffix(b.String(), "\n"))
 }
 
 // wrapStyled wraps styled lines wider than w (a long edge at 40 columns), each
@@ -449,12 +502,17 @@ func wrapStyled(lines []string, w int) []string {
 		}
 		plain := ansi.Strip(l)
 		pad := strings.Repeat(" ", min(len(plain)-len(strings.TrimLeft(plain, " "))+2, w/2))
-		parts := strings.Split(ansi.Wrap(l, w, ""), "\n")
-		out = append(out, parts[0])
-		for _, p := range parts[1:] {
-			for _, q := range strings.Split(ansi.Wrap(p, w-len(pad), ""), "\n") {
-				out = append(out, pad+q)
-			}
+		first := strings.SplitN(ansi.Wrap(l, w, ""), "\n", 2)[0]
+		// The rest is wrapped whole at the narrower width, not piece by piece (which
+		// left fragments of a few letters on lines of their own).
+		lw := ansi.StringWidth(l)
+		rest := ansi.Cut(l, ansi.StringWidth(first), lw)
+		for strings.HasPrefix(ansi.Strip(rest), " ") {
+			rest = ansi.Cut(rest, 1, lw)
+		}
+		out = append(out, first)
+		for _, q := range strings.Split(ansi.Wrap(rest, w-len(pad), ""), "\n") {
+			out = append(out, pad+q)
 		}
 	}
 	return out

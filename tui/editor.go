@@ -15,8 +15,9 @@ type editorDoneMsg struct {
 }
 
 // openEditor writes the current input to a temporary file, opens it in $VISUAL or
-// $EDITOR (vi when neither is set), and sends back what was saved: the TUI gives up
-// the terminal for as long as the editor runs.
+// $EDITOR (vi when neither is set), and hands back what was saved for the input,
+// where it is read over before enter sends it: the TUI gives up the terminal for
+// as long as the editor runs.
 func openEditor(current string, getenv func(string) string) tea.Cmd {
 	f, err := os.CreateTemp("", "nodius-ai-*.md")
 	if err != nil {

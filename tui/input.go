@@ -28,6 +28,9 @@ type input struct {
 	menu    []NodeRef // completion candidates, empty when closed
 	menuSel int
 	menuQ   string
+	// spaced: the last key accepted a mention and put a space after it, so a
+	// space typed next (from habit) is not a second one.
+	spaced bool
 
 	// view is the editor as last drawn at viewW. Every change to ta sets stale: the
 	// screen is redrawn on every token batch, and the editor rarely changes then.
@@ -195,15 +198,33 @@ func (in *input) refreshMenu() {
 	in.menuSel = 0
 }
 
-// accept replaces the `@partial` before the cursor with `@key `.
+// accept replaces the `@partial` before the cursor with `@key` and one space
+// after it: none is added when a blank already follows, and a space typed right
+// after is not a second one.
 func (in *input) accept(n NodeRef) {
 	q, _ := in.currentMention()
 	for range utf8.RuneCountInString(q) {
 		in.ta, _ = in.ta.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
-	in.ta.InsertString(n.Key + " ")
+	in.ta.InsertString(n.Key)
+	if !in.blankAfterCursor() {
+		in.ta.InsertString(" ")
+		in.spaced = true
+	}
 	in.menu = nil
 	in.stale = true
+}
+
+// blankAfterCursor reports whether a space or tab follows the cursor on its line.
+func (in *input) blankAfterCursor() bool {
+	lines := strings.Split(in.ta.Value(), "\n")
+	if row := in.ta.Line(); row < len(lines) {
+		r := []rune(lines[row])
+		if col := in.ta.Column(); col < len(r) {
+			return r[col] == ' ' || r[col] == '\t'
+		}
+	}
+	return false
 }
 
 // mentions returns the known node keys named with @ in text, in order, once each.

@@ -75,7 +75,8 @@ func helpSections(k keyMap) []helpSection {
 		{"Reading", helpOf(k.ScrollUp, k.Bottom, k.BadgeNext, k.Reasoning, k.CopyAnswer, k.CopyCode, k.Select,
 			k.Threads, k.Proposal, k.Undo, k.Help, k.LimitContinue, k.LimitSummary)},
 		{"Proposal dialog", append(helpOf(proposalKeys.decisionBindings()...),
-			helpEntry{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"})},
+			helpEntry{"↑ ↓ j k pgup pgdn home end", "scroll the change (at once: only deciding waits for a pause)"},
+			helpEntry{"", "a and A approve once every line of the change has been on screen"})},
 		{"Threads (ctrl+t)", []helpEntry{
 			{"type", "filter by title or id"},
 			{"↑ ↓", "select"},
@@ -97,8 +98,7 @@ type insertTextMsg struct{ text string }
 type helpDialog struct {
 	lk     *look
 	km     keyMap
-	offset int
-	room   int // lines shown at the last render: a page
+	scroll scroller
 }
 
 func (h *helpDialog) Update(msg tea.Msg, _ time.Time) (bool, tea.Cmd) {
@@ -106,20 +106,14 @@ func (h *helpDialog) Update(msg tea.Msg, _ time.Time) (bool, tea.Cmd) {
 	if !ok {
 		return false, nil
 	}
-	switch k.String() {
-	case "up", "k":
-		h.offset = max(0, h.offset-1)
+	switch {
+	case k.String() == "space":
+		h.scroll.pageDown()
+		h.scroll.offset = min(h.scroll.offset, h.scroll.last)
 		return false, nil
-	case "down", "j":
-		h.offset++
+	case h.scroll.scrollKey(k):
 		return false, nil
-	case "pgup":
-		h.offset = max(0, h.offset-max(1, h.room-1))
-		return false, nil
-	case "pgdown", "space":
-		h.offset += max(1, h.room-1)
-		return false, nil
-	case "?":
+	case k.String() == "?":
 		return true, emit(insertTextMsg{"?"})
 	}
 	return true, nil
@@ -133,19 +127,12 @@ func (h *helpDialog) Render(width, height int) string {
 	boxW := min(width, helpWidth)
 	inner := max(20, boxW-4)
 	lines := helpLines(th, inner, helpSections(h.km))
-	foot := strings.Split(ansi.Wrap("↑/↓ scroll · ? types a question mark · any other key closes", inner, ""), "\n")
+	foot := strings.Split(ansi.Wrap("↑/↓ pgup/pgdn scroll · ? types a question mark · any other key closes", inner, ""), "\n")
 	for i := range foot {
 		foot[i] = th.dim.Render(foot[i])
 	}
 	room := max(1, height-3-len(foot)) // borders, title, footer
-	h.room = room
-	if h.offset > max(0, len(lines)-room) {
-		h.offset = max(0, len(lines)-room)
-	}
-	view := lines[h.offset:]
-	if len(view) > room {
-		view = append(view[:room-1:room-1], th.dim.Render("↓ "+plural(len(lines)-h.offset-room+1, "more line")+" (↓ scrolls)"))
-	}
+	view := h.scroll.view(th, lines, room)
 	return boxed(th, "Keys", strings.Join(append(view, foot...), "\n"), boxW, height)
 }
 

@@ -253,6 +253,7 @@ func TestToolResultViewer(t *testing.T) {
 		t.Fatalf("enter opened %T", m.dlg)
 	}
 	for range 10 {
+		view(m) // drawn before each key, as the program does
 		press(m, "pgdown")
 	}
 	if v := view(m); !strings.Contains(v, "result line 39") {

@@ -330,6 +330,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case copiedMsg:
 		m.st.note = describeCopy(msg)
 		return m, nil
+	case statusNoteMsg:
+		m.st.note = msg.text
+		return m, nil
 	case undoNoticeMsg:
 		m.onUndoNotice(msg)
 		return m, nil
@@ -338,13 +341,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.st.note = "the editor failed: " + firstLine(strip(msg.err.Error()))
 			return m, nil
 		}
+		// What was written comes back to the input to be read over: enter sends
+		// it, as anything typed there (the editor exiting is no "send").
 		m.in.reset()
 		m.in.ta.InsertString(msg.text)
 		m.in.stale = true
-		if strings.TrimSpace(msg.text) == "" {
-			return m, nil
+		if strings.TrimSpace(msg.text) != "" {
+			m.st.note = "back from the editor: enter sends it"
 		}
-		return m, m.send() // what was written in the editor is sent, as in crush
+		return m, nil
 	case insertTextMsg:
 		m.in.ta.InsertString(msg.text)
 		m.in.stale = true
@@ -437,6 +442,11 @@ func (m *Model) ctrlC() tea.Cmd {
 // key handles a key press when no dialog is open, dispatching on the keymap that
 // also draws the help screen.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	spaced := m.in.spaced
+	m.in.spaced = false
+	if spaced && k.Text == " " {
+		return nil // the space a mention was accepted with is already there
+	}
 	if m.in.menuKey(k) {
 		return nil
 	}
@@ -496,10 +506,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.dlg = p
 		return cmd
 	case key.Matches(k, km.ScrollUp):
-		m.tr.scroll(max(1, m.transcriptHeight()-2))
+		m.tr.scroll(max(1, m.transcriptHeight()-1)) // a page, less one line of overlap
 		return nil
 	case key.Matches(k, km.ScrollDown):
-		m.tr.scroll(-max(1, m.transcriptHeight()-2))
+		m.tr.scroll(-max(1, m.transcriptHeight()-1))
 		return nil
 	case key.Matches(k, km.Bottom) && (k.String() != "end" || m.in.empty()): // end on an empty input, ctrl+end always
 		m.tr.toBottom()
@@ -1054,9 +1064,15 @@ func (m *Model) View() tea.View {
 
 // hintMode says which key hints the status bar shows.
 func (m *Model) hintMode() hintMode {
-	switch m.dlg.(type) {
+	switch d := m.dlg.(type) {
 	case nil:
 	case *proposalDialog:
+		switch {
+		case d.feedback != nil:
+			return hintFeedback
+		case !d.readThrough():
+			return hintDialogUnread
+		}
 		return hintDialog
 	case *undoDialog:
 		return hintUndo // its other keys are in it

@@ -98,6 +98,7 @@ func openProposal(t *testing.T, clk *fakeClock) (*Model, *fakeRunner) {
 	if m.dlg == nil {
 		t.Fatal("dialog did not open on the proposal")
 	}
+	view(m) // drawn, as the program draws it before any key
 	return m, fr
 }
 

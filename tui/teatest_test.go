@@ -16,7 +16,8 @@ import (
 
 // TestProgramStreamsAndApproves runs the real Bubble Tea loop: a question streams
 // an answer with a tool badge, stops at a proposal, and `a` (after the guard)
-// resumes the agent whose reply appears on screen.
+// resumes the agent whose reply appears on screen. The guard's clock is injected:
+// the test never sleeps through it.
 func TestProgramStreamsAndApproves(t *testing.T) {
 	t.Parallel()
 	fr := &fakeRunner{}
@@ -37,12 +38,13 @@ func TestProgramStreamsAndApproves(t *testing.T) {
 		emit(tok("Node removed as approved."))
 		return agent.Result{ThreadID: "t1"}, nil
 	}
-	m := New(Options{Runner: fr, GraphKey: "demo", GraphName: "NBA stats", NoColor: true})
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	m := New(Options{Runner: fr, GraphKey: "demo", GraphName: "NBA stats", NoColor: true, Now: clk.Now})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(90, 30))
 	tm.Type("what does fetch-api do?")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitFor(t, tm, "Proposed change") // one wait: WaitFor consumes what it reads
-	time.Sleep(proposalGuard + 50*time.Millisecond)
+	waitFor(t, tm, "Proposed change")                // one wait: WaitFor consumes what it reads
+	clk.Advance(proposalGuard + 50*time.Millisecond) // past the guard, on the injected clock
 	tm.Type("a")
 	// The renderer only repaints changed cells, so words on screen can be split by
 	// cursor moves: wait on the runner instead, then read the final screen.

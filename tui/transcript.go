@@ -42,6 +42,9 @@ type transcript struct {
 	scrollBack int  // lines between the bottom of the view and the end; 0 follows the end
 	focus      int  // index of the focused badge, -1 for none
 	newBelow   bool // output arrived below the view while scrolled up
+	// showFocus: the focus just moved, so the next drawing scrolls the focused
+	// badge into view (once: the person may scroll away from it after).
+	showFocus bool
 }
 
 func newTranscript() *transcript { return &transcript{focus: -1} }
@@ -116,15 +119,32 @@ func (t *transcript) window(width, height int) []string {
 	}
 	t.refresh(width)
 	need := t.scrollBack + height
+	focus := -1
+	if t.showFocus {
+		focus = t.focus
+		t.showFocus = false
+	}
 	var chunks [][]string
 	total := 0
-	for i := len(t.entries) - 1; i >= 0 && total < need; i-- {
+	after, flen := -1, 0 // the lines below the focused entry, and its own
+	for i := len(t.entries) - 1; i >= 0 && (total < need || (focus >= 0 && i >= focus)); i-- {
 		e := t.entries[i]
 		if e.width != width {
 			e.render(width)
 		}
+		if i == focus {
+			after, flen = total, len(e.lines)
+		}
 		chunks = append(chunks, e.lines)
 		total += len(e.lines)
+	}
+	if after >= 0 {
+		// The view ends scrollBack lines above the last (the end's separator is
+		// dropped below): bring the badge's last line into it, then its first (a
+		// badge taller than the view shows its head).
+		t.scrollBack = min(t.scrollBack, after)
+		t.scrollBack = max(t.scrollBack, after+flen-1-height, 0)
+		need = t.scrollBack + height
 	}
 	if total < need && t.scrollBack > 0 { // reached the top: clamp
 		t.scrollBack = max(0, total-height)
@@ -196,6 +216,7 @@ func (t *transcript) focusBadge(dir int) {
 		return
 	}
 	t.focus = badges[pos]
+	t.showFocus = true
 	b := t.entries[t.focus].it.(*badgeItem)
 	b.focused = true
 	t.touch(t.entries[t.focus])

@@ -14,7 +14,7 @@ type textViewer struct {
 	lk     *look
 	title  string
 	text   string
-	offset int
+	scroll scroller
 
 	lines  []string // text wrapped at linesW
 	linesW int
@@ -38,19 +38,18 @@ func (v *textViewer) Update(msg tea.Msg, _ time.Time) (bool, tea.Cmd) {
 	switch k.String() {
 	case "esc", "q", "enter":
 		return true, nil
-	case "up", "k":
-		v.offset = max(0, v.offset-1)
-	case "down", "j":
-		v.offset++
-	case "pgup", "b":
-		v.offset = max(0, v.offset-10)
-	case "pgdown", "space", "f":
-		v.offset += 10
-	case "home", "g":
-		v.offset = 0
-	case "end", "G":
-		v.offset = 1 << 30
+	case "b":
+		v.scroll.pageUp()
+	case "space", "f":
+		v.scroll.pageDown()
+	case "g":
+		v.scroll.offset = 0
+	case "G":
+		v.scroll.offset = v.scroll.last
+	default:
+		v.scroll.scrollKey(k)
 	}
+	v.scroll.offset = max(0, min(v.scroll.offset, v.scroll.last))
 	return false, nil
 }
 
@@ -61,9 +60,9 @@ func (v *textViewer) Render(width, height int) string {
 		v.lines, v.linesW = strings.Split(wrapPlain(v.text, inner), "\n"), inner
 	}
 	room := max(1, height-4)
-	v.offset = min(v.offset, max(0, len(v.lines)-room))
-	view := v.lines[v.offset:min(len(v.lines), v.offset+room)]
-	pos := fmt.Sprintf("lines %d–%d of %d", v.offset+1, v.offset+len(view), len(v.lines))
+	view := v.scroll.view(th, v.lines, room)
+	first, end := v.scroll.shown()
+	pos := fmt.Sprintf("lines %d–%d of %d", first+1, end, len(v.lines))
 	foot := th.dim.Render(pos + " · ↑/↓ pgup/pgdn scroll · esc close")
-	return boxed(th, v.title, strings.Join(append(append([]string{}, view...), foot), "\n"), width, height)
+	return boxed(th, v.title, strings.Join(append(view, foot), "\n"), width, height)
 }

@@ -86,7 +86,9 @@ func screens(t *testing.T, bin, editor string, w, h int) {
 	keys("Escape")
 	wait("help-closed", "LASTLINEMARK")
 
-	keys("C-o") // $EDITOR writes the question, which is sent
+	keys("C-o") // $EDITOR writes the question, which comes back to the input
+	term.Wait("enter sends it")
+	keys("Enter")
 	wait("editor", "EDITOR-ANSWER")
 
 	keys("C-t")
