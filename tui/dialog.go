@@ -339,16 +339,21 @@ func diffLines(th theme, a datasource.Action, sheets map[string]string, w int) [
 		for _, f := range fields {
 			newV := p.Changes[f]
 			oldV, had := p.Before[f]
-			if f == "process" || strings.Contains(valueText(newV), "\n") || strings.Contains(valueText(oldV), "\n") {
+			if f == "process" {
 				add("  " + reveal(f) + ":")
 				add(codeLines(th, changetext.LineDiff(valueText(oldV), valueText(newV)), w)...)
 				continue
 			}
-			old := "(unset)"
-			if had {
-				old = compactJSON(oldV)
+			// Only what changed, field by field down nested values (data.headers.auth),
+			// as ask and threads show say it.
+			for _, c := range changetext.ValueChanges(f, oldV, had, newV) {
+				if c.Code != nil {
+					add("  " + reveal(c.Path) + ":")
+					add(codeLines(th, c.Code, w)...)
+					continue
+				}
+				add(fmt.Sprintf("  %s: %s → %s", reveal(c.Path), th.removed.Render(reveal(c.Old)), th.added.Render(reveal(c.New))))
 			}
-			add(fmt.Sprintf("  %s: %s → %s", reveal(f), th.removed.Render(old), th.added.Render(compactJSON(newV))))
 		}
 	case datasource.MoveNodeAction:
 		if p := a.MoveNode; p != nil {

@@ -47,3 +47,29 @@ func TestDialogShowsHiddenCharacters(t *testing.T) {
 		})
 	}
 }
+
+// A data change reads field by field in the dialog, as in ask: only what changed,
+// nested keys by path, not the two whole objects.
+func TestDialogShowsDataFieldByField(t *testing.T) {
+	t.Parallel()
+	before := map[string]any{"method": "GET", "url": "https://a", "headers": map[string]any{"Authorization": "x", "Accept": "json"}}
+	after := map[string]any{"method": "GET", "url": "https://a", "headers": map[string]any{"Authorization": "y", "Accept": "json"}}
+	p := &convo.Proposal{ID: "call_f", ThreadID: "t1", Tool: "propose_update_node", Reason: "rotate the key",
+		Action: datasource.Action{Type: datasource.UpdateNodeAction, UpdateNode: &datasource.UpdateNodePayload{
+			NodeKey: "fetch-api", Before: map[string]any{"data": before}, Changes: map[string]any{"data": after},
+		}}}
+	clk := &fakeClock{t: time.Unix(1000, 0)}
+	m, _ := openSized(t, clk, p, 120, 40)
+	var text strings.Builder
+	for _, s := range pageThrough(m, "pgdown") {
+		for _, r := range dialogLines(s) {
+			text.WriteString(r + "\n")
+		}
+	}
+	if !strings.Contains(text.String(), `data.headers.Authorization: "x" → "y"`) {
+		t.Errorf("the changed field is not named by its path:\n%s", text.String())
+	}
+	if strings.Contains(text.String(), "method") || strings.Contains(text.String(), "Accept") {
+		t.Errorf("unchanged fields are shown:\n%s", text.String())
+	}
+}
