@@ -156,7 +156,7 @@ func (d *undoDialog) Render(width, height int) string {
 	}
 	item := func(text string) {
 		for i, l := range strings.Split(wrapPlain(text, w-4), "\n") {
-			lead := "  − "
+			lead := "  • " // a step, not a removal: what it restores may be code with its own − and +
 			if i > 0 {
 				lead = "    "
 			}
