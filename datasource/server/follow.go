@@ -14,7 +14,6 @@ import (
 	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
 // follower keeps one graph's live copy current for the life of the Source, as the
@@ -94,7 +93,7 @@ func (f *follower) onFrame(lk *link, fr editsock.Frame) {
 		}
 		// A server that sends more than one answer may hold between two reads
 		// (max_snapshot_bytes) is not kept in memory: the next read loads again.
-		if lk.queued += len(fr.Raw); lk.queued > f.s.maxBytes {
+		if lk.queued += len(fr.Raw); lk.queued > f.s.api.MaxBytes() {
 			lk.queue, lk.queued = nil, 0
 			lk.gap = "more edits arrived between two reads than max_snapshot_bytes holds"
 			return
@@ -249,22 +248,32 @@ func (f *follower) load(ctx context.Context, socket bool) error {
 		return err
 	}
 	lk := &link{regSeq: map[string]uint64{}}
-	conn, err := editsock.Dial(ctx, s.wsURL, editsock.Options{
-		Options:    nodiusws.Options{Token: s.token, HTTPClient: s.hc},
-		AckTimeout: s.ackWait,
-		OnFrame:    func(fr editsock.Frame) { f.onFrame(lk, fr) },
-	})
 	refused := false // the token itself was refused: an error, not a notice
 	var replayed, failed int
-	if err != nil {
-		var fe *fault.Error
-		refused = errors.As(err, &fe) && fe.Code == fault.Auth
-	} else {
+	// Routed as the web client routes: /api/sync names (and makes) the instance
+	// that manages the graph. An instance that says it does not manage it (the
+	// claim lapsed, a cluster moved it) is asked about again, once.
+	for try := 0; ; try++ {
+		var conn *editsock.Conn
+		conn, err = s.dial(ctx, f.key, editsock.Options{
+			AckTimeout: s.ackWait,
+			OnFrame:    func(fr editsock.Frame) { f.onFrame(lk, fr) },
+		})
+		if err != nil {
+			var fe *fault.Error
+			refused = errors.As(err, &fe) && fe.Code == fault.Auth
+			break
+		}
 		lk.conn = conn
 		replayed, failed, err = s.register(ctx, g, lk)
 		if err != nil {
 			_ = conn.Close()
+			if try == 0 && notManaged(err) && ctx.Err() == nil {
+				*lk = link{regSeq: map[string]uint64{}}
+				continue
+			}
 		}
+		break
 	}
 	if err != nil && (socket || refused || ctx.Err() != nil) {
 		return err

@@ -72,6 +72,7 @@ func newEditor(t *testing.T, s *servertest.Server, token string) *editor {
 	t.Helper()
 	ctx := context.Background()
 	e := &editor{seen: make(chan struct{}, 100)}
+	s.Claim(graphKey) // as a web editor's POST /api/sync does before it opens the graph
 	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: token}, AckTimeout: 5 * time.Second,
 		OnBroadcast: func(msg json.RawMessage, _ uint64) {
 			var m map[string]any

@@ -91,6 +91,9 @@ type AuthResult struct {
 type Options struct {
 	// Token is the user's JWT, sent once in the authenticate frame.
 	Token string
+	// Server is the server's URL as the user gave it, named in the sentence of a
+	// refused token (what to log in to again).
+	Server string
 	// HTTPClient for the handshake (its Timeout is ignored: a socket lives long).
 	HTTPClient *http.Client
 	// DialTimeout bounds connecting (default 15 s); AuthTimeout the authResult
@@ -110,7 +113,7 @@ func Dial(ctx context.Context, addr string, opt Options) (*websocket.Conn, AuthR
 		opt.AuthTimeout = DefaultAuthTimeout
 	}
 	if strings.TrimSpace(opt.Token) == "" {
-		return nil, AuthResult{}, &fault.Error{Code: fault.Auth, Message: "no token for the Nodius server — run 'nodius-ai auth login --server URL', or give --token or NODIUS_AI_TOKEN"}
+		return nil, AuthResult{}, &fault.Error{Code: fault.Auth, Message: "no token for the Nodius server" + at(opt.Server) + " — run 'nodius-ai auth login --server " + serverOr(opt.Server) + "', or give --token or NODIUS_AI_TOKEN"}
 	}
 	var hc *http.Client
 	if opt.HTTPClient != nil {
@@ -151,12 +154,12 @@ func authenticate(ctx context.Context, conn *websocket.Conn, opt Options) (AuthR
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"type": "authenticate", "token": opt.Token})
 	if err := conn.Write(actx, websocket.MessageText, body); err != nil {
-		return AuthResult{}, handshakeError(ctx, err)
+		return AuthResult{}, handshakeError(ctx, err, opt.Server)
 	}
 	for {
 		typ, data, err := conn.Read(actx)
 		if err != nil {
-			return AuthResult{}, handshakeError(ctx, err)
+			return AuthResult{}, handshakeError(ctx, err, opt.Server)
 		}
 		if typ != websocket.MessageText {
 			continue
@@ -179,31 +182,47 @@ func authenticate(ctx context.Context, conn *websocket.Conn, opt Options) (AuthR
 			case "Not authenticated. Send authenticate message first.":
 				continue // an answer to a frame sent before ours was read: wait for ours
 			}
-			return res, refused(res.Error)
+			return res, refused(res.Error, opt.Server)
 		}
 		return res, nil
 	}
 }
 
 // refused is the error of a token the server did not accept.
-func refused(serverSaid string) error {
+func refused(serverSaid, server string) error {
 	why := strings.TrimSpace(serverSaid)
 	if why == "" {
 		why = "authentication failed"
 	}
 	return &fault.Error{Code: fault.Auth, Message: fmt.Sprintf(
-		"the server refused the token (%s): it may have expired or been revoked by a newer login — run 'nodius-ai auth login --server URL' again, or give a fresh --token",
-		strings.TrimSuffix(why, "."))}
+		"the server%s refused the token (%s): it may have expired or been revoked by a newer login — run 'nodius-ai auth login --server %s' again, or give a fresh --token",
+		at(server), strings.TrimSuffix(why, "."), serverOr(server))}
+}
+
+// at is " at SERVER", or "" when the server is not known.
+func at(server string) string {
+	if server == "" {
+		return ""
+	}
+	return " at " + fault.MaskCredentials(server)
+}
+
+// serverOr is the server's URL for a command to run, or the placeholder URL.
+func serverOr(server string) string {
+	if server == "" {
+		return "URL"
+	}
+	return fault.MaskCredentials(server)
 }
 
 // handshakeError classifies a failure during authenticate.
-func handshakeError(ctx context.Context, err error) error {
+func handshakeError(ctx context.Context, err error, server string) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	switch websocket.CloseStatus(err) {
 	case CloseAuthFailed:
-		return refused("")
+		return refused("", server)
 	case CloseAuthTimeout:
 		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err, Message: "the server timed out waiting for authentication — try again"}
 	}

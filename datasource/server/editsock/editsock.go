@@ -412,3 +412,14 @@ func nonNil(v []json.RawMessage) []json.RawMessage {
 	}
 	return v
 }
+
+// ForceSave asks the server to save the graph now (forceSave {_id, graphKey}):
+// it writes the graph from its memory to the database, tells every editor
+// (saveStatus, hasUnsavedChanges false), then acknowledges. Without it an edit
+// reaches the database with the next autosave, up to 30 s later (or never, when
+// the server stops meanwhile). The server answers only a socket registered on the
+// graph (it closes any other).
+func (c *Conn) ForceSave(ctx context.Context, graphKey string) error {
+	_, _, err := c.request(ctx, map[string]any{"type": "forceSave", "graphKey": graphKey})
+	return err
+}

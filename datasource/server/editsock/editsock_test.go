@@ -36,6 +36,8 @@ func TestRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	s.Claim("testgraph001")
+	s.Claim("nosuchgraph")
 	ctx := context.Background()
 	in := func(js string) []json.RawMessage { return []json.RawMessage{json.RawMessage(js)} }
 	c := dial(t, s.WSURL, "tok-alice")
@@ -133,6 +135,7 @@ func TestFramesAndPing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	s.Claim("testgraph001")
 	ctx := context.Background()
 	frames := make(chan editsock.Frame, 10)
 	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-alice"}, AckTimeout: 2 * time.Second,
