@@ -176,7 +176,7 @@ type creation struct {
 // applied. The server itself sends no ai:apply_action for it.
 func (ru *run) streamCreate(msg ResumeRequest, g datasource.CreateGraphPayload) (agent.Result, error) {
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
-	err := ru.r.c.streamAuthed(ru.ctx, msg.ID, func(auth nodiusws.AuthResult) (any, error) {
+	err := ru.r.c.streamAuthed(ru.ctx, ru.th.GraphKey, msg.ID, func(auth nodiusws.AuthResult) (any, error) {
 		key, err := ru.r.c.CreateGraph(ru.ctx, g, Workspace(auth))
 		if ru.ctx.Err() != nil {
 			return nil, ru.ctx.Err() // stopped: nothing is decided
@@ -418,7 +418,7 @@ func (r *Runner) newRun(ctx context.Context, th convo.Thread, rem threads.Remote
 // stream sends req on a new connection and handles the run to its end.
 func (ru *run) stream(id int64, req any) (agent.Result, error) {
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
-	err := ru.r.c.stream(ru.ctx, id, req, ru.handle)
+	err := ru.r.c.stream(ru.ctx, ru.th.GraphKey, id, req, ru.handle)
 	if err != nil {
 		// Keep what arrived, marked interrupted, even when the run's context is gone.
 		ru.closeCur(context.WithoutCancel(ru.ctx), convo.Interrupted)

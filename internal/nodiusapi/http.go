@@ -64,7 +64,8 @@ type Client struct {
 }
 
 // ParseServerURL checks a server URL (http:// or https://, a host, no query, no
-// fragment) and returns it without credentials nor a trailing slash.
+// fragment) and returns it without a trailing slash. Credentials in it are kept
+// for Server (masked) but never sent.
 func ParseServerURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -75,7 +76,6 @@ func ParseServerURL(raw string) (*url.URL, error) {
 		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
 			"the server URL %q must not have a query or a fragment", fault.MaskCredentials(raw))}
 	}
-	u.User = nil
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u, nil
@@ -191,6 +191,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body any) (Answer,
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	u := *c.base
+	u.User = nil
 	u.Path = strings.TrimRight(c.base.Path, "/") + path
 	u.RawPath = ""
 	if strings.Contains(path, "%") {
