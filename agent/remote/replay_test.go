@@ -186,6 +186,10 @@ func (r *replay) serve(w http.ResponseWriter, req *http.Request) {
 		_ = json.NewEncoder(w).Encode(map[string]any{"host": host, "port": p, "secure": false, "path": "/ws"})
 		return
 	}
+	if !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+		http.NotFound(w, req) // the recordings of 01–08 hold no other HTTP call
+		return
+	}
 	r.mu.Lock()
 	if len(r.syncs) <= r.conns {
 		r.errs = append(r.errs, "a socket was opened without asking /api/sync first")
@@ -500,9 +504,17 @@ func TestReplayApproveWithoutApplier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Nothing is approved: the server would record the action as executed the
+	// moment it sent ai:apply_action, with no editing socket here to apply it.
 	res2, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
-	if err != nil || res2.Decided == nil || res2.Decided.Outcome != convo.NotApplied || !strings.Contains(res2.Decided.ApplyError, "no editing connection") {
+	if ce, ok := fault.As(err); !ok || ce.Code == fault.Config || !strings.Contains(ce.Message, "nothing was approved") || res2.Decided != nil {
 		t.Fatalf("%+v %v", res2.Decided, err)
+	}
+	if strings.Contains(e.rp.sentTypes(), "ai:resume") {
+		t.Fatalf("the approval was sent: %s", e.rp.sentTypes())
+	}
+	if p, _ := e.store.PendingProposal(context.Background(), res.ThreadID); p == nil {
+		t.Fatal("the proposal is no longer pending")
 	}
 	e.rp.check(t)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -150,7 +151,121 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	if g != nil && d.Approved {
 		return ru.streamCreate(msg, *g)
 	}
+	if d.Approved {
+		// The server records an approved action as executed the moment it sends
+		// ai:apply_action: register on the graph first, and approve only once the
+		// server has accepted this terminal as an editor. If it will not, nothing
+		// is sent and the proposal stays pending on the server.
+		release, err := ru.prepare(rem.ID)
+		if err != nil {
+			return ru.fail(err)
+		}
+		defer release()
+	}
 	return ru.stream(msg.ID, msg)
+}
+
+// prepare takes the editing registration an approval will need, and learns what
+// was approved (the proposal shown here, or the one the server's thread holds).
+// It returns what releases the registration.
+func (ru *run) prepare(serverThread string) (release func(), err error) {
+	p := ru.pending
+	release = func() {}
+	if p != nil {
+		ru.approved = &p.Action
+	}
+	needs := p != nil && p.Action.Type != datasource.ConfigureNodeTypeAction && p.Action.Type != datasource.CreateGraphAction
+	prep, canPrepare := ru.r.applier.(nodiusws.Preparer)
+	if !needs {
+		if p == nil && canPrepare {
+			// A proposal this copy never saw (the web client's) or the tool-round
+			// limit: if the server's thread waits on a change, it is read from
+			// there, and the registration taken; if not, nothing is needed.
+			if a, ok := ru.r.serverProposal(ru.ctx, ru.th.GraphKey, serverThread); ok {
+				ru.approved = &a
+				held, err := prep.PrepareServerApply(ru.ctx, ru.th.GraphKey)
+				if err != nil {
+					return release, notApprovable(ru.th, err)
+				}
+				ru.held = held
+				return held.Release, nil
+			}
+		}
+		return release, nil
+	}
+	if !canPrepare {
+		return release, &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
+			"nothing was approved: the server leaves applying an approved change to the approving client, and this terminal has no editing connection to graph %q on %s (the data source is not that server) — approve it with --source server:%s, or in the web client; the proposal is still pending",
+			ru.th.GraphKey, ru.r.c.Server(), ru.r.c.Server())}
+	}
+	held, err := prep.PrepareServerApply(ru.ctx, ru.th.GraphKey)
+	if err != nil {
+		return release, notApprovable(ru.th, err)
+	}
+	ru.held = held
+	return held.Release, nil
+}
+
+// notApprovable is the error of an approval not sent because the editing
+// registration could not be had.
+func notApprovable(th convo.Thread, err error) error {
+	code, why := fault.Network, err.Error()
+	if fe, ok := fault.As(err); ok {
+		code = fe.Code
+		if code == fault.Config || code == fault.Decision {
+			code = fault.InvalidRequest // a runtime failure (exit 1), not a usage error
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &fault.Error{Code: code, Err: err, Message: fmt.Sprintf(
+		"nothing was approved: the change could not be applied, because the Nodius server did not take this terminal as an editor of graph %q (%s); the proposal is still pending — approve it again once that is fixed",
+		th.GraphKey, termtext.Strip(why))}
+}
+
+// serverProposal reads, from the server's history of the thread, the change its
+// assistant waits on (the last propose_* call), as the local tools read such a
+// call. ok is false when the thread waits on none (the tool-round limit) or it
+// cannot be read.
+func (r *Runner) serverProposal(ctx context.Context, graphKey, serverThread string) (datasource.Action, bool) {
+	msgs, err := r.c.Messages(ctx, serverThread)
+	if err != nil {
+		r.log.Warn("could not read the server's history of the thread", "thread", serverThread, "error", err.Error())
+		return datasource.Action{}, false
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		var calls []struct {
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(m.ToolCalls, &calls) != nil {
+			return datasource.Action{}, false
+		}
+		for j := len(calls) - 1; j >= 0; j-- {
+			c := calls[j].Function
+			if !strings.HasPrefix(c.Name, "propose_") {
+				continue
+			}
+			if r.src == nil {
+				return datasource.Action{}, false
+			}
+			a, _, err := tools.ParseProposal(ctx, r.src, graphKey, c.Name, c.Arguments)
+			if err != nil {
+				r.log.Warn("could not read the server's pending proposal", "thread", serverThread, "error", err.Error())
+				return datasource.Action{}, false
+			}
+			return a, true
+		}
+		return datasource.Action{}, false
+	}
+	return datasource.Action{}, false
 }
 
 // newGraphOf is the graph a create_graph proposal asks for (nil for any other).
@@ -389,11 +504,13 @@ type run struct {
 	runTag   string // makes the server's tool call ids unique in the thread
 	calls    int    // tool results recorded in this run
 	usage    convo.Usage
-	decision *convo.Decision // Resume: the decision sent
-	pending  *convo.Proposal // Resume: the proposal it decides (nil: unknown here)
-	decided  bool            // the decision is recorded
-	stopped  bool            // the run was ended here (an apply failed)
-	creation *creation       // Resume of a create_graph: what became of the graph
+	decision *convo.Decision    // Resume: the decision sent
+	pending  *convo.Proposal    // Resume: the proposal it decides (nil: unknown here)
+	decided  bool               // the decision is recorded
+	stopped  bool               // the run was ended here (an apply failed)
+	creation *creation          // Resume of a create_graph: what became of the graph
+	approved *datasource.Action // Resume: the change approved, what ai:apply_action is checked against
+	held     nodiusws.Prepared  // Resume: the editing registration taken before approving
 }
 
 type toolStart struct {
@@ -447,6 +564,11 @@ func (ru *run) fail(err error) (agent.Result, error) {
 
 // handle takes one of the run's messages; done is true when the run is over.
 func (ru *run) handle(in Inbound) (done bool, err error) {
+	if in.Type != TypeApplyAction && ru.held != nil {
+		// The answer goes on without a change to apply (yet): the graph's other
+		// readers (a new proposal shown in full) must not wait on the registration.
+		ru.held.Release()
+	}
 	if in.Type == TypeApplyAction {
 		if ru.decision == nil || !ru.decision.Approved || ru.decided {
 			ru.r.log.Warn("ai:apply_action outside an approval: ignored", "thread", ru.th.ID)
@@ -803,13 +925,32 @@ func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.Ap
 	if a.Empty() {
 		return &datasource.ApplyResult{Applied: true, Note: "nothing to change"}, "the server's change was empty"
 	}
-	if ru.r.applier == nil {
+	if ru.approved == nil {
+		return &datasource.ApplyResult{}, "nothing was applied: the change the server sent cannot be checked against the proposal (it was not seen here, and the server's thread does not show it) — apply it from the web client"
+	}
+	if err := checkApply(*ru.approved, ru.th.GraphKey, *a); err != nil {
+		ru.r.log.Warn("remote apply_action beyond the proposal", "thread", ru.th.ID, "reason", err.Error())
+		return &datasource.ApplyResult{}, "nothing was applied: the server sent more than the approved proposal (" + termtext.Strip(err.Error()) + ")"
+	}
+	var rep nodiusws.ApplyReport
+	var err error
+	switch {
+	case ru.held != nil:
+		rep, err = ru.held.Apply(ru.ctx, *a)
+		ru.held.Release() // the continued answer may read the graph
+	case ru.r.applier != nil:
+		rep, err = ru.r.applier.ApplyServerAction(ru.ctx, ru.th.GraphKey, *a)
+	default:
 		return &datasource.ApplyResult{}, "this terminal has no editing connection to the server's graph, so nothing changed — apply it from the web client"
 	}
-	rep, err := ru.r.applier.ApplyServerAction(ru.ctx, ru.th.GraphKey, *a)
 	if err == nil && rep.Complete() {
-		return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: rep.NodesCreated, Edges: rep.EdgesCreated}},
-			doneText(rep, a)
+		done := doneText(rep, a)
+		if rep.SaveNote != "" {
+			done += "; " + rep.SaveNote
+		} else if rep.Saved {
+			done += "; saved"
+		}
+		return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: rep.NodesCreated, Edges: rep.EdgesCreated}}, done
 	}
 	why := rep.Reason
 	if why == "" && err != nil {

@@ -258,10 +258,37 @@ func propose(s *remotetest.Session) {
 // fakeApplier records what it is asked to apply and answers report (or, with
 // fail set, refuses the first step).
 type fakeApplier struct {
-	mu    sync.Mutex
-	calls []nodiusws.ApplyAction
+	mu       sync.Mutex
+	calls    []nodiusws.ApplyAction
+	graph    string
+	fail     string
+	refuse   string // PrepareServerApply fails with this
+	prepared int
+	released int
+}
+
+func (f *fakeApplier) PrepareServerApply(_ context.Context, graphKey string) (nodiusws.Prepared, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.refuse != "" {
+		return nil, &fault.Error{Code: fault.ServerError, Message: f.refuse}
+	}
+	f.prepared++
+	return &fakePrepared{f: f, graph: graphKey}, nil
+}
+
+type fakePrepared struct {
+	f     *fakeApplier
 	graph string
-	fail  string
+	once  sync.Once
+}
+
+func (p *fakePrepared) Apply(ctx context.Context, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+	return p.f.ApplyServerAction(ctx, p.graph, a)
+}
+
+func (p *fakePrepared) Release() {
+	p.once.Do(func() { p.f.mu.Lock(); p.f.released++; p.f.mu.Unlock() })
 }
 
 func (f *fakeApplier) ApplyServerAction(_ context.Context, graphKey string, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
@@ -403,6 +430,7 @@ func TestRefusedResumeLeavesProposalPending(t *testing.T) {
 	e.srv.SetResume(func(s *remotetest.Session) {
 		s.Raw(`{"type":"ai:error","_id":` + jsonInt(s.Req.ID) + `,"error":"Le service IA est temporairement surchargé","code":"rate_limit","retryable":true}`)
 	})
+	e.run.SetApplier(&fakeApplier{})
 	_, err = e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
 	ce, ok := fault.As(err)
 	if !ok || ce.Code != fault.RateLimit || !ce.Retryable {
@@ -474,8 +502,9 @@ func TestBadTokenIsAuthError(t *testing.T) {
 	if ce, ok := fault.As(err); !ok || ce.Code != fault.Auth || ce.Retryable || !strings.Contains(ce.Message, "refused the token") {
 		t.Fatalf("error %v", err)
 	}
-	if e.srv.AuthFailures() != 1 || len(e.srv.Received()) != 0 {
-		t.Fatalf("%d refused sockets, %d requests: want one refusal and no retry", e.srv.AuthFailures(), len(e.srv.Received()))
+	// POST /api/sync, asked before the socket is opened, refuses it first.
+	if e.srv.AuthFailures() > 1 || len(e.srv.Received()) != 0 || len(e.srv.Syncs()) > 1 {
+		t.Fatalf("%d refused sockets, %d requests, %d syncs: want one refusal and no retry", e.srv.AuthFailures(), len(e.srv.Received()), len(e.srv.Syncs()))
 	}
 	_, err = c.Threads(context.Background(), "demo")
 	if ce, ok := fault.As(err); !ok || ce.Code != fault.Auth || ce.Status != 401 {
@@ -692,7 +721,8 @@ func TestOtherRunsMessagesIgnored(t *testing.T) {
 func TestResumeWebClientThread(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, nil)
-	th := e.srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1"}, Action: json.RawMessage(deleteAction), Apply: json.RawMessage(deleteApply)},
+	th := e.srv.NewThread("demo", &remotetest.Pending{ToolCall: map[string]any{"id": "w1", "name": "propose_delete_node", "args": map[string]any{"nodeKey": "fetch-api", "reason": "asked"}},
+		Action: json.RawMessage(deleteAction), Apply: json.RawMessage(deleteApply)},
 		map[string]any{"role": "user", "content": "remove fetch-api please"})
 	ap := &fakeApplier{}
 	e.run.SetApplier(ap)

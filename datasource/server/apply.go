@@ -333,18 +333,37 @@ func (s *Source) PrepareServerApply(ctx context.Context, graphKey string) (nodiu
 
 // prepared is a held registration (nodiusws.Prepared).
 type prepared struct {
-	s    *Source
-	f    *follower
-	end  func()
-	once sync.Once
+	s        *Source
+	f        *follower
+	end      func()
+	mu       sync.Mutex
+	released bool
 }
 
-func (p *prepared) Release() { p.once.Do(p.end) }
+func (p *prepared) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.released {
+		p.released = true
+		p.end()
+	}
+}
 
 func (p *prepared) Apply(ctx context.Context, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
 	if a.Empty() {
 		return nodiusws.ApplyReport{}, nil
 	}
+	p.mu.Lock()
+	if p.released {
+		// Let go meanwhile (the run went on to other frames): taken again.
+		end, err := p.f.begin(ctx, true)
+		if err != nil {
+			p.mu.Unlock()
+			return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+		}
+		p.end, p.released = end, false
+	}
+	p.mu.Unlock()
 	f := p.f
 	// The assistant answered in between: the socket may have dropped, or the
 	// registration been lost. Made current again (routed and registered anew if
