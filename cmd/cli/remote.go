@@ -157,6 +157,15 @@ func remoteRunner(ctx context.Context, f *Factory) (*Runtime, error) {
 // server, including one started in the web client, whose copy is made here.
 func resolveRemoteThread(ctx context.Context, rt *Runtime, arg, graph string, anyServerThread bool) (string, error) {
 	if anyServerThread {
+		if _, err := threadsResolve(ctx, rt.Store, arg); err != nil {
+			// Not a local thread: a server thread's id, or its start as threads
+			// list --remote shows it.
+			full, err := serverThreadID(ctx, rt, arg)
+			if err != nil {
+				return "", err
+			}
+			arg = full
+		}
 		if id, err := rt.Store.FindRemote(ctx, rt.Remote.Client().Server(), arg); err == nil {
 			return id, nil
 		}
@@ -179,6 +188,35 @@ func resolveRemoteThread(ctx context.Context, rt *Runtime, arg, graph string, an
 		return "", err
 	}
 	return th.ID, nil
+}
+
+// serverThreadID turns a server thread id as threads list --remote shows it — a
+// prefix, cut with "…" — into the full id, looked up in the server's list of the
+// user's threads. A full id, or a prefix no server thread has, is returned as
+// given (the server says whether it knows it); a prefix several share is a usage
+// error naming them.
+func serverThreadID(ctx context.Context, rt *Runtime, arg string) (string, error) {
+	prefix := strings.TrimSuffix(strings.TrimSpace(arg), "…")
+	if len(prefix) >= 64 || len(prefix) < 4 {
+		return prefix, nil
+	}
+	list, err := rt.Remote.Client().Threads(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, t := range list {
+		if strings.HasPrefix(t.ID, prefix) {
+			found = append(found, t.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return prefix, nil
+	case 1:
+		return found[0], nil
+	}
+	return "", usageError("%s is the start of %d threads on the server (%s): give more of the id", prefix, len(found), strings.Join(found, ", "))
 }
 
 // runRemoteThreadsList prints the caller's threads on the server (of one graph
@@ -245,6 +283,8 @@ func runRemoteThreadShow(cmd *cobra.Command, f *Factory, id, format string, with
 		if rem, ok, err := rt.Store.RemoteOf(ctx, local); err == nil && ok && rem.ID != "" && rem.Server == rt.Remote.Client().Server() {
 			serverID = rem.ID
 		}
+	} else if serverID, err = serverThreadID(ctx, rt, id); err != nil {
+		return err
 	}
 	msgs, err := rt.Remote.Client().Messages(ctx, serverID)
 	if err != nil {
@@ -320,6 +360,13 @@ func runRemoteDelete(cmd *cobra.Command, f *Factory, args []string, yes bool) er
 	var targets []target
 	for _, a := range args {
 		t := target{serverID: a}
+		if _, err := threadsResolve(ctx, rt.Store, a); err != nil {
+			full, err := serverThreadID(ctx, rt, a)
+			if err != nil {
+				return err
+			}
+			a, t.serverID = full, full
+		}
 		if id, err := rt.Store.FindRemote(ctx, server, a); err == nil {
 			t.localID = id
 		} else if id, err := threadsResolve(ctx, rt.Store, a); err == nil {
