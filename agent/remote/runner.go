@@ -606,9 +606,62 @@ func (ru *run) handle(in Inbound) (done bool, err error) {
 		return true, ru.complete(in)
 	case TypeError:
 		ru.keepCreated()
+		if done, err := ru.earlierApproval(in); done {
+			return true, err
+		}
 		return true, serverError(in)
 	}
 	return false, nil
+}
+
+// earlierApproval answers an approval the server no longer waits on ("No pending
+// action…") while this copy still shows the proposal pending: an earlier approve
+// reached the server and was cut before it recorded what became of the change.
+// The live graph tells: a change that is in it is recorded as applied (said so,
+// and not applied again); one that is not is recorded as not applied, saying why.
+// done is false when the graph cannot tell (a creation, whose keys the server
+// chose): the server's error is then said as it is.
+func (ru *run) earlierApproval(in Inbound) (done bool, err error) {
+	p, d := ru.pending, ru.decision
+	if p == nil || d == nil || !d.Approved || ru.decided || ru.r.src == nil || !strings.HasPrefix(in.Error, "No pending action") {
+		return false, nil
+	}
+	if c := datasource.CreatedKeys(p.Action); len(c.Nodes)+len(c.Edges) > 0 || creates(p.Action) {
+		return false, nil
+	}
+	landed, lerr := datasource.Landed(ru.ctx, ru.r.src, ru.th.GraphKey, p.Action)
+	if lerr != nil {
+		ru.r.log.Warn("could not read the graph to tell whether an earlier approval landed", "thread", ru.th.ID, "error", lerr.Error())
+		return false, nil
+	}
+	ru.decided = true
+	if landed {
+		ru.emit(convo.Event{Type: convo.EventNote, Text: fmt.Sprintf(
+			"proposal %s had been approved by an earlier approve that was cut before it recorded it, and the graph holds the change: it is recorded as applied now, and was not applied again", p.ID)})
+		return true, ru.decide(p, *d, &datasource.ApplyResult{Applied: true, Note: "applied by an earlier approve"}, "it was applied by an earlier approve (the graph holds it)")
+	}
+	why := "the server no longer waits on it (an earlier approve reached it, or it was decided in the web client) and the graph does not hold the change: it was not applied — ask for it again if you still want it"
+	if err := ru.decide(p, *d, &datasource.ApplyResult{}, why); err != nil {
+		return true, err
+	}
+	return true, &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf("proposal %s was not applied: %s", p.ID, why)}
+}
+
+// creates reports whether a runs a creation whose keys the server chooses.
+func creates(a datasource.Action) bool {
+	switch a.Type {
+	case datasource.CreateNodeAction, datasource.CreateEdgeAction, datasource.CreateNodeWithEdgesAction, datasource.ConfigureNodeTypeAction, datasource.CreateGraphAction:
+		return true
+	case datasource.BatchAction:
+		if a.Batch != nil {
+			for _, s := range a.Batch.Actions {
+				if creates(s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // addUsage counts one model call's tokens: on the message being received (the

@@ -368,6 +368,17 @@ func (s *Server) Live(graphKey string) *nodiusgraph.Graph {
 	return nil
 }
 
+// Saved returns a copy of the graph as POST /api/graph/get answers it: the state
+// last saved (Save, forceSave), nil for an unknown graph.
+func (s *Server) Saved(graphKey string) *nodiusgraph.Graph {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.saved[graphKey]; g != nil {
+		return g.Clone()
+	}
+	return nil
+}
+
 // LastTime is the last moment (ms) the stand-in gave an edit or a save: a
 // registration from it gets the messages made after.
 func (s *Server) LastTime() int64 {
