@@ -39,7 +39,9 @@ func TestRemoteApprovalAppliesThroughTheEditingSocket(t *testing.T) {
 		s.Complete("Deleted.")
 	})
 
-	// carol has the graph open in the web editor.
+	// carol has the graph open in the web editor (her page claimed it through
+	// POST /api/sync first).
+	graph.Claim(servertest.SeedGraphKey)
 	got := make(chan map[string]any, 16)
 	carol, err := editsock.Dial(context.Background(), srv.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"},
 		AckTimeout: 5 * time.Second, OnBroadcast: func(msg json.RawMessage, _ uint64) {
