@@ -20,6 +20,7 @@ import (
 func secondClient(t *testing.T, s *servertest.Server) (*editsock.Conn, chan map[string]any) {
 	t.Helper()
 	got := make(chan map[string]any, 16)
+	s.Claim(servertest.SeedGraphKey) // as carol's web editor asks POST /api/sync before it opens the graph
 	c, err := editsock.Dial(context.Background(), s.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"},
 		AckTimeout: 5 * time.Second, OnBroadcast: func(msg json.RawMessage, _ uint64) {
 			var m map[string]any
