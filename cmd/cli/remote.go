@@ -16,6 +16,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/credstore"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusws"
 	"github.com/nodius/nodius-ai/internal/termtext"
@@ -59,7 +60,7 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 	if err != nil {
 		return nil, err
 	}
-	c, err := remote.New(remote.Options{BaseURL: url, WSURL: cfg.WSURL, Token: token, Logger: logger,
+	c, err := remote.New(remote.Options{BaseURL: url, WSURL: wsURLFor(cfg, url), Token: token, Logger: logger,
 		MaxFrameBytes: remoteFrameBytes(cfg.Limits), MaxHTTPBytes: cfg.Limits.WithDefaults().MaxSnapshotBytes})
 	if err != nil {
 		return nil, err
@@ -79,6 +80,22 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 	}
 	f.rt = rt
 	return rt, nil
+}
+
+// wsURLFor is the configured WebSocket address (--ws-url, NODIUS_AI_WS_URL,
+// ws_url) when serverURL is the server the configuration names, else "": the
+// override is for one server, and a thread's recorded server (another host) is
+// routed by its own /api/sync.
+func wsURLFor(cfg *config.Config, serverURL string) string {
+	if cfg.WSURL == "" {
+		return ""
+	}
+	want, err1 := credstore.Host(cfg.ConfiguredServer())
+	got, err2 := credstore.Host(serverURL)
+	if err1 != nil || err2 != nil || want != got {
+		return ""
+	}
+	return cfg.WSURL
 }
 
 // remoteFrameBytes bounds one frame from the server: max_stream_line_bytes when set,
