@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // The server's assistant, once a proposal is approved, sends the approving client
@@ -138,7 +138,7 @@ func orZero(sheet string) string {
 // checkApply returns nil when everything a asks to change is part of the
 // approved proposal p on graphKey, else an error saying the first thing that is
 // not (nothing of a is then to be applied).
-func checkApply(p datasource.Action, graphKey string, a nodiusws.ApplyAction) error {
+func checkApply(p datasource.Action, graphKey string, a nodiusapi.ApplyAction) error {
 	e, err := expect(p)
 	if err != nil {
 		return err

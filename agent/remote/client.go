@@ -17,7 +17,6 @@ import (
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusapi"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -26,7 +25,7 @@ type Options struct {
 	// BaseURL is the server's REST base (http:// or https://).
 	BaseURL string
 	// WSURL overrides where the WebSocket is (--ws-url, NODIUS_AI_WS_URL, ws_url);
-	// empty, it is derived from BaseURL by nodiusws.Address.
+	// empty, it is derived from BaseURL by nodiusapi.Address.
 	WSURL string
 	// Token is the user's JWT: sent once in the WebSocket's authenticate frame and
 	// as a bearer token on HTTP calls to BaseURL. It is never logged, printed or stored.
@@ -45,7 +44,7 @@ type Options struct {
 	// StallTimeout ends a run that receives no ai:* message for that long while the
 	// connection stays up (default 3 min: the model may think quietly for a while).
 	StallTimeout time.Duration
-	// MaxFrameBytes bounds one frame from the server (default nodiusws.MaxFrameBytes).
+	// MaxFrameBytes bounds one frame from the server (default nodiusapi.MaxFrameBytes).
 	MaxFrameBytes int
 	// MaxHTTPBytes bounds one answer of the HTTP API (a long thread's history may
 	// be large; default 32 MiB).
@@ -90,7 +89,7 @@ func New(opt Options) (*Client, error) {
 		opt.StallTimeout = 3 * time.Minute
 	}
 	if opt.MaxFrameBytes <= 0 {
-		opt.MaxFrameBytes = nodiusws.MaxFrameBytes
+		opt.MaxFrameBytes = nodiusapi.MaxFrameBytes
 	}
 	if opt.MaxHTTPBytes <= 0 {
 		opt.MaxHTTPBytes = 32 << 20
@@ -133,7 +132,7 @@ var errDropped = errors.New("connection to the server lost")
 // socket only (ai:interrupt would abort every session on the server, other users'
 // too: packages/server/src/ai/wsAIController.ts).
 func (c *Client) stream(ctx context.Context, graphKey string, id int64, req any, h handler) error {
-	return c.streamAuthed(ctx, graphKey, id, func(nodiusws.AuthResult) (any, error) { return req, nil }, h)
+	return c.streamAuthed(ctx, graphKey, id, func(nodiusapi.AuthResult) (any, error) { return req, nil }, h)
 }
 
 // streamAuthed is stream with the request built once the connection is
@@ -141,7 +140,7 @@ func (c *Client) stream(ctx context.Context, graphKey string, id int64, req any,
 // create_graph first creates the graph in the user's workspace, and the decision
 // sent says what became of it. An error from build ends the run before anything is
 // sent.
-func (c *Client) streamAuthed(ctx context.Context, graphKey string, id int64, build func(nodiusws.AuthResult) (any, error), h handler) error {
+func (c *Client) streamAuthed(ctx context.Context, graphKey string, id int64, build func(nodiusapi.AuthResult) (any, error), h handler) error {
 	conn, auth, err := c.dial(ctx, graphKey)
 	if err != nil {
 		return err
@@ -300,16 +299,16 @@ func (c *Client) lost(err error) error {
 // (POST /api/sync, as the web client asks before it opens the assistant: in a
 // cluster only the graph's manager reads it live) and authenticates it. Home mode
 // (graph "home", or none) is routed as no graph.
-func (c *Client) dial(ctx context.Context, graphKey string) (*websocket.Conn, nodiusws.AuthResult, error) {
+func (c *Client) dial(ctx context.Context, graphKey string) (*websocket.Conn, nodiusapi.AuthResult, error) {
 	instance := nodiusapi.HomeInstance
 	if graphKey != "" && !tools.IsHome(graphKey) {
 		instance = nodiusapi.GraphInstance(graphKey)
 	}
 	addr, err := c.api.SocketAddress(ctx, instance)
 	if err != nil {
-		return nil, nodiusws.AuthResult{}, err
+		return nil, nodiusapi.AuthResult{}, err
 	}
-	conn, auth, err := nodiusws.Dial(ctx, addr, nodiusws.Options{Token: c.opt.Token, HTTPClient: c.api.HTTPClient(), Server: c.Server(),
+	conn, auth, err := nodiusapi.DialSocket(ctx, addr, nodiusapi.SocketOptions{Token: c.opt.Token, HTTPClient: c.api.HTTPClient(), Server: c.Server(),
 		DialTimeout: c.opt.DialTimeout, AuthTimeout: c.opt.AuthTimeout})
 	if err != nil {
 		return nil, auth, err

@@ -16,7 +16,7 @@ import (
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
 )
@@ -44,7 +44,7 @@ type Runner struct {
 
 	// applier carries out the server's ai:apply_action through the editing
 	// protocol; nil: an approved change cannot be applied from here (said so).
-	applier nodiusws.Applier
+	applier nodiusapi.Applier
 	limits  config.Limits
 }
 
@@ -60,7 +60,7 @@ func NewRunner(c *Client, store Store, src datasource.Source, log *slog.Logger) 
 
 // SetApplier sets what applies approved changes (the server data source's editing
 // WebSocket). Call it before the first run.
-func (r *Runner) SetApplier(a nodiusws.Applier) { r.applier = a }
+func (r *Runner) SetApplier(a nodiusapi.Applier) { r.applier = a }
 
 // SetLimits sets the size bounds of remote runs: the same keys, and the same
 // errors, as local runs (unset ones get their defaults). Call it before the first run.
@@ -175,7 +175,7 @@ func (ru *run) prepare(serverThread string) (release func(), err error) {
 		ru.approved = &p.Action
 	}
 	needs := p != nil && p.Action.Type != datasource.ConfigureNodeTypeAction && p.Action.Type != datasource.CreateGraphAction
-	prep, canPrepare := ru.r.applier.(nodiusws.Preparer)
+	prep, canPrepare := ru.r.applier.(nodiusapi.Preparer)
 	if !needs {
 		if p == nil && canPrepare {
 			// A proposal this copy never saw (the web client's) or the tool-round
@@ -291,7 +291,7 @@ type creation struct {
 // applied. The server itself sends no ai:apply_action for it.
 func (ru *run) streamCreate(msg ResumeRequest, g datasource.CreateGraphPayload) (agent.Result, error) {
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
-	err := ru.r.c.streamAuthed(ru.ctx, ru.th.GraphKey, msg.ID, func(auth nodiusws.AuthResult) (any, error) {
+	err := ru.r.c.streamAuthed(ru.ctx, ru.th.GraphKey, msg.ID, func(auth nodiusapi.AuthResult) (any, error) {
 		key, err := ru.r.c.CreateGraph(ru.ctx, g, Workspace(auth))
 		if ru.ctx.Err() != nil {
 			return nil, ru.ctx.Err() // stopped: nothing is decided
@@ -510,7 +510,7 @@ type run struct {
 	stopped  bool               // the run was ended here (an apply failed)
 	creation *creation          // Resume of a create_graph: what became of the graph
 	approved *datasource.Action // Resume: the change approved, what ai:apply_action is checked against
-	held     nodiusws.Prepared  // Resume: the editing registration taken before approving
+	held     nodiusapi.Prepared // Resume: the editing registration taken before approving
 }
 
 type toolStart struct {
@@ -905,7 +905,7 @@ func (ru *run) propose(it Interrupt) error {
 // ai:apply_action (apply), written by the server itself (configure_node_type), or
 // not applied. A change not applied in full ends the run here: the continued
 // answer would tell the model's version of it.
-func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
+func (ru *run) recordDecision(apply *nodiusapi.ApplyAction) error {
 	ru.decided = true
 	d := *ru.decision
 	p := ru.pending
@@ -962,7 +962,7 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 // apply carries out an approved proposal's change and says, in words fit for the
 // person who approved it, what was applied (res.Applied) or why it was not, and
 // what was applied before a step was refused.
-func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.ApplyResult, string) {
+func (ru *run) apply(p *convo.Proposal, a *nodiusapi.ApplyAction) (*datasource.ApplyResult, string) {
 	if a == nil {
 		switch {
 		case ru.creation != nil:
@@ -985,7 +985,7 @@ func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.Ap
 		ru.r.log.Warn("remote apply_action beyond the proposal", "thread", ru.th.ID, "reason", err.Error())
 		return &datasource.ApplyResult{}, "nothing was applied: the server sent more than the approved proposal (" + termtext.Strip(err.Error()) + ")"
 	}
-	var rep nodiusws.ApplyReport
+	var rep nodiusapi.ApplyReport
 	var err error
 	switch {
 	case ru.held != nil:
@@ -1027,7 +1027,7 @@ func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.Ap
 }
 
 // doneText lists what a report says was applied.
-func doneText(rep nodiusws.ApplyReport, a *nodiusws.ApplyAction) string {
+func doneText(rep nodiusapi.ApplyReport, a *nodiusapi.ApplyAction) string {
 	var parts []string
 	if rep.Instructions > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d instruction(s)", rep.Instructions, len(a.Instructions)))

@@ -24,7 +24,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -259,7 +259,7 @@ func propose(s *remotetest.Session) {
 // fail set, refuses the first step).
 type fakeApplier struct {
 	mu       sync.Mutex
-	calls    []nodiusws.ApplyAction
+	calls    []nodiusapi.ApplyAction
 	graph    string
 	fail     string
 	refuse   string // PrepareServerApply fails with this
@@ -267,7 +267,7 @@ type fakeApplier struct {
 	released int
 }
 
-func (f *fakeApplier) PrepareServerApply(_ context.Context, graphKey string) (nodiusws.Prepared, error) {
+func (f *fakeApplier) PrepareServerApply(_ context.Context, graphKey string) (nodiusapi.Prepared, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.refuse != "" {
@@ -283,7 +283,7 @@ type fakePrepared struct {
 	once  sync.Once
 }
 
-func (p *fakePrepared) Apply(ctx context.Context, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+func (p *fakePrepared) Apply(ctx context.Context, a nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error) {
 	return p.f.ApplyServerAction(ctx, p.graph, a)
 }
 
@@ -291,15 +291,15 @@ func (p *fakePrepared) Release() {
 	p.once.Do(func() { p.f.mu.Lock(); p.f.released++; p.f.mu.Unlock() })
 }
 
-func (f *fakeApplier) ApplyServerAction(_ context.Context, graphKey string, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+func (f *fakeApplier) ApplyServerAction(_ context.Context, graphKey string, a nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, a)
 	f.graph = graphKey
 	if f.fail != "" {
-		return nodiusws.ApplyReport{Instructions: len(a.Instructions), Failed: "batchDeleteElements", Reason: f.fail}, errors.New(f.fail)
+		return nodiusapi.ApplyReport{Instructions: len(a.Instructions), Failed: "batchDeleteElements", Reason: f.fail}, errors.New(f.fail)
 	}
-	return nodiusws.ApplyReport{Instructions: len(a.Instructions), NodesDeleted: a.NodeKeysToDelete, EdgesDeleted: a.EdgeKeysToDelete}, nil
+	return nodiusapi.ApplyReport{Instructions: len(a.Instructions), NodesDeleted: a.NodeKeysToDelete, EdgesDeleted: a.EdgeKeysToDelete}, nil
 }
 
 func TestProposalThenApprove(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/credstore"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/tui"
@@ -69,9 +69,9 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 	rt.Remote = remote.NewRunner(c, store, src, logger)
 	rt.Remote.SetLimits(cfg.Limits)
 	// Approved changes are applied through the editing WebSocket of the same
-	// server (the server: data source implements nodiusws.Applier); a source of
+	// server (the server: data source implements nodiusapi.Applier); a source of
 	// another server never gets this server's changes, nor its token.
-	if a, ok := src.(nodiusws.Applier); ok && sameServer(cfg.Source, cfg.Agent) {
+	if a, ok := src.(nodiusapi.Applier); ok && sameServer(cfg.Source, cfg.Agent) {
 		rt.Remote.SetApplier(a)
 	}
 	rt.Runner = rt.Remote

@@ -12,10 +12,9 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // Step kinds: the editing messages a change is made of.
@@ -79,7 +78,7 @@ func (st step) onto(g *nodiusgraph.Graph) error {
 }
 
 // send sends the step on the socket and waits for its acknowledgement.
-func (st step) send(ctx context.Context, c *editsock.Conn) error {
+func (st step) send(ctx context.Context, c *nodiusapi.Editor) error {
 	switch st.kind {
 	case stepInstructions:
 		return c.ApplyInstructions(ctx, st.instructions)
@@ -99,16 +98,16 @@ func rawList(objs []map[string]any) []json.RawMessage {
 }
 
 // chunk splits instruction steps into messages the server takes (at most
-// editsock.MaxInstructions each: it closes the socket on more).
+// nodiusapi.MaxInstructions each: it closes the socket on more).
 func chunk(steps []step) []step {
 	var out []step
 	for _, st := range steps {
-		if st.kind != stepInstructions || len(st.instructions) <= editsock.MaxInstructions {
+		if st.kind != stepInstructions || len(st.instructions) <= nodiusapi.MaxInstructions {
 			out = append(out, st)
 			continue
 		}
-		for i := 0; i < len(st.instructions); i += editsock.MaxInstructions {
-			out = append(out, step{kind: stepInstructions, instructions: st.instructions[i:min(i+editsock.MaxInstructions, len(st.instructions))]})
+		for i := 0; i < len(st.instructions); i += nodiusapi.MaxInstructions {
+			out = append(out, step{kind: stepInstructions, instructions: st.instructions[i:min(i+nodiusapi.MaxInstructions, len(st.instructions))]})
 		}
 	}
 	return out
@@ -127,8 +126,8 @@ func chunk(steps []step) []step {
 // go on the new socket; one that did not land ends the run, nothing after it
 // sent; one that cannot be told ends it with Unsure set. So a change is never
 // sent twice, and what is reported is what the graph holds.
-func run(ctx context.Context, f *follower, lk *link, steps []step) (nodiusws.ApplyReport, int, error) {
-	var rep nodiusws.ApplyReport
+func run(ctx context.Context, f *follower, lk *link, steps []step) (nodiusapi.ApplyReport, int, error) {
+	var rep nodiusapi.ApplyReport
 	count := func(st step) {
 		switch st.kind {
 		case stepInstructions:
@@ -149,7 +148,7 @@ func run(ctx context.Context, f *follower, lk *link, steps []step) (nodiusws.App
 		if err := st.send(ctx, lk.conn); err != nil {
 			rep.Failed = st.kind
 			rep.Reason = reasonOf(err)
-			var re *editsock.RefusedError
+			var re *nodiusapi.RefusedError
 			if errors.As(err, &re) || ctx.Err() != nil {
 				f.mu.Lock()
 				if st.kind == stepInstructions && re != nil {
@@ -251,7 +250,7 @@ func (f *follower) save(ctx context.Context) string {
 			return ""
 		}
 		why = reasonOf(err)
-		var re *editsock.RefusedError
+		var re *nodiusapi.RefusedError
 		if errors.As(err, &re) || ctx.Err() != nil {
 			break
 		}
@@ -267,7 +266,7 @@ func saveNote(why string) string {
 func keyOf(o map[string]any) string { s, _ := o["_key"].(string); return s }
 
 func reasonOf(err error) string {
-	var re *editsock.RefusedError
+	var re *nodiusapi.RefusedError
 	if errors.As(err, &re) {
 		return re.Message
 	}
@@ -303,14 +302,14 @@ func sheetHint(g *nodiusgraph.Graph, st step) string {
 // deleted nodes' edges added (batchDeleteElements), each after the previous
 // acknowledgement, then forceSave. The report says what was applied, also when a
 // step is refused; the error then says it in a sentence.
-func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error) {
 	if a.Empty() {
-		return nodiusws.ApplyReport{}, nil
+		return nodiusapi.ApplyReport{}, nil
 	}
 	p, err := s.PrepareServerApply(ctx, graphKey)
 	if err != nil {
 		// Nothing was sent: the report says the first step never happened.
-		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+		return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
 	}
 	defer p.Release()
 	return p.Apply(ctx, a)
@@ -318,8 +317,8 @@ func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiu
 
 // PrepareServerApply registers on the graph (routed through /api/sync, every
 // sheet) and holds the registration for one Apply: the server's assistant is
-// approved only once this succeeded (nodiusws.Preparer).
-func (s *Source) PrepareServerApply(ctx context.Context, graphKey string) (nodiusws.Prepared, error) {
+// approved only once this succeeded (nodiusapi.Preparer).
+func (s *Source) PrepareServerApply(ctx context.Context, graphKey string) (nodiusapi.Prepared, error) {
 	f, err := s.follow(graphKey)
 	if err != nil {
 		return nil, err
@@ -331,7 +330,7 @@ func (s *Source) PrepareServerApply(ctx context.Context, graphKey string) (nodiu
 	return &prepared{s: s, f: f, end: end}, nil
 }
 
-// prepared is a held registration (nodiusws.Prepared).
+// prepared is a held registration (nodiusapi.Prepared).
 type prepared struct {
 	s        *Source
 	f        *follower
@@ -349,9 +348,9 @@ func (p *prepared) Release() {
 	}
 }
 
-func (p *prepared) Apply(ctx context.Context, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+func (p *prepared) Apply(ctx context.Context, a nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error) {
 	if a.Empty() {
-		return nodiusws.ApplyReport{}, nil
+		return nodiusapi.ApplyReport{}, nil
 	}
 	p.mu.Lock()
 	if p.released {
@@ -359,7 +358,7 @@ func (p *prepared) Apply(ctx context.Context, a nodiusws.ApplyAction) (nodiusws.
 		end, err := p.f.begin(ctx, true)
 		if err != nil {
 			p.mu.Unlock()
-			return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+			return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
 		}
 		p.end, p.released = end, false
 	}
@@ -369,14 +368,14 @@ func (p *prepared) Apply(ctx context.Context, a nodiusws.ApplyAction) (nodiusws.
 	// registration been lost. Made current again (routed and registered anew if
 	// need be) before anything is sent.
 	if err := f.ready(ctx, true); err != nil {
-		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+		return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
 	}
 	f.mu.Lock()
 	lk := f.lk
 	f.mu.Unlock()
 	if lk == nil {
 		err := &fault.Error{Code: fault.Network, Message: "no editing socket to the Nodius server"}
-		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Message}, err
+		return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Message}, err
 	}
 	sheet := a.SheetID
 	if sheet == "" {
@@ -395,7 +394,7 @@ func (p *prepared) Apply(ctx context.Context, a nodiusws.ApplyAction) (nodiusws.
 			for _, r := range list.raw {
 				var o map[string]any
 				if err := json.Unmarshal(r, &o); err != nil || o == nil {
-					return nodiusws.ApplyReport{Failed: stepCreate, Reason: "malformed node or edge in ai:apply_action"},
+					return nodiusapi.ApplyReport{Failed: stepCreate, Reason: "malformed node or edge in ai:apply_action"},
 						&fault.Error{Code: fault.ServerError, Message: "the server's ai:apply_action holds a node or edge that is not a JSON object: nothing was applied"}
 				}
 				*list.dst = append(*list.dst, o)
@@ -448,7 +447,7 @@ func withNodeEdges(g *nodiusgraph.Graph, sheet string, nodeKeys, edgeKeys []stri
 }
 
 // reportSentence says what a report holds: what was applied and what was refused.
-func reportSentence(r nodiusws.ApplyReport) string {
+func reportSentence(r nodiusapi.ApplyReport) string {
 	var done []string
 	if r.Instructions > 0 {
 		done = append(done, fmt.Sprintf("%d instruction(s)", r.Instructions))
@@ -542,7 +541,7 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 	}
 	if err != nil {
 		if sent == 0 {
-			var re *editsock.RefusedError
+			var re *nodiusapi.RefusedError
 			if errors.As(err, &re) {
 				return datasource.ApplyResult{}, &datasource.ConflictError{Err: fmt.Errorf(
 					"%w: the Nodius server refused the change (%s); nothing was applied", datasource.ErrGraphChanged, re.Message)}

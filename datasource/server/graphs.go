@@ -14,9 +14,8 @@ import (
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -113,7 +112,7 @@ func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayloa
 	if err := s.CanCreateGraph(ctx); err != nil {
 		return datasource.CreatedGraph{}, err
 	}
-	conn, err := s.dial(ctx, "", editsock.Options{})
+	conn, err := s.dial(ctx, "", nodiusapi.EditorOptions{})
 	if err != nil {
 		return datasource.CreatedGraph{}, err
 	}
@@ -181,7 +180,7 @@ func (e *CreateError) Error() string { return e.Reason }
 // user's first workspace, else the user's id. It is read from the authResult of a
 // socket of the same token, which is also what the server's assistant lists the
 // user's graphs from (wsAIController: workspaces[0] ?? userId).
-func Workspace(auth nodiusws.AuthResult) string {
+func Workspace(auth nodiusapi.AuthResult) string {
 	for _, w := range auth.Workspaces {
 		if w != "" {
 			return w

@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/internal/nodiusapi"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
 // dial opens an editing socket for graphKey where the server routes it: POST
@@ -15,7 +13,7 @@ import (
 // its editors, and the call makes the answering instance the manager when none
 // is. graphKey "" routes a socket that is about no graph (HomeInstance). The
 // token, the HTTP client and the server's name are filled in.
-func (s *Source) dial(ctx context.Context, graphKey string, opt editsock.Options) (*editsock.Conn, error) {
+func (s *Source) dial(ctx context.Context, graphKey string, opt nodiusapi.EditorOptions) (*nodiusapi.Editor, error) {
 	instance := nodiusapi.HomeInstance
 	if graphKey != "" {
 		instance = nodiusapi.GraphInstance(graphKey)
@@ -24,13 +22,13 @@ func (s *Source) dial(ctx context.Context, graphKey string, opt editsock.Options
 	if err != nil {
 		return nil, err
 	}
-	opt.Options = nodiusws.Options{Token: s.api.Token(), HTTPClient: s.api.HTTPClient(), Server: s.api.Server()}
-	return editsock.Dial(ctx, addr, opt)
+	opt.Options = nodiusapi.SocketOptions{Token: s.api.Token(), HTTPClient: s.api.HTTPClient(), Server: s.api.Server()}
+	return nodiusapi.DialEditor(ctx, addr, opt)
 }
 
 // notManaged reports whether err is a registration refused because the instance
 // does not manage the graph ("This server don't manage graph with key:KEY").
 func notManaged(err error) bool {
-	var re *editsock.RefusedError
+	var re *nodiusapi.RefusedError
 	return errors.As(err, &re) && nodiusapi.IsNotManaged(re.Message)
 }

@@ -32,7 +32,6 @@ import (
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/nodiusapi"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
 // DefaultTimeout bounds one HTTP request to the server (headers and body).
@@ -58,7 +57,7 @@ type Options struct {
 	// Token is the user's JWT: HTTP calls send it as a bearer token, the WebSocket
 	// in its authenticate frame. It goes to no other host.
 	Token string
-	// WSURL overrides where the WebSocket is (nodiusws.Address: by default
+	// WSURL overrides where the WebSocket is (nodiusapi.Address: by default
 	// wss://host/ws for an https server, ws://host:port+2000 for an http one).
 	WSURL string
 	// Timeout bounds each HTTP request (default DefaultTimeout).
@@ -85,7 +84,7 @@ type Options struct {
 
 // Source is a datasource.Source over a Nodius server. It also applies whole actions
 // (datasource.ActionApplier) and the server assistant's approved actions
-// (nodiusws.Applier) through the editing socket.
+// (nodiusapi.Applier) through the editing socket.
 type Source struct {
 	api     *nodiusapi.Client
 	ackWait time.Duration
@@ -105,7 +104,7 @@ var (
 	_ datasource.Snapshotter   = (*Source)(nil)
 	_ datasource.ActionApplier = (*Source)(nil)
 	_ datasource.Describer     = (*Source)(nil)
-	_ nodiusws.Applier         = (*Source)(nil)
+	_ nodiusapi.Applier        = (*Source)(nil)
 )
 
 // New checks the URLs and returns a Source; it sends no request.

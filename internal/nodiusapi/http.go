@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/nodius/nodius-ai/internal/fault"
 )
 
@@ -341,7 +342,8 @@ func (c *Client) netError(ctx context.Context, err error) error {
 		"cannot reach the Nodius server at %s (%s) — check the network and the server URL", where, Reason(err))}
 }
 
-// Reason is a short, credential-free reason for a network failure.
+// Reason is a short, credential-free reason for a network failure (the HTTP
+// API's and the WebSocket's alike).
 func Reason(err error) string {
 	var op *net.OpError
 	if errors.As(err, &op) && op.Err != nil {
@@ -350,6 +352,9 @@ func Reason(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) && ue.Err != nil {
 		return ue.Err.Error()
+	}
+	if s := websocket.CloseStatus(err); s != -1 {
+		return fmt.Sprintf("closed with code %d", s)
 	}
 	return "network error"
 }

@@ -174,7 +174,7 @@ type Options struct {
 	// Log, when set, is told each request and editing frame (one line each).
 	Log func(string)
 	// PairedPorts puts the WebSocket on the HTTP port + 2000, where the real
-	// server in plain HTTP mode has it (and where nodiusws.Address looks), on
+	// server in plain HTTP mode has it (where a server alone routes its sockets), on
 	// 127.0.0.1; HTTPAddr and WSAddr are then ignored.
 	PairedPorts bool
 }

@@ -21,10 +21,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
 	"github.com/nodius/nodius-ai/internal/nodiusapi"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
 func main() {
@@ -79,7 +77,7 @@ func run(args []string) error {
 		if err != nil {
 			return err
 		}
-		c, err := editsock.Dial(ctx, addr, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"},
+		c, err := nodiusapi.DialEditor(ctx, addr, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "tok-carol"},
 			OnBroadcast: func(msg json.RawMessage, _ uint64) { fmt.Println("received:", string(msg)) }})
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package nodiusws
+package nodiusapi
 
 import (
 	"context"
