@@ -14,8 +14,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -24,7 +25,7 @@ type Options struct {
 	// BaseURL is the server's REST base (http:// or https://).
 	BaseURL string
 	// WSURL overrides where the WebSocket is (--ws-url, NODIUS_AI_WS_URL, ws_url);
-	// empty, it is derived from BaseURL by nodiusws.Address.
+	// empty, it is derived from BaseURL by nodiusapi.Address.
 	WSURL string
 	// Token is the user's JWT: sent once in the WebSocket's authenticate frame and
 	// as a bearer token on HTTP calls to BaseURL. It is never logged, printed or stored.
@@ -43,7 +44,7 @@ type Options struct {
 	// StallTimeout ends a run that receives no ai:* message for that long while the
 	// connection stays up (default 3 min: the model may think quietly for a while).
 	StallTimeout time.Duration
-	// MaxFrameBytes bounds one frame from the server (default nodiusws.MaxFrameBytes).
+	// MaxFrameBytes bounds one frame from the server (default nodiusapi.MaxFrameBytes).
 	MaxFrameBytes int
 	// MaxHTTPBytes bounds one answer of the HTTP API (a long thread's history may
 	// be large; default 32 MiB).
@@ -55,37 +56,24 @@ type Options struct {
 // Client speaks to one Nodius server. It is safe for concurrent use; each run
 // opens its own WebSocket connection, so that closing it stops that run only.
 type Client struct {
-	opt   Options
-	base  *url.URL
-	wsURL string
-	log   *slog.Logger
+	opt Options
+	api *nodiusapi.Client
+	log *slog.Logger
 }
 
 // ParseServerURL checks a server URL (http:// or https://, a host, no query) and
 // returns it without a trailing slash.
 func ParseServerURL(raw string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-			"the server URL %q is not an http:// or https:// URL — use e.g. --agent server:https://nodius.example.com", fault.MaskCredentials(raw))}
+	u, err := nodiusapi.ParseServerURL(raw)
+	if err != nil {
+		return nil, &fault.Error{Code: fault.Config, Message: strings.Replace(err.Error(), "use e.g. server:", "use e.g. --agent server:", 1)}
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-			"the server URL %q must not have a query or a fragment", fault.MaskCredentials(raw))}
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
 	return u, nil
 }
 
 // New returns a Client for the server at opt.BaseURL.
 func New(opt Options) (*Client, error) {
-	base, err := ParseServerURL(opt.BaseURL)
-	if err != nil {
-		return nil, err
-	}
-	ws, err := nodiusws.Address(base, opt.WSURL)
-	if err != nil {
+	if _, err := ParseServerURL(opt.BaseURL); err != nil {
 		return nil, err
 	}
 	if opt.DialTimeout <= 0 {
@@ -101,27 +89,29 @@ func New(opt Options) (*Client, error) {
 		opt.StallTimeout = 3 * time.Minute
 	}
 	if opt.MaxFrameBytes <= 0 {
-		opt.MaxFrameBytes = nodiusws.MaxFrameBytes
+		opt.MaxFrameBytes = nodiusapi.MaxFrameBytes
 	}
 	if opt.MaxHTTPBytes <= 0 {
 		opt.MaxHTTPBytes = 32 << 20
 	}
-	if opt.HTTPClient == nil {
-		opt.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	api, err := nodiusapi.New(nodiusapi.Options{BaseURL: opt.BaseURL, Token: opt.Token, WSURL: opt.WSURL,
+		HTTPClient: opt.HTTPClient, MaxBytes: opt.MaxHTTPBytes})
+	if err != nil {
+		return nil, err
 	}
 	log := opt.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Client{opt: opt, base: base, wsURL: ws, log: log}, nil
+	return &Client{opt: opt, api: api, log: log}, nil
 }
 
-// WebSocketURL is where the client's runs connect.
-func (c *Client) WebSocketURL() string { return c.wsURL }
+// API is the client of the server's HTTP API the runs route through.
+func (c *Client) API() *nodiusapi.Client { return c.api }
 
 // Server is the server's URL without credentials (masked): what is shown, logged
 // and stored.
-func (c *Client) Server() string { return fault.MaskCredentials(c.base.String()) }
+func (c *Client) Server() string { return c.api.Server() }
 
 // newID numbers a request. The real server keeps its running sessions in one map
 // keyed by _id for every connection of every user, so a small counter (the web
@@ -141,8 +131,8 @@ var errDropped = errors.New("connection to the server lost")
 // connection: the server's disconnect cleanup then aborts the sessions of this
 // socket only (ai:interrupt would abort every session on the server, other users'
 // too: packages/server/src/ai/wsAIController.ts).
-func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error {
-	return c.streamAuthed(ctx, id, func(nodiusws.AuthResult) (any, error) { return req, nil }, h)
+func (c *Client) stream(ctx context.Context, graphKey string, id int64, req any, h handler) error {
+	return c.streamAuthed(ctx, graphKey, id, func(nodiusapi.AuthResult) (any, error) { return req, nil }, h)
 }
 
 // streamAuthed is stream with the request built once the connection is
@@ -150,8 +140,8 @@ func (c *Client) stream(ctx context.Context, id int64, req any, h handler) error
 // create_graph first creates the graph in the user's workspace, and the decision
 // sent says what became of it. An error from build ends the run before anything is
 // sent.
-func (c *Client) streamAuthed(ctx context.Context, id int64, build func(nodiusws.AuthResult) (any, error), h handler) error {
-	conn, auth, err := c.dial(ctx)
+func (c *Client) streamAuthed(ctx context.Context, graphKey string, id int64, build func(nodiusapi.AuthResult) (any, error), h handler) error {
+	conn, auth, err := c.dial(ctx, graphKey)
 	if err != nil {
 		return err
 	}
@@ -305,45 +295,26 @@ func (c *Client) lost(err error) error {
 		Message: "the connection to the server was lost mid-run (the server stops the run when its client goes): what arrived is kept, marked interrupted — ask again"}
 }
 
-// dial opens the run's WebSocket connection and authenticates it.
-func (c *Client) dial(ctx context.Context) (*websocket.Conn, nodiusws.AuthResult, error) {
-	conn, auth, err := nodiusws.Dial(ctx, c.wsURL, nodiusws.Options{Token: c.opt.Token, HTTPClient: c.opt.HTTPClient,
+// dial opens the run's WebSocket connection where the server routes the graph
+// (POST /api/sync, as the web client asks before it opens the assistant: in a
+// cluster only the graph's manager reads it live) and authenticates it. Home mode
+// (graph "home", or none) is routed as no graph.
+func (c *Client) dial(ctx context.Context, graphKey string) (*websocket.Conn, nodiusapi.AuthResult, error) {
+	instance := nodiusapi.HomeInstance
+	if graphKey != "" && !tools.IsHome(graphKey) {
+		instance = nodiusapi.GraphInstance(graphKey)
+	}
+	addr, err := c.api.SocketAddress(ctx, instance)
+	if err != nil {
+		return nil, nodiusapi.AuthResult{}, err
+	}
+	conn, auth, err := nodiusapi.DialSocket(ctx, addr, nodiusapi.SocketOptions{Token: c.opt.Token, HTTPClient: c.api.HTTPClient(), Server: c.Server(),
 		DialTimeout: c.opt.DialTimeout, AuthTimeout: c.opt.AuthTimeout})
 	if err != nil {
 		return nil, auth, err
 	}
 	conn.SetReadLimit(int64(c.opt.MaxFrameBytes))
 	return conn, auth, nil
-}
-
-// networkError classifies a failed HTTP call to the server.
-func networkError(what string, err error) error {
-	if nodiusws.IsTimeout(err) {
-		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
-			Message: fmt.Sprintf("could not %s in time — check the server URL and the network", what)}
-	}
-	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
-		Message: fmt.Sprintf("could not %s (%s) — check the server URL and that the server is running", what, nodiusws.Reason(err))}
-}
-
-// statusError classifies an HTTP status from the server.
-func statusError(status int, what string) error {
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return &fault.Error{Code: fault.Auth, Status: status, Message: fmt.Sprintf(
-			"the server refused the credentials (%d) %s — check --token or NODIUS_AI_TOKEN (a fresh JWT from your Nodius login)", status, what)}
-	case status == http.StatusTooManyRequests:
-		return &fault.Error{Code: fault.RateLimit, Status: status, Retryable: true, Message: fmt.Sprintf(
-			"the server is busy (429) %s — wait a moment and try again", what)}
-	case status >= 500:
-		return &fault.Error{Code: fault.ServerError, Status: status, Retryable: true, Message: fmt.Sprintf(
-			"the server failed (%d) %s — try again later", status, what)}
-	case status == http.StatusNotFound:
-		return &fault.Error{Code: fault.InvalidRequest, Status: status, Message: fmt.Sprintf(
-			"the server has no such resource (404) %s — check the server URL and the id", what)}
-	}
-	return &fault.Error{Code: fault.InvalidRequest, Status: status, Message: fmt.Sprintf(
-		"the server refused the request (%d) %s", status, what)}
 }
 
 // serverError maps an ai:error to the error classes of local runs: the same codes,

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/server"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // The server's assistant proposes a new graph in home mode (create_graph) but does
@@ -22,7 +22,7 @@ import (
 type CreateError = server.CreateError
 
 // Workspace is the workspace a new graph goes to (server.Workspace).
-func Workspace(auth nodiusws.AuthResult) string { return server.Workspace(auth) }
+func Workspace(auth nodiusapi.AuthResult) string { return server.Workspace(auth) }
 
 // CreateGraph creates the graph or HTML class g in workspace on the client's own
 // server (POST /api/graph/create, with the client's token) as the server: data

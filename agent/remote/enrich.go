@@ -92,6 +92,24 @@ func (e *enricher) action(a datasource.Action) datasource.Action {
 				a.UpdateNode = &q
 			}
 		}
+	case datasource.ConfigureNodeTypeAction:
+		// The nodes of the type, shown with the change: read from the graph (the
+		// server's proposal names none), so the picture never says the type is
+		// unused when the graph has nodes of it.
+		if p := a.ConfigureNodeType; p != nil && p.Mode == "update" && len(p.Nodes) == 0 && p.TypeKey != "" {
+			nodes, err := e.src.Nodes(e.ctx, e.graph, "")
+			if err != nil {
+				e.err = err
+				break
+			}
+			q := *p
+			for _, n := range nodes {
+				if n.Type == p.TypeKey {
+					q.Nodes = append(q.Nodes, n.Key)
+				}
+			}
+			a.ConfigureNodeType = &q
+		}
 	case datasource.BatchAction:
 		if p := a.Batch; p != nil {
 			q := datasource.BatchPayload{Actions: make([]datasource.Action, len(p.Actions))}

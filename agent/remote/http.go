@@ -1,11 +1,9 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -158,57 +156,24 @@ func (c *Client) DeleteThread(ctx context.Context, threadID string) error {
 	return err
 }
 
-// do calls one REST endpoint with the bearer token and returns the body of a 2xx.
+// do calls one REST endpoint with the bearer token and returns the body of a 2xx;
+// any other status is nodiusapi's one classified error.
 func (c *Client) do(ctx context.Context, method, path string, body []byte, what string) ([]byte, error) {
-	status, raw, err := c.send(ctx, method, path, body)
-	if err != nil {
-		return nil, err
+	var b any
+	if body != nil {
+		b = body
 	}
-	if status < 200 || status > 299 {
-		return nil, statusError(status, what)
-	}
-	return raw, nil
+	return c.api.Call(ctx, method, path, b, what)
 }
 
 // send calls one REST endpoint of the client's own server (never another host:
 // the token is for it) with the bearer token, and returns the status and the body
 // whatever the status.
 func (c *Client) send(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	u := *c.base
-	u.Path = strings.TrimRight(u.Path, "/") + path
-	u.RawPath = ""
-	if strings.Contains(path, "%") {
-		u.RawPath = strings.TrimRight(c.base.EscapedPath(), "/") + path
-	}
-	var rd io.Reader
+	var b any
 	if body != nil {
-		rd = bytes.NewReader(body)
+		b = body
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
-	if err != nil {
-		return 0, nil, &fault.Error{Code: fault.Internal, Message: "could not build the request: " + err.Error(), Err: err}
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	req.Header.Set("Accept", "application/json")
-	if c.opt.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.opt.Token)
-	}
-	resp, err := c.opt.HTTPClient.Do(req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return 0, nil, ctx.Err()
-		}
-		return 0, nil, networkError("reach the server at "+c.Server(), err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.opt.MaxHTTPBytes)+1))
-	if err != nil {
-		return 0, nil, networkError("read the server's answer", err)
-	}
-	if len(raw) > c.opt.MaxHTTPBytes {
-		return 0, nil, fault.Limit("an answer of the server's HTTP API", "max_snapshot_bytes", c.opt.MaxHTTPBytes)
-	}
-	return resp.StatusCode, raw, nil
+	a, err := c.api.Do(ctx, method, path, b)
+	return a.Status, a.Body, err
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // ApplyNodeType makes fakeApplier a remote.NodeTypeApplier: it records the type
@@ -29,8 +29,8 @@ func (f *fakeApplier) ApplyNodeType(_ context.Context, graphKey string, p dataso
 // onlyGraphs applies graph changes and has no way to node types.
 type onlyGraphs struct{}
 
-func (onlyGraphs) ApplyServerAction(context.Context, string, nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
-	return nodiusws.ApplyReport{}, nil
+func (onlyGraphs) ApplyServerAction(context.Context, string, nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error) {
+	return nodiusapi.ApplyReport{}, nil
 }
 
 func proposeType(s *remotetest.Session) {
@@ -48,7 +48,7 @@ func TestRemoteNodeTypeAppliedHere(t *testing.T) {
 	cases := []struct {
 		name    string
 		applier interface {
-			ApplyServerAction(context.Context, string, nodiusws.ApplyAction) (nodiusws.ApplyReport, error)
+			ApplyServerAction(context.Context, string, nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error)
 		}
 		outcome convo.Outcome
 		says    string

@@ -1,13 +1,13 @@
 // Package remote is the second runtime behind the TUI and the commands: instead of
 // running the agent in-process, it asks the Nodius server's own assistant over the
-// server's WebSocket (internal/nodiusws: the address rule and the authenticate
+// server's WebSocket (internal/nodiusapi: routing through /api/sync and the authenticate
 // handshake) with the real ai:* protocol of packages/server/src/ai/wsAIController.ts:
 // ai:chat and ai:resume in; ai:token, ai:tool_start, ai:tool_result, ai:usage,
 // ai:tool_limit, ai:complete, ai:error and ai:apply_action out. It also reads the
 // server's HTTP endpoints (POST /api/ai/threads, GET /api/ai/thread/:id/messages,
 // DELETE /api/ai/thread/:id). It turns what the server sends into the same events
 // the local agent emits, applies approved changes through the editing protocol (a
-// nodiusws.Applier), and keeps a copy of every exchange in the local thread store.
+// nodiusapi.Applier), and keeps a copy of every exchange in the local thread store.
 package remote
 
 import (
@@ -18,7 +18,7 @@ import (
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // Message types of the protocol.
@@ -40,7 +40,7 @@ const (
 // ChatRequest is ai:chat: a question on a graph, in a new thread (ThreadID empty) or
 // an existing one. The server validates it with a strict zod schema: every field
 // here is one it knows, and no other may be sent (a token field is refused: the
-// socket is authenticated once, by nodiusws.Dial).
+// socket is authenticated once, by nodiusapi.Dial).
 type ChatRequest struct {
 	Type        string `json:"type"`
 	ID          int64  `json:"_id"`
@@ -117,18 +117,18 @@ type Inbound struct {
 	ID    int64
 	HasID bool
 
-	Token      string               // ai:token
-	ToolCallID string               // ai:tool_start, ai:tool_result
-	ToolName   string               // ai:tool_start
-	Result     string               // ai:tool_result: the tool's output as text
-	Usage      Usage                // ai:usage
-	ThreadID   string               // ai:complete
-	FullText   string               // ai:complete
-	Error      string               // ai:error: the server's message for the user
-	Details    string               // ai:error: the schema issues, in words
-	Code       string               // ai:error, optional
-	Retryable  bool                 // ai:error, optional
-	Apply      nodiusws.ApplyAction // ai:apply_action
+	Token      string                // ai:token
+	ToolCallID string                // ai:tool_start, ai:tool_result
+	ToolName   string                // ai:tool_start
+	Result     string                // ai:tool_result: the tool's output as text
+	Usage      Usage                 // ai:usage
+	ThreadID   string                // ai:complete
+	FullText   string                // ai:complete
+	Error      string                // ai:error: the server's message for the user
+	Details    string                // ai:error: the schema issues, in words
+	Code       string                // ai:error, optional
+	Retryable  bool                  // ai:error, optional
+	Apply      nodiusapi.ApplyAction // ai:apply_action
 }
 
 // MalformedError is a message from the server that breaks the protocol.

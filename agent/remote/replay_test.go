@@ -13,11 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +121,7 @@ type replay struct {
 	sent   []string // types of the frames received, in order
 	errs   []string
 	conns  int
+	syncs  []string // the instance ids /api/sync was asked about, in order
 	closed chan struct{}
 }
 
@@ -164,6 +167,34 @@ func (r *replay) fail(format string, args ...any) {
 }
 
 func (r *replay) serve(w http.ResponseWriter, req *http.Request) {
+	if req.Method == http.MethodPost && req.URL.Path == "/api/sync" {
+		// As recorded in 09: the graph is claimed, and the answer says where the
+		// socket is (the transcripts 01–08 were recorded once it was claimed).
+		var body struct {
+			InstanceID string `json:"instanceId"`
+		}
+		_ = json.NewDecoder(req.Body).Decode(&body)
+		r.mu.Lock()
+		r.syncs = append(r.syncs, body.InstanceID)
+		r.mu.Unlock()
+		if req.Header.Get("Authorization") != "Bearer "+testToken {
+			r.fail("/api/sync without the bearer token")
+		}
+		host, port, _ := net.SplitHostPort(req.Host)
+		p, _ := strconv.Atoi(port)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"host": host, "port": p, "secure": false, "path": "/ws"})
+		return
+	}
+	if !strings.EqualFold(req.Header.Get("Upgrade"), "websocket") {
+		http.NotFound(w, req) // the recordings of 01–08 hold no other HTTP call
+		return
+	}
+	r.mu.Lock()
+	if len(r.syncs) <= r.conns {
+		r.errs = append(r.errs, "a socket was opened without asking /api/sync first")
+	}
+	r.mu.Unlock()
 	c, err := websocket.Accept(w, req, nil)
 	if err != nil {
 		return
@@ -257,7 +288,8 @@ func newReplayEnv(t *testing.T, file, conn string, keep func(int, step) bool) *r
 	t.Helper()
 	rp := newReplay(t, file, conn, keep)
 	st, db := openStore(t)
-	c, err := remote.New(remote.Options{BaseURL: rp.URL, WSURL: rp.WSURL, Token: testToken, StallTimeout: 10 * time.Second})
+	// No --ws-url: the socket goes where /api/sync says.
+	c, err := remote.New(remote.Options{BaseURL: rp.URL, Token: testToken, StallTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,9 +504,17 @@ func TestReplayApproveWithoutApplier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Nothing is approved: the server would record the action as executed the
+	// moment it sent ai:apply_action, with no editing socket here to apply it.
 	res2, err := e.run.Resume(context.Background(), res.ThreadID, convo.Decision{Approved: true}, nil)
-	if err != nil || res2.Decided == nil || res2.Decided.Outcome != convo.NotApplied || !strings.Contains(res2.Decided.ApplyError, "no editing connection") {
+	if ce, ok := fault.As(err); !ok || ce.Code == fault.Config || !strings.Contains(ce.Message, "nothing was approved") || res2.Decided != nil {
 		t.Fatalf("%+v %v", res2.Decided, err)
+	}
+	if strings.Contains(e.rp.sentTypes(), "ai:resume") {
+		t.Fatalf("the approval was sent: %s", e.rp.sentTypes())
+	}
+	if p, _ := e.store.PendingProposal(context.Background(), res.ThreadID); p == nil {
+		t.Fatal("the proposal is no longer pending")
 	}
 	e.rp.check(t)
 }

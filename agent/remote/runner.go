@@ -16,7 +16,8 @@ import (
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
+	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -43,7 +44,7 @@ type Runner struct {
 
 	// applier carries out the server's ai:apply_action through the editing
 	// protocol; nil: an approved change cannot be applied from here (said so).
-	applier nodiusws.Applier
+	applier nodiusapi.Applier
 	limits  config.Limits
 }
 
@@ -59,7 +60,7 @@ func NewRunner(c *Client, store Store, src datasource.Source, log *slog.Logger) 
 
 // SetApplier sets what applies approved changes (the server data source's editing
 // WebSocket). Call it before the first run.
-func (r *Runner) SetApplier(a nodiusws.Applier) { r.applier = a }
+func (r *Runner) SetApplier(a nodiusapi.Applier) { r.applier = a }
 
 // SetLimits sets the size bounds of remote runs: the same keys, and the same
 // errors, as local runs (unset ones get their defaults). Call it before the first run.
@@ -150,7 +151,121 @@ func (r *Runner) Resume(ctx context.Context, threadID string, d convo.Decision, 
 	if g != nil && d.Approved {
 		return ru.streamCreate(msg, *g)
 	}
+	if d.Approved {
+		// The server records an approved action as executed the moment it sends
+		// ai:apply_action: register on the graph first, and approve only once the
+		// server has accepted this terminal as an editor. If it will not, nothing
+		// is sent and the proposal stays pending on the server.
+		release, err := ru.prepare(rem.ID)
+		if err != nil {
+			return ru.fail(err)
+		}
+		defer release()
+	}
 	return ru.stream(msg.ID, msg)
+}
+
+// prepare takes the editing registration an approval will need, and learns what
+// was approved (the proposal shown here, or the one the server's thread holds).
+// It returns what releases the registration.
+func (ru *run) prepare(serverThread string) (release func(), err error) {
+	p := ru.pending
+	release = func() {}
+	if p != nil {
+		ru.approved = &p.Action
+	}
+	needs := p != nil && p.Action.Type != datasource.ConfigureNodeTypeAction && p.Action.Type != datasource.CreateGraphAction
+	prep, canPrepare := ru.r.applier.(nodiusapi.Preparer)
+	if !needs {
+		if p == nil && canPrepare {
+			// A proposal this copy never saw (the web client's) or the tool-round
+			// limit: if the server's thread waits on a change, it is read from
+			// there, and the registration taken; if not, nothing is needed.
+			if a, ok := ru.r.serverProposal(ru.ctx, ru.th.GraphKey, serverThread); ok {
+				ru.approved = &a
+				held, err := prep.PrepareServerApply(ru.ctx, ru.th.GraphKey)
+				if err != nil {
+					return release, notApprovable(ru.th, err)
+				}
+				ru.held = held
+				return held.Release, nil
+			}
+		}
+		return release, nil
+	}
+	if !canPrepare {
+		return release, &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
+			"nothing was approved: the server leaves applying an approved change to the approving client, and this terminal has no editing connection to graph %q on %s (the data source is not that server) — approve it with --source server:%s, or in the web client; the proposal is still pending",
+			ru.th.GraphKey, ru.r.c.Server(), ru.r.c.Server())}
+	}
+	held, err := prep.PrepareServerApply(ru.ctx, ru.th.GraphKey)
+	if err != nil {
+		return release, notApprovable(ru.th, err)
+	}
+	ru.held = held
+	return held.Release, nil
+}
+
+// notApprovable is the error of an approval not sent because the editing
+// registration could not be had.
+func notApprovable(th convo.Thread, err error) error {
+	code, why := fault.Network, err.Error()
+	if fe, ok := fault.As(err); ok {
+		code = fe.Code
+		if code == fault.Config || code == fault.Decision {
+			code = fault.InvalidRequest // a runtime failure (exit 1), not a usage error
+		}
+	}
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return &fault.Error{Code: code, Err: err, Message: fmt.Sprintf(
+		"nothing was approved: the change could not be applied, because the Nodius server did not take this terminal as an editor of graph %q (%s); the proposal is still pending — approve it again once that is fixed",
+		th.GraphKey, termtext.Strip(why))}
+}
+
+// serverProposal reads, from the server's history of the thread, the change its
+// assistant waits on (the last propose_* call), as the local tools read such a
+// call. ok is false when the thread waits on none (the tool-round limit) or it
+// cannot be read.
+func (r *Runner) serverProposal(ctx context.Context, graphKey, serverThread string) (datasource.Action, bool) {
+	msgs, err := r.c.Messages(ctx, serverThread)
+	if err != nil {
+		r.log.Warn("could not read the server's history of the thread", "thread", serverThread, "error", err.Error())
+		return datasource.Action{}, false
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != "assistant" || len(m.ToolCalls) == 0 {
+			continue
+		}
+		var calls []struct {
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		}
+		if json.Unmarshal(m.ToolCalls, &calls) != nil {
+			return datasource.Action{}, false
+		}
+		for j := len(calls) - 1; j >= 0; j-- {
+			c := calls[j].Function
+			if !strings.HasPrefix(c.Name, "propose_") {
+				continue
+			}
+			if r.src == nil {
+				return datasource.Action{}, false
+			}
+			a, _, err := tools.ParseProposal(ctx, r.src, graphKey, c.Name, c.Arguments)
+			if err != nil {
+				r.log.Warn("could not read the server's pending proposal", "thread", serverThread, "error", err.Error())
+				return datasource.Action{}, false
+			}
+			return a, true
+		}
+		return datasource.Action{}, false
+	}
+	return datasource.Action{}, false
 }
 
 // newGraphOf is the graph a create_graph proposal asks for (nil for any other).
@@ -176,7 +291,7 @@ type creation struct {
 // applied. The server itself sends no ai:apply_action for it.
 func (ru *run) streamCreate(msg ResumeRequest, g datasource.CreateGraphPayload) (agent.Result, error) {
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
-	err := ru.r.c.streamAuthed(ru.ctx, msg.ID, func(auth nodiusws.AuthResult) (any, error) {
+	err := ru.r.c.streamAuthed(ru.ctx, ru.th.GraphKey, msg.ID, func(auth nodiusapi.AuthResult) (any, error) {
 		key, err := ru.r.c.CreateGraph(ru.ctx, g, Workspace(auth))
 		if ru.ctx.Err() != nil {
 			return nil, ru.ctx.Err() // stopped: nothing is decided
@@ -389,11 +504,13 @@ type run struct {
 	runTag   string // makes the server's tool call ids unique in the thread
 	calls    int    // tool results recorded in this run
 	usage    convo.Usage
-	decision *convo.Decision // Resume: the decision sent
-	pending  *convo.Proposal // Resume: the proposal it decides (nil: unknown here)
-	decided  bool            // the decision is recorded
-	stopped  bool            // the run was ended here (an apply failed)
-	creation *creation       // Resume of a create_graph: what became of the graph
+	decision *convo.Decision    // Resume: the decision sent
+	pending  *convo.Proposal    // Resume: the proposal it decides (nil: unknown here)
+	decided  bool               // the decision is recorded
+	stopped  bool               // the run was ended here (an apply failed)
+	creation *creation          // Resume of a create_graph: what became of the graph
+	approved *datasource.Action // Resume: the change approved, what ai:apply_action is checked against
+	held     nodiusapi.Prepared // Resume: the editing registration taken before approving
 }
 
 type toolStart struct {
@@ -418,7 +535,7 @@ func (r *Runner) newRun(ctx context.Context, th convo.Thread, rem threads.Remote
 // stream sends req on a new connection and handles the run to its end.
 func (ru *run) stream(id int64, req any) (agent.Result, error) {
 	ru.emit(convo.Event{Type: convo.EventStatus, State: convo.StateWaiting})
-	err := ru.r.c.stream(ru.ctx, id, req, ru.handle)
+	err := ru.r.c.stream(ru.ctx, ru.th.GraphKey, id, req, ru.handle)
 	if err != nil {
 		// Keep what arrived, marked interrupted, even when the run's context is gone.
 		ru.closeCur(context.WithoutCancel(ru.ctx), convo.Interrupted)
@@ -447,6 +564,11 @@ func (ru *run) fail(err error) (agent.Result, error) {
 
 // handle takes one of the run's messages; done is true when the run is over.
 func (ru *run) handle(in Inbound) (done bool, err error) {
+	if in.Type != TypeApplyAction && ru.held != nil {
+		// The answer goes on without a change to apply (yet): the graph's other
+		// readers (a new proposal shown in full) must not wait on the registration.
+		ru.held.Release()
+	}
 	if in.Type == TypeApplyAction {
 		if ru.decision == nil || !ru.decision.Approved || ru.decided {
 			ru.r.log.Warn("ai:apply_action outside an approval: ignored", "thread", ru.th.ID)
@@ -484,9 +606,62 @@ func (ru *run) handle(in Inbound) (done bool, err error) {
 		return true, ru.complete(in)
 	case TypeError:
 		ru.keepCreated()
+		if done, err := ru.earlierApproval(in); done {
+			return true, err
+		}
 		return true, serverError(in)
 	}
 	return false, nil
+}
+
+// earlierApproval answers an approval the server no longer waits on ("No pending
+// action…") while this copy still shows the proposal pending: an earlier approve
+// reached the server and was cut before it recorded what became of the change.
+// The live graph tells: a change that is in it is recorded as applied (said so,
+// and not applied again); one that is not is recorded as not applied, saying why.
+// done is false when the graph cannot tell (a creation, whose keys the server
+// chose): the server's error is then said as it is.
+func (ru *run) earlierApproval(in Inbound) (done bool, err error) {
+	p, d := ru.pending, ru.decision
+	if p == nil || d == nil || !d.Approved || ru.decided || ru.r.src == nil || !strings.HasPrefix(in.Error, "No pending action") {
+		return false, nil
+	}
+	if c := datasource.CreatedKeys(p.Action); len(c.Nodes)+len(c.Edges) > 0 || creates(p.Action) {
+		return false, nil
+	}
+	landed, lerr := datasource.Landed(ru.ctx, ru.r.src, ru.th.GraphKey, p.Action)
+	if lerr != nil {
+		ru.r.log.Warn("could not read the graph to tell whether an earlier approval landed", "thread", ru.th.ID, "error", lerr.Error())
+		return false, nil
+	}
+	ru.decided = true
+	if landed {
+		ru.emit(convo.Event{Type: convo.EventNote, Text: fmt.Sprintf(
+			"proposal %s had been approved by an earlier approve that was cut before it recorded it, and the graph holds the change: it is recorded as applied now, and was not applied again", p.ID)})
+		return true, ru.decide(p, *d, &datasource.ApplyResult{Applied: true, Note: "applied by an earlier approve"}, "it was applied by an earlier approve (the graph holds it)")
+	}
+	why := "the server no longer waits on it (an earlier approve reached it, or it was decided in the web client) and the graph does not hold the change: it was not applied — ask for it again if you still want it"
+	if err := ru.decide(p, *d, &datasource.ApplyResult{}, why); err != nil {
+		return true, err
+	}
+	return true, &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf("proposal %s was not applied: %s", p.ID, why)}
+}
+
+// creates reports whether a runs a creation whose keys the server chooses.
+func creates(a datasource.Action) bool {
+	switch a.Type {
+	case datasource.CreateNodeAction, datasource.CreateEdgeAction, datasource.CreateNodeWithEdgesAction, datasource.ConfigureNodeTypeAction, datasource.CreateGraphAction:
+		return true
+	case datasource.BatchAction:
+		if a.Batch != nil {
+			for _, s := range a.Batch.Actions {
+				if creates(s) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // addUsage counts one model call's tokens: on the message being received (the
@@ -730,7 +905,7 @@ func (ru *run) propose(it Interrupt) error {
 // ai:apply_action (apply), a node type applied here (configure_node_type), or
 // not applied. A change not applied in full ends the run here: the continued
 // answer would tell the model's version of it.
-func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
+func (ru *run) recordDecision(apply *nodiusapi.ApplyAction) error {
 	ru.decided = true
 	d := *ru.decision
 	p := ru.pending
@@ -787,7 +962,7 @@ func (ru *run) recordDecision(apply *nodiusws.ApplyAction) error {
 // apply carries out an approved proposal's change and says, in words fit for the
 // person who approved it, what was applied (res.Applied) or why it was not, and
 // what was applied before a step was refused.
-func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.ApplyResult, string) {
+func (ru *run) apply(p *convo.Proposal, a *nodiusapi.ApplyAction) (*datasource.ApplyResult, string) {
 	if a == nil {
 		switch {
 		case ru.creation != nil:
@@ -802,13 +977,32 @@ func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.Ap
 	if a.Empty() {
 		return &datasource.ApplyResult{Applied: true, Note: "nothing to change"}, "the server's change was empty"
 	}
-	if ru.r.applier == nil {
+	if ru.approved == nil {
+		return &datasource.ApplyResult{}, "nothing was applied: the change the server sent cannot be checked against the proposal (it was not seen here, and the server's thread does not show it) — apply it from the web client"
+	}
+	if err := checkApply(*ru.approved, ru.th.GraphKey, *a); err != nil {
+		ru.r.log.Warn("remote apply_action beyond the proposal", "thread", ru.th.ID, "reason", err.Error())
+		return &datasource.ApplyResult{}, "nothing was applied: the server sent more than the approved proposal (" + termtext.Strip(err.Error()) + ")"
+	}
+	var rep nodiusapi.ApplyReport
+	var err error
+	switch {
+	case ru.held != nil:
+		rep, err = ru.held.Apply(ru.ctx, *a)
+		ru.held.Release() // the continued answer may read the graph
+	case ru.r.applier != nil:
+		rep, err = ru.r.applier.ApplyServerAction(ru.ctx, ru.th.GraphKey, *a)
+	default:
 		return &datasource.ApplyResult{}, "this terminal has no editing connection to the server's graph, so nothing changed — apply it from the web client"
 	}
-	rep, err := ru.r.applier.ApplyServerAction(ru.ctx, ru.th.GraphKey, *a)
 	if err == nil && rep.Complete() {
-		return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: rep.NodesCreated, Edges: rep.EdgesCreated}},
-			doneText(rep, a)
+		done := doneText(rep, a)
+		if rep.SaveNote != "" {
+			done += "; " + rep.SaveNote
+		} else if rep.Saved {
+			done += "; saved"
+		}
+		return &datasource.ApplyResult{Applied: true, Created: datasource.Created{Nodes: rep.NodesCreated, Edges: rep.EdgesCreated}}, done
 	}
 	why := rep.Reason
 	if why == "" && err != nil {
@@ -832,7 +1026,7 @@ func (ru *run) apply(p *convo.Proposal, a *nodiusws.ApplyAction) (*datasource.Ap
 }
 
 // doneText lists what a report says was applied.
-func doneText(rep nodiusws.ApplyReport, a *nodiusws.ApplyAction) string {
+func doneText(rep nodiusapi.ApplyReport, a *nodiusapi.ApplyAction) string {
 	var parts []string
 	if rep.Instructions > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d instruction(s)", rep.Instructions, len(a.Instructions)))

@@ -2,14 +2,12 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,6 +20,7 @@ import (
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/internal/credstore"
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -94,50 +93,29 @@ type authAnswer struct {
 	User    authUser `json:"user"`
 }
 
-// authHTTP asks the server's auth endpoint path: body nil is a GET. It never follows
-// a redirect (a token or password is not carried to another place). status is the
-// HTTP status; a network failure is a fault.Network.
+// authHTTP asks the server's auth endpoint path: body nil is a GET. It goes
+// through the one client of the Nodius server (nodiusapi): a redirect to another
+// origin is not followed (a token or password is not carried to another place).
+// status is the HTTP status; a network failure is a fault.Network.
 func authHTTP(ctx context.Context, server, path, token string, body any) (authAnswer, int, error) {
 	var a authAnswer
-	u, err := url.JoinPath(server, path)
+	api, err := nodiusapi.New(nodiusapi.Options{BaseURL: server, Token: token, Timeout: 20 * time.Second, MaxBytes: 1 << 20})
 	if err != nil {
 		return a, 0, usageError("%s is not a server URL: %v", config.RedactURL(server), err)
 	}
-	method, rd := http.MethodGet, io.Reader(nil)
+	method := http.MethodGet
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return a, 0, err
-		}
-		method, rd = http.MethodPost, bytes.NewReader(b)
+		method = http.MethodPost
 	}
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, rd)
+	ans, err := api.Do(ctx, method, path, body)
 	if err != nil {
-		return a, 0, usageError("%s is not a server URL: %v", config.RedactURL(server), err)
+		return a, 0, err
 	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+	if err := json.Unmarshal(ans.Body, &a); err != nil && ans.Status < 300 {
+		return a, ans.Status, &fault.Error{Code: fault.ServerError, Message: fmt.Sprintf(
+			"%s answered %s with something that is not a Nodius login answer (HTTP %d) — is it a Nodius server?", config.RedactURL(server), path, ans.Status)}
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		return a, 0, &fault.Error{Code: fault.Network, Message: fmt.Sprintf("cannot reach %s: %v", config.RedactURL(server), errors.Unwrap(err)), Err: err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil {
-		return a, resp.StatusCode, &fault.Error{Code: fault.Network, Message: fmt.Sprintf("reading %s's answer: %v", config.RedactURL(server), err), Err: err}
-	}
-	if err := json.Unmarshal(data, &a); err != nil && resp.StatusCode < 300 {
-		return a, resp.StatusCode, &fault.Error{Code: fault.ServerError, Message: fmt.Sprintf(
-			"%s answered %s with something that is not a Nodius login answer (HTTP %d) — is it a Nodius server?", config.RedactURL(server), path, resp.StatusCode)}
-	}
-	return a, resp.StatusCode, nil
+	return a, ans.Status, nil
 }
 
 // refusalReason says why a server refused a token, from its error text.

@@ -9,9 +9,8 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/tmuxtest"
 )
 
@@ -42,9 +41,10 @@ func TestChatFollowsTheServerLive(t *testing.T) {
 	term.Keys("Enter")
 	term.Wait("calls the NBA players endpoint")
 
-	// carol, in the web editor, adds a node.
+	// carol, in the web editor, adds a node (the graph is claimed: nodius-ai's
+	// /api/sync made this instance its manager).
 	ctx := context.Background()
-	carol, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"}, AckTimeout: 5 * time.Second})
+	carol, err := nodiusapi.DialEditor(ctx, s.WSURL, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "tok-carol"}, AckTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

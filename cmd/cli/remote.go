@@ -16,8 +16,9 @@ import (
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/credstore"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/termtext"
 	"github.com/nodius/nodius-ai/threads"
 	"github.com/nodius/nodius-ai/tui"
@@ -59,7 +60,7 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 	if err != nil {
 		return nil, err
 	}
-	c, err := remote.New(remote.Options{BaseURL: url, WSURL: cfg.WSURL, Token: token, Logger: logger,
+	c, err := remote.New(remote.Options{BaseURL: url, WSURL: wsURLFor(cfg, url), Token: token, Logger: logger,
 		MaxFrameBytes: remoteFrameBytes(cfg.Limits), MaxHTTPBytes: cfg.Limits.WithDefaults().MaxSnapshotBytes})
 	if err != nil {
 		return nil, err
@@ -68,9 +69,9 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 	rt.Remote = remote.NewRunner(c, store, src, logger)
 	rt.Remote.SetLimits(cfg.Limits)
 	// Approved changes are applied through the editing WebSocket of the same
-	// server (the server: data source implements nodiusws.Applier); a source of
+	// server (the server: data source implements nodiusapi.Applier); a source of
 	// another server never gets this server's changes, nor its token.
-	if a, ok := src.(nodiusws.Applier); ok && sameServer(cfg.Source, cfg.Agent) {
+	if a, ok := src.(nodiusapi.Applier); ok && sameServer(cfg.Source, cfg.Agent) {
 		rt.Remote.SetApplier(a)
 	}
 	rt.Runner = rt.Remote
@@ -79,6 +80,22 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 	}
 	f.rt = rt
 	return rt, nil
+}
+
+// wsURLFor is the configured WebSocket address (--ws-url, NODIUS_AI_WS_URL,
+// ws_url) when serverURL is the server the configuration names, else "": the
+// override is for one server, and a thread's recorded server (another host) is
+// routed by its own /api/sync.
+func wsURLFor(cfg *config.Config, serverURL string) string {
+	if cfg.WSURL == "" {
+		return ""
+	}
+	want, err1 := credstore.Host(cfg.ConfiguredServer())
+	got, err2 := credstore.Host(serverURL)
+	if err1 != nil || err2 != nil || want != got {
+		return ""
+	}
+	return cfg.WSURL
 }
 
 // remoteFrameBytes bounds one frame from the server: max_stream_line_bytes when set,
@@ -158,6 +175,15 @@ func remoteRunner(ctx context.Context, f *Factory) (*Runtime, error) {
 // server, including one started in the web client, whose copy is made here.
 func resolveRemoteThread(ctx context.Context, rt *Runtime, arg, graph string, anyServerThread bool) (string, error) {
 	if anyServerThread {
+		if _, err := threadsResolve(ctx, rt.Store, arg); err != nil {
+			// Not a local thread: a server thread's id, or its start as threads
+			// list --remote shows it.
+			full, err := serverThreadID(ctx, rt, arg)
+			if err != nil {
+				return "", err
+			}
+			arg = full
+		}
 		if id, err := rt.Store.FindRemote(ctx, rt.Remote.Client().Server(), arg); err == nil {
 			return id, nil
 		}
@@ -180,6 +206,35 @@ func resolveRemoteThread(ctx context.Context, rt *Runtime, arg, graph string, an
 		return "", err
 	}
 	return th.ID, nil
+}
+
+// serverThreadID turns a server thread id as threads list --remote shows it — a
+// prefix, cut with "…" — into the full id, looked up in the server's list of the
+// user's threads. A full id, or a prefix no server thread has, is returned as
+// given (the server says whether it knows it); a prefix several share is a usage
+// error naming them.
+func serverThreadID(ctx context.Context, rt *Runtime, arg string) (string, error) {
+	prefix := strings.TrimSuffix(strings.TrimSpace(arg), "…")
+	if len(prefix) >= 64 || len(prefix) < 4 {
+		return prefix, nil
+	}
+	list, err := rt.Remote.Client().Threads(ctx, "")
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, t := range list {
+		if strings.HasPrefix(t.ID, prefix) {
+			found = append(found, t.ID)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return prefix, nil
+	case 1:
+		return found[0], nil
+	}
+	return "", usageError("%s is the start of %d threads on the server (%s): give more of the id", prefix, len(found), strings.Join(found, ", "))
 }
 
 // runRemoteThreadsList prints the caller's threads on the server (of one graph
@@ -246,6 +301,8 @@ func runRemoteThreadShow(cmd *cobra.Command, f *Factory, id, format string, with
 		if rem, ok, err := rt.Store.RemoteOf(ctx, local); err == nil && ok && rem.ID != "" && rem.Server == rt.Remote.Client().Server() {
 			serverID = rem.ID
 		}
+	} else if serverID, err = serverThreadID(ctx, rt, id); err != nil {
+		return err
 	}
 	msgs, err := rt.Remote.Client().Messages(ctx, serverID)
 	if err != nil {
@@ -321,6 +378,13 @@ func runRemoteDelete(cmd *cobra.Command, f *Factory, args []string, yes bool) er
 	var targets []target
 	for _, a := range args {
 		t := target{serverID: a}
+		if _, err := threadsResolve(ctx, rt.Store, a); err != nil {
+			full, err := serverThreadID(ctx, rt, a)
+			if err != nil {
+				return err
+			}
+			a, t.serverID = full, full
+		}
 		if id, err := rt.Store.FindRemote(ctx, server, a); err == nil {
 			t.localID = id
 		} else if id, err := threadsResolve(ctx, rt.Store, a); err == nil {

@@ -49,7 +49,7 @@ func openServer(ctx context.Context, cfg *config.Config, url string, errOut io.W
 	if cfg.Fallback != "" {
 		notice("--fallback is ignored with a server: source: the Nodius server reads its own database")
 	}
-	s, err := server.New(server.Options{BaseURL: url, WSURL: cfg.WSURL, Token: token, MaxBytes: cfg.Limits.MaxSnapshotBytes, Notice: notice})
+	s, err := server.New(server.Options{BaseURL: url, WSURL: wsURLFor(cfg, url), Token: token, MaxBytes: cfg.Limits.MaxSnapshotBytes, Notice: notice})
 	if err != nil {
 		return nil, err
 	}

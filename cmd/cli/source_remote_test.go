@@ -10,17 +10,17 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/llm/llmtest"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // secondClient registers carol on both sheets of the seeded graph, as a web
 // editor would be; broadcasts come out of got.
-func secondClient(t *testing.T, s *servertest.Server) (*editsock.Conn, chan map[string]any) {
+func secondClient(t *testing.T, s *servertest.Server) (*nodiusapi.Editor, chan map[string]any) {
 	t.Helper()
 	got := make(chan map[string]any, 16)
-	c, err := editsock.Dial(context.Background(), s.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"},
+	s.Claim(servertest.SeedGraphKey) // as carol's web editor asks POST /api/sync before it opens the graph
+	c, err := nodiusapi.DialEditor(context.Background(), s.WSURL, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "tok-carol"},
 		AckTimeout: 5 * time.Second, OnBroadcast: func(msg json.RawMessage, _ uint64) {
 			var m map[string]any
 			_ = json.Unmarshal(msg, &m)

@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/agent/remote/remotetest"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // TestRemoteApprovalAppliesThroughTheEditingSocket: with the server's assistant
@@ -39,9 +38,11 @@ func TestRemoteApprovalAppliesThroughTheEditingSocket(t *testing.T) {
 		s.Complete("Deleted.")
 	})
 
-	// carol has the graph open in the web editor.
+	// carol has the graph open in the web editor (her page claimed it through
+	// POST /api/sync first).
+	graph.Claim(servertest.SeedGraphKey)
 	got := make(chan map[string]any, 16)
-	carol, err := editsock.Dial(context.Background(), srv.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"},
+	carol, err := nodiusapi.DialEditor(context.Background(), srv.WSURL, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "tok-carol"},
 		AckTimeout: 5 * time.Second, OnBroadcast: func(msg json.RawMessage, _ uint64) {
 			var m map[string]any
 			_ = json.Unmarshal(msg, &m)

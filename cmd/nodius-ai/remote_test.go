@@ -158,27 +158,26 @@ func TestRemoteProposalApproveReject(t *testing.T) {
 	}
 	threadID := evs[0]["thread_id"].(string)
 
-	// Approved on the server, but this terminal has no editing connection to the
-	// graph: said in words, recorded as not applied, exit 1; the model's "Deleted."
-	// is not shown.
+	// This terminal has no editing connection to the graph (the source is not the
+	// server's): nothing is approved — the server would record the change as
+	// executed the moment it sent ai:apply_action — said in words, exit 1; the
+	// proposal stays pending here and on the server.
 	r = e.runR("", "approve", threadID[:10], "--format", "json")
 	evs = events(t, r.stdout)
-	if r.code != 1 || types(evs) != "thread,tool_result" || !strings.Contains(r.stderr, "approved but not applied") ||
-		!strings.Contains(r.stderr, "no editing connection") || strings.Contains(r.stdout, "Deleted.") {
+	if r.code != 1 || !strings.Contains(r.stderr, "nothing was approved") || !strings.Contains(r.stderr, "no editing connection") ||
+		strings.Contains(r.stdout, "Deleted.") {
 		t.Fatalf("approve: code %d events %s stderr %s", r.code, types(evs), r.stderr)
 	}
-	last := srv.Received()[1]
-	if last.Type != "ai:resume" || !last.Approved || len(last.ThreadID) != 64 {
-		t.Fatalf("resume %+v", last)
+	if reqs := srv.Received(); len(reqs) != 1 || reqs[0].Type != "ai:chat" {
+		t.Fatalf("sent %+v after the chat", reqs)
 	}
 	r = e.runR("", "threads", "show", threadID, "--format", "json")
-	if !strings.Contains(r.stdout, "not_applied") {
-		t.Fatalf("not recorded as not applied: %s", r.stdout)
+	if strings.Contains(r.stdout, "not_applied") || !strings.Contains(r.stdout, "pending") {
+		t.Fatalf("not kept pending: %s", r.stdout)
 	}
-	// Deciding again: nothing waits on the server any more; exit 1 with its words.
-	r = e.runR("", "approve", threadID)
-	if r.code == 0 || r.code == 3 {
-		t.Fatalf("second approve: %d %s", r.code, r.stderr)
+	r = e.runR("", "reject", threadID, "--feedback", "keep fetch-api")
+	if r.code != 0 || !strings.Contains(r.stdout, "Kept, because: keep fetch-api") {
+		t.Fatalf("reject after the refused approval: %d %q %s", r.code, r.stdout, r.stderr)
 	}
 
 	// A second proposal, rejected with feedback.
@@ -237,7 +236,7 @@ func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != 0 {
 		t.Fatalf("list: %v %d %s %s", err, r.code, r.stdout, r.stderr)
 	}
-	if len(list) != 2 || list[0].ID != old.ID || list[1].ID != web.ID || !list[1].Pending || list[0].Pending || list[1].Messages != 2 {
+	if len(list) != 2 || list[0].ID != old.ID || list[1].ID != web.ID || !list[1].Pending || list[0].Pending || list[1].Messages != 3 {
 		t.Fatalf("list %+v", list)
 	}
 	r = e.runR("", "threads", "list", "--remote", "--graph", "demo")
@@ -252,6 +251,15 @@ func TestRemoteThreadsAndWebClientProposal(t *testing.T) {
 	r = e.runR("", "threads", "show", web.ID)
 	if r.code != 0 || !strings.Contains(r.stdout, "remove the fetch node") || !strings.Contains(r.stdout, "I propose to remove it.") {
 		t.Fatalf("show web thread: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+
+	// The id as the table shows it (cut with …) resolves against the server's list.
+	if !strings.Contains(e.runR("", "threads", "list", "--remote", "--graph", "demo").stdout, web.ID[:39]+"…") {
+		t.Fatal("the table does not show the cut id")
+	}
+	r = e.runR("", "threads", "show", web.ID[:39]+"…", "--remote")
+	if r.code != 0 || !strings.Contains(r.stdout, "remove the fetch node") {
+		t.Fatalf("show the id as listed: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 
 	// Without --remote the web client's thread is unknown here.
@@ -334,7 +342,9 @@ func TestRemoteErrorsAndExitCodes(t *testing.T) {
 	e.vars = append(e.vars, "NODIUS_AI_TOKEN=not-the-jwt")
 	start := time.Now()
 	r = e.runR("", "ask", "--graph", "demo", "q")
-	if r.code != 1 || !strings.Contains(r.stderr, "auth") || strings.Contains(r.stderr, "not-the-jwt") || srv.AuthFailures() != 1 {
+	// (POST /api/sync, asked before the socket is opened, refuses it first.)
+	if r.code != 1 || !strings.Contains(r.stderr, "auth") || strings.Contains(r.stderr, "not-the-jwt") || srv.AuthFailures() > 1 ||
+		!strings.Contains(r.stderr, "auth login --server "+srv.URL) {
 		t.Fatalf("bad token: %d %s (%d refusals)", r.code, r.stderr, srv.AuthFailures())
 	}
 	t.Logf("bad token answered in %s", time.Since(start).Round(time.Millisecond))
@@ -467,15 +477,20 @@ func TestRemoteChatTmux(t *testing.T) {
 	t.Logf("proposal dialog:\n%s", s)
 	time.Sleep(600 * time.Millisecond) // past the dialog's key guard
 	term.Keys("a")
-	// No editing connection here: approved on the server, not applied, said so.
-	term.Wait("not applied")
+	// No editing connection here: nothing is approved on the server, said so.
+	term.Wait("nothing was approved")
 	reqs := srv.Received()
-	if last := reqs[len(reqs)-1]; last.Type != "ai:resume" || !last.Approved || last.ThreadID != reqs[0].ThreadID && reqs[0].ThreadID != "" {
+	if last := reqs[len(reqs)-1]; last.Type != "ai:chat" {
 		t.Fatalf("requests %d, last %s approved=%v", len(reqs), last.Type, last.Approved)
 	}
 	if reqs[1].ThreadID == "" {
 		t.Fatalf("the second question did not continue the server's thread")
 	}
+	// Still pending: rejected from the dialog, so the chat can go on.
+	term.Keys("C-p")
+	time.Sleep(600 * time.Millisecond)
+	term.Keys("r")
+	term.Wait("Done: fetch-api was deleted.")
 
 	// Esc while the answer streams stops it by closing its socket, never with
 	// ai:interrupt.

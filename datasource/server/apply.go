@@ -8,13 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // Step kinds: the editing messages a change is made of.
@@ -78,7 +78,7 @@ func (st step) onto(g *nodiusgraph.Graph) error {
 }
 
 // send sends the step on the socket and waits for its acknowledgement.
-func (st step) send(ctx context.Context, c *editsock.Conn) error {
+func (st step) send(ctx context.Context, c *nodiusapi.Editor) error {
 	switch st.kind {
 	case stepInstructions:
 		return c.ApplyInstructions(ctx, st.instructions)
@@ -98,16 +98,16 @@ func rawList(objs []map[string]any) []json.RawMessage {
 }
 
 // chunk splits instruction steps into messages the server takes (at most
-// editsock.MaxInstructions each: it closes the socket on more).
+// nodiusapi.MaxInstructions each: it closes the socket on more).
 func chunk(steps []step) []step {
 	var out []step
 	for _, st := range steps {
-		if st.kind != stepInstructions || len(st.instructions) <= editsock.MaxInstructions {
+		if st.kind != stepInstructions || len(st.instructions) <= nodiusapi.MaxInstructions {
 			out = append(out, st)
 			continue
 		}
-		for i := 0; i < len(st.instructions); i += editsock.MaxInstructions {
-			out = append(out, step{kind: stepInstructions, instructions: st.instructions[i:min(i+editsock.MaxInstructions, len(st.instructions))]})
+		for i := 0; i < len(st.instructions); i += nodiusapi.MaxInstructions {
+			out = append(out, step{kind: stepInstructions, instructions: st.instructions[i:min(i+nodiusapi.MaxInstructions, len(st.instructions))]})
 		}
 	}
 	return out
@@ -118,29 +118,17 @@ func chunk(steps []step) []step {
 // what the server applied and reached the copy's queue before the send returned:
 // it is applied to the copy with what other clients did before it. The report
 // says what was acknowledged; the error is the refusal.
-func run(ctx context.Context, f *follower, lk *link, steps []step) (nodiusws.ApplyReport, int, error) {
-	var rep nodiusws.ApplyReport
-	for i, st := range steps {
-		if err := st.send(ctx, lk.conn); err != nil {
-			rep.Failed = st.kind
-			rep.Reason = reasonOf(err)
-			f.mu.Lock()
-			if st.kind == stepInstructions {
-				rep.Reason += sheetHint(f.graph, st)
-			}
-			var re *editsock.RefusedError
-			if !errors.As(err, &re) && f.stale == "" {
-				// Applied or not, the server did not say: read the graph again.
-				f.stale = "an edit of this client was not acknowledged"
-			}
-			f.mu.Unlock()
-			return rep, i, err
-		}
-		f.mu.Lock()
-		if err := f.drain(lk); err != nil {
-			f.stale = err.Error()
-		}
-		f.mu.Unlock()
+//
+// A step sent but not acknowledged (the socket dropped, the server stayed
+// silent) may or may not have been applied. The live graph is then read again — a
+// new socket, routed and registered, the editing messages since the save
+// replayed — and asked: a step that landed counts as applied and the next ones
+// go on the new socket; one that did not land ends the run, nothing after it
+// sent; one that cannot be told ends it with Unsure set. So a change is never
+// sent twice, and what is reported is what the graph holds.
+func run(ctx context.Context, f *follower, lk *link, steps []step) (nodiusapi.ApplyReport, int, error) {
+	var rep nodiusapi.ApplyReport
+	count := func(st step) {
 		switch st.kind {
 		case stepInstructions:
 			rep.Instructions += len(st.instructions)
@@ -156,13 +144,129 @@ func run(ctx context.Context, f *follower, lk *link, steps []step) (nodiusws.App
 			rep.EdgesDeleted = append(rep.EdgesDeleted, st.edgeKeys...)
 		}
 	}
+	for i, st := range steps {
+		if err := st.send(ctx, lk.conn); err != nil {
+			rep.Failed = st.kind
+			rep.Reason = reasonOf(err)
+			var re *nodiusapi.RefusedError
+			if errors.As(err, &re) || ctx.Err() != nil {
+				f.mu.Lock()
+				if st.kind == stepInstructions && re != nil {
+					rep.Reason += sheetHint(f.graph, st)
+				}
+				if re == nil && f.stale == "" {
+					// Applied or not, the server did not say: read the graph again.
+					f.stale = "an edit of this client was not acknowledged"
+				}
+				f.mu.Unlock()
+				rep.Unsure = re == nil
+				return rep, i, err
+			}
+			landed, lerr := f.landed(ctx, st)
+			switch {
+			case lerr != nil:
+				rep.Unsure = true
+				rep.Reason = fmt.Sprintf("it was sent but not acknowledged (%s), and the live graph could not be read to tell whether it landed: %v", rep.Reason, lerr)
+				return rep, i, err
+			case !landed:
+				rep.Reason = fmt.Sprintf("it was sent but not acknowledged (%s), and the live graph read again shows it did not land", rep.Reason)
+				return rep, i, err
+			}
+			rep.Failed, rep.Reason = "", ""
+			count(st)
+			f.mu.Lock()
+			lk = f.lk
+			f.mu.Unlock()
+			continue
+		}
+		f.mu.Lock()
+		if err := f.drain(lk); err != nil {
+			f.stale = err.Error()
+		}
+		f.mu.Unlock()
+		count(st)
+	}
 	return rep, len(steps), nil
+}
+
+// landed reads the live graph again (a new socket: routed, registered, the
+// messages since the save replayed) and reports whether st's effect is in it. The
+// caller holds f.loadMu.
+func (f *follower) landed(ctx context.Context, st step) (bool, error) {
+	if err := f.load(ctx, true); err != nil {
+		return false, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	switch st.kind {
+	case stepInstructions:
+		list := make([]nodiusgraph.GraphInstruction, len(st.instructions))
+		for i, raw := range st.instructions {
+			if err := json.Unmarshal(raw, &list[i]); err != nil {
+				return false, err
+			}
+		}
+		holds, known := f.graph.Holds(list)
+		if !known {
+			return false, errors.New("an instruction whose effect the graph does not show")
+		}
+		return holds, nil
+	case stepCreate:
+		var nodes, edges []string
+		for _, n := range st.nodes {
+			nodes = append(nodes, keyOf(n))
+		}
+		for _, e := range st.edges {
+			edges = append(edges, keyOf(e))
+		}
+		has, _ := f.graph.Has(st.sheet, nodes, edges)
+		return has, nil
+	}
+	_, none := f.graph.Has(st.sheet, st.nodeKeys, st.edgeKeys)
+	return none, nil
+}
+
+// save asks the server to save the graph now (forceSave) on the follower's
+// socket, once more on a new one when the first is lost: "done" then means the
+// change is in the server's database. It returns why it could not ("" when
+// saved). The caller holds f.loadMu.
+func (f *follower) save(ctx context.Context) string {
+	why := ""
+	for try := 0; try < 2; try++ {
+		if try > 0 {
+			if err := f.load(ctx, true); err != nil {
+				return why + "; and no editing socket could be had again: " + err.Error()
+			}
+		}
+		f.mu.Lock()
+		lk := f.lk
+		f.mu.Unlock()
+		if lk == nil {
+			why = "no editing socket"
+			continue
+		}
+		err := lk.conn.ForceSave(ctx, f.key)
+		if err == nil {
+			return ""
+		}
+		why = reasonOf(err)
+		var re *nodiusapi.RefusedError
+		if errors.As(err, &re) || ctx.Err() != nil {
+			break
+		}
+	}
+	return why
+}
+
+// saveNote is what a report says of a save that was not confirmed.
+func saveNote(why string) string {
+	return "the server did not confirm it saved the change (" + why + "): it is in the graph its editors see, and the server saves it on its own within about 30 s"
 }
 
 func keyOf(o map[string]any) string { s, _ := o["_key"].(string); return s }
 
 func reasonOf(err error) string {
-	var re *editsock.RefusedError
+	var re *nodiusapi.RefusedError
 	if errors.As(err, &re) {
 		return re.Message
 	}
@@ -196,25 +300,83 @@ func sheetHint(g *nodiusgraph.Graph, st step) string {
 // the Nodius web client does: the instructions (applyInstructionToGraph), then the
 // nodes and edges to create (batchCreateElements), then the keys to delete with the
 // deleted nodes' edges added (batchDeleteElements), each after the previous
-// acknowledgement. The report says what was applied, also when a step is refused;
-// the error then says it in a sentence.
-func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiusws.ApplyAction) (nodiusws.ApplyReport, error) {
+// acknowledgement, then forceSave. The report says what was applied, also when a
+// step is refused; the error then says it in a sentence.
+func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error) {
 	if a.Empty() {
-		return nodiusws.ApplyReport{}, nil
+		return nodiusapi.ApplyReport{}, nil
 	}
+	p, err := s.PrepareServerApply(ctx, graphKey)
+	if err != nil {
+		// Nothing was sent: the report says the first step never happened.
+		return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+	}
+	defer p.Release()
+	return p.Apply(ctx, a)
+}
+
+// PrepareServerApply registers on the graph (routed through /api/sync, every
+// sheet) and holds the registration for one Apply: the server's assistant is
+// approved only once this succeeded (nodiusapi.Preparer).
+func (s *Source) PrepareServerApply(ctx context.Context, graphKey string) (nodiusapi.Prepared, error) {
 	f, err := s.follow(graphKey)
 	if err != nil {
-		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+		return nil, err
 	}
 	end, err := f.begin(ctx, true)
 	if err != nil {
-		// Nothing was sent: the report says the first step never happened.
-		return nodiusws.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+		return nil, err
 	}
-	defer end()
+	return &prepared{s: s, f: f, end: end}, nil
+}
+
+// prepared is a held registration (nodiusapi.Prepared).
+type prepared struct {
+	s        *Source
+	f        *follower
+	end      func()
+	mu       sync.Mutex
+	released bool
+}
+
+func (p *prepared) Release() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.released {
+		p.released = true
+		p.end()
+	}
+}
+
+func (p *prepared) Apply(ctx context.Context, a nodiusapi.ApplyAction) (nodiusapi.ApplyReport, error) {
+	if a.Empty() {
+		return nodiusapi.ApplyReport{}, nil
+	}
+	p.mu.Lock()
+	if p.released {
+		// Let go meanwhile (the run went on to other frames): taken again.
+		end, err := p.f.begin(ctx, true)
+		if err != nil {
+			p.mu.Unlock()
+			return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+		}
+		p.end, p.released = end, false
+	}
+	p.mu.Unlock()
+	f := p.f
+	// The assistant answered in between: the socket may have dropped, or the
+	// registration been lost. Made current again (routed and registered anew if
+	// need be) before anything is sent.
+	if err := f.ready(ctx, true); err != nil {
+		return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Error()}, err
+	}
 	f.mu.Lock()
 	lk := f.lk
 	f.mu.Unlock()
+	if lk == nil {
+		err := &fault.Error{Code: fault.Network, Message: "no editing socket to the Nodius server"}
+		return nodiusapi.ApplyReport{Failed: "registerUserOnGraph", Reason: err.Message}, err
+	}
 	sheet := a.SheetID
 	if sheet == "" {
 		sheet = "0"
@@ -232,7 +394,7 @@ func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiu
 			for _, r := range list.raw {
 				var o map[string]any
 				if err := json.Unmarshal(r, &o); err != nil || o == nil {
-					return nodiusws.ApplyReport{Failed: stepCreate, Reason: "malformed node or edge in ai:apply_action"},
+					return nodiusapi.ApplyReport{Failed: stepCreate, Reason: "malformed node or edge in ai:apply_action"},
 						&fault.Error{Code: fault.ServerError, Message: "the server's ai:apply_action holds a node or edge that is not a JSON object: nothing was applied"}
 				}
 				*list.dst = append(*list.dst, o)
@@ -247,7 +409,14 @@ func (s *Source) ApplyServerAction(ctx context.Context, graphKey string, a nodiu
 		f.mu.Unlock()
 	}
 	// Instructions are sent as they came, in messages the server takes.
-	rep, _, err := run(ctx, f, lk, chunk(steps))
+	rep, sent, err := run(ctx, f, lk, chunk(steps))
+	if sent > 0 || err == nil {
+		if why := f.save(ctx); why == "" {
+			rep.Saved = true
+		} else {
+			rep.SaveNote = saveNote(why)
+		}
+	}
 	if err != nil {
 		return rep, &fault.Error{Code: fault.InvalidRequest, Err: err, Message: "the approved change was not fully applied: " + reportSentence(rep)}
 	}
@@ -278,7 +447,7 @@ func withNodeEdges(g *nodiusgraph.Graph, sheet string, nodeKeys, edgeKeys []stri
 }
 
 // reportSentence says what a report holds: what was applied and what was refused.
-func reportSentence(r nodiusws.ApplyReport) string {
+func reportSentence(r nodiusapi.ApplyReport) string {
 	var done []string
 	if r.Instructions > 0 {
 		done = append(done, fmt.Sprintf("%d instruction(s)", r.Instructions))
@@ -295,6 +464,9 @@ func reportSentence(r nodiusws.ApplyReport) string {
 	}
 	if r.Complete() {
 		return applied
+	}
+	if r.Unsure {
+		return fmt.Sprintf("%s; %s may or may not have been applied (%s) and nothing after it was sent", applied, r.Failed, r.Reason)
 	}
 	return fmt.Sprintf("%s; the server refused %s (%s) and nothing after it was sent", applied, r.Failed, r.Reason)
 }
@@ -357,14 +529,33 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 		}
 	}
 	rep, sent, err := run(ctx, f, lk, chunk(steps))
+	note := "applied through the Nodius server's editing socket and saved: the graph's editors see it now"
+	if sent > 0 {
+		if why := f.save(ctx); why != "" {
+			note = "applied through the Nodius server's editing socket; " + saveNote(why)
+		}
+	}
+	if err != nil && rep.Unsure {
+		// It may be in the graph: recorded (not left pending), so that approving
+		// again cannot apply it twice.
+		return datasource.ApplyResult{Applied: false, Created: datasource.Created{Nodes: nonNil(rep.NodesCreated), Edges: nonNil(rep.EdgesCreated)},
+				Note: "may be partly applied"}, &datasource.ConflictError{Err: &fault.Error{Code: fault.Network, Err: err,
+				Message: fmt.Sprintf("the change may or may not have reached graph %q: %s — look at the graph in the editor", graphKey, reportSentence(rep))}}
+	}
 	if err != nil {
 		if sent == 0 {
-			var re *editsock.RefusedError
+			var re *nodiusapi.RefusedError
 			if errors.As(err, &re) {
 				return datasource.ApplyResult{}, &datasource.ConflictError{Err: fmt.Errorf(
 					"%w: the Nodius server refused the change (%s); nothing was applied", datasource.ErrGraphChanged, re.Message)}
 			}
-			return datasource.ApplyResult{}, err
+			if ctx.Err() != nil {
+				return datasource.ApplyResult{}, err
+			}
+			// Sent, not acknowledged, and the live graph shows it did not land:
+			// nothing was applied, and approving again is safe.
+			return datasource.ApplyResult{}, &fault.Error{Code: fault.Network, Retryable: true, Err: err, Message: fmt.Sprintf(
+				"nothing was applied to graph %q: %s — the proposal is still pending; approve it again", graphKey, reportSentence(rep))}
 		}
 		// Part of it is in the graph: the decision is recorded with this sentence
 		// (a ConflictError is recorded, not left pending), so that approving again
@@ -373,8 +564,7 @@ func (s *Source) ApplyAction(ctx context.Context, graphKey string, a datasource.
 				Note: "partly applied"}, &datasource.ConflictError{Err: &fault.Error{Code: fault.InvalidRequest, Err: err,
 				Message: fmt.Sprintf("only part of the change reached graph %q: %s — look at the graph in the editor", graphKey, reportSentence(rep))}}
 	}
-	return datasource.ApplyResult{Applied: true, Created: created,
-		Note: "applied through the Nodius server's editing socket: the graph's editors see it now"}, nil
+	return datasource.ApplyResult{Applied: true, Created: created, Note: note}, nil
 }
 
 func workspaceOf(g *nodiusgraph.Graph) string { ws, _ := g.Doc["workspace"].(string); return ws }

@@ -11,10 +11,9 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/memgraph"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // follower keeps one graph's live copy current for the life of the Source, as the
@@ -63,18 +62,18 @@ type follower struct {
 
 // link is one editing socket of a follower and what it received.
 type link struct {
-	conn    *editsock.Conn
+	conn    *nodiusapi.Editor
 	regSeq  map[string]uint64 // each sheet's registration's place among the frames
 	lastReg uint64            // the last registration's place: later frames apply whole
 	regs    int               // registrations acknowledged (saveStatus copies per edit)
 	pending int               // saveStatus announcements not yet followed by their edit
 	gap     string            // why what arrived cannot be trusted to be complete
-	queue   []editsock.Frame  // editing messages received, not yet applied
+	queue   []nodiusapi.Frame // editing messages received, not yet applied
 	queued  int               // their bytes, bounded by the source's maxBytes
 }
 
 // onFrame records one frame of lk's socket (on its reading goroutine).
-func (f *follower) onFrame(lk *link, fr editsock.Frame) {
+func (f *follower) onFrame(lk *link, fr nodiusapi.Frame) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	missed := func() {
@@ -97,7 +96,7 @@ func (f *follower) onFrame(lk *link, fr editsock.Frame) {
 		}
 		// A server that sends more than one answer may hold between two reads
 		// (max_snapshot_bytes) is not kept in memory: the next read loads again.
-		if lk.queued += len(fr.Raw); lk.queued > f.s.maxBytes {
+		if lk.queued += len(fr.Raw); lk.queued > f.s.api.MaxBytes() {
 			lk.queue, lk.queued = nil, 0
 			lk.gap = "more edits arrived between two reads than max_snapshot_bytes holds"
 			return
@@ -219,7 +218,7 @@ func (f *follower) check(ctx context.Context, lk *link, loaded bool, stale strin
 
 const notReceived = "an edit was announced but not received (made by the same user elsewhere, or sent to that user's other editor)"
 
-// close closes the follower's socket (see editsock.Conn.Close for why it sends
+// close closes the follower's socket (see nodiusapi.Editor.Close for why it sends
 // no disconnedUserOnGraph).
 func (f *follower) close() {
 	f.mu.Lock()
@@ -252,22 +251,32 @@ func (f *follower) load(ctx context.Context, socket bool) error {
 		return err
 	}
 	lk := &link{regSeq: map[string]uint64{}}
-	conn, err := editsock.Dial(ctx, s.wsURL, editsock.Options{
-		Options:    nodiusws.Options{Token: s.token, HTTPClient: s.hc},
-		AckTimeout: s.ackWait,
-		OnFrame:    func(fr editsock.Frame) { f.onFrame(lk, fr) },
-	})
 	refused := false // the token itself was refused: an error, not a notice
 	var replayed, failed int
-	if err != nil {
-		var fe *fault.Error
-		refused = errors.As(err, &fe) && fe.Code == fault.Auth
-	} else {
+	// Routed as the web client routes: /api/sync names (and makes) the instance
+	// that manages the graph. An instance that says it does not manage it (the
+	// claim lapsed, a cluster moved it) is asked about again, once.
+	for try := 0; ; try++ {
+		var conn *nodiusapi.Editor
+		conn, err = s.dial(ctx, f.key, nodiusapi.EditorOptions{
+			AckTimeout: s.ackWait,
+			OnFrame:    func(fr nodiusapi.Frame) { f.onFrame(lk, fr) },
+		})
+		if err != nil {
+			var fe *fault.Error
+			refused = errors.As(err, &fe) && fe.Code == fault.Auth
+			break
+		}
 		lk.conn = conn
 		replayed, failed, err = s.register(ctx, g, lk)
 		if err != nil {
 			_ = conn.Close()
+			if try == 0 && notManaged(err) && ctx.Err() == nil {
+				*lk = link{regSeq: map[string]uint64{}}
+				continue
+			}
 		}
+		break
 	}
 	if err != nil && (socket || refused || ctx.Err() != nil) {
 		return err
@@ -322,7 +331,7 @@ func (s *Source) register(ctx context.Context, g *nodiusgraph.Graph, lk *link) (
 	for i, id := range ids {
 		reg, err := lk.conn.Register(ctx, g.Key(), id, s.name, from)
 		if err != nil {
-			var re *editsock.RefusedError
+			var re *nodiusapi.RefusedError
 			if errors.As(err, &re) {
 				code := fault.ServerError
 				if strings.Contains(re.Message, "Access denied") {

@@ -14,9 +14,8 @@ import (
 	"strings"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
@@ -51,7 +50,7 @@ func (s *Source) ListGraphs(ctx context.Context) ([]datasource.Graph, error) {
 			return nil, err
 		}
 		if status != http.StatusOK {
-			return nil, statusError(status, data)
+			return nil, s.statusError(status, data)
 		}
 		var docs []json.RawMessage
 		if err := json.Unmarshal(data, &docs); err != nil {
@@ -98,7 +97,7 @@ func (s *Source) WorkspaceConfigs(ctx context.Context) ([]datasource.NodeConfig,
 // CanCreateGraph: the server decides at creation (the token's access to the
 // workspace); only a missing token is known before.
 func (s *Source) CanCreateGraph(ctx context.Context) error {
-	if s.token == "" {
+	if s.api.Token() == "" {
 		return &fault.Error{Code: fault.Auth, Message: "no token for the Nodius server — give one with --token or NODIUS_AI_TOKEN"}
 	}
 	return ctx.Err()
@@ -113,7 +112,7 @@ func (s *Source) CreateGraph(ctx context.Context, p datasource.CreateGraphPayloa
 	if err := s.CanCreateGraph(ctx); err != nil {
 		return datasource.CreatedGraph{}, err
 	}
-	conn, err := editsock.Dial(ctx, s.wsURL, editsock.Options{Options: nodiusws.Options{Token: s.token, HTTPClient: s.hc}})
+	conn, err := s.dial(ctx, "", nodiusapi.EditorOptions{})
 	if err != nil {
 		return datasource.CreatedGraph{}, err
 	}
@@ -143,7 +142,7 @@ func (s *Source) DeleteCreatedGraph(_ context.Context, g datasource.CreatedGraph
 	}
 	return &fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
 		"undo cannot delete the %s %s (key %s) created on %s: the server's delete removes a graph and everything in it, and nothing here tells whether it was opened or edited since — if you no longer want it, delete it in the Nodius web client (home page, %s, the ⋮ menu of %s, Delete)",
-		kind, name, termtext.Strip(g.Key), s.base.String(), list, name)}
+		kind, name, termtext.Strip(g.Key), s.api.Server(), list, name)}
 }
 
 // MadeGraph answers whether an approval stopped after it asked the server for
@@ -181,7 +180,7 @@ func (e *CreateError) Error() string { return e.Reason }
 // user's first workspace, else the user's id. It is read from the authResult of a
 // socket of the same token, which is also what the server's assistant lists the
 // user's graphs from (wsAIController: workspaces[0] ?? userId).
-func Workspace(auth nodiusws.AuthResult) string {
+func Workspace(auth nodiusapi.AuthResult) string {
 	for _, w := range auth.Workspaces {
 		if w != "" {
 			return w

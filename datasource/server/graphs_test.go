@@ -13,7 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource/server"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // TestListGraphsReadsEveryPage: the user's graphs are listed from the home page's
@@ -204,12 +204,12 @@ func TestCreateGraphGoesToTheFirstWorkspace(t *testing.T) {
 		t.Errorf("created in workspace %v, want carol's first workspace 2bef1a5a3bd4", ws)
 	}
 	for _, tc := range []struct {
-		auth nodiusws.AuthResult
+		auth nodiusapi.AuthResult
 		want string
 	}{
-		{nodiusws.AuthResult{UserID: "u1", Workspaces: []string{"w1", "w2"}}, "w1"},
-		{nodiusws.AuthResult{UserID: "u1", Workspaces: []string{}}, "u1"},
-		{nodiusws.AuthResult{UserID: "u1"}, "u1"},
+		{nodiusapi.AuthResult{UserID: "u1", Workspaces: []string{"w1", "w2"}}, "w1"},
+		{nodiusapi.AuthResult{UserID: "u1", Workspaces: []string{}}, "u1"},
+		{nodiusapi.AuthResult{UserID: "u1"}, "u1"},
 	} {
 		if got := server.Workspace(tc.auth); got != tc.want {
 			t.Errorf("Workspace(%+v) = %q, want %q", tc.auth, got, tc.want)

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // TestDrainAppliesEachEditOnce: a broadcast that arrived between the
@@ -23,7 +23,7 @@ func TestDrainAppliesEachEditOnce(t *testing.T) {
 	}
 	f := &follower{graph: g}
 	lk := &link{regSeq: map[string]uint64{"0": 5, "1": 10}, lastReg: 10}
-	lk.queue = []editsock.Frame{
+	lk.queue = []nodiusapi.Frame{
 		{Seq: 3, Type: "batchDeleteElements", Raw: json.RawMessage(`{"type":"batchDeleteElements","sheetId":"0","nodeKeys":[],"edgeKeys":["e1"]}`)},
 		{Seq: 7, Type: "applyInstructionToGraph", Raw: json.RawMessage(`{"type":"applyInstructionToGraph","instructions":[
 			{"i":{"o":1,"p":["posX"],"v":1},"sheetId":"0","nodeId":"root"},
@@ -57,7 +57,7 @@ func TestDrainRefusalAfterRegistrationIsAnError(t *testing.T) {
 	}
 	f := &follower{graph: g}
 	lk := &link{regSeq: map[string]uint64{"0": 5}, lastReg: 5}
-	lk.queue = []editsock.Frame{{Seq: 6, Type: "batchDeleteElements",
+	lk.queue = []nodiusapi.Frame{{Seq: 6, Type: "batchDeleteElements",
 		Raw: json.RawMessage(`{"type":"batchDeleteElements","sheetId":"0","nodeKeys":["nope"],"edgeKeys":[]}`)}}
 	if err := f.drain(lk); err == nil {
 		t.Error("drain applied a deletion of a node the copy does not have")

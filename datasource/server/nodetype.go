@@ -27,18 +27,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // typeField is one field of a node type a configure_node_type can change, and
@@ -91,7 +87,7 @@ func named(p datasource.ConfigureNodeTypePayload, field string) bool {
 // mode, to the user's first one). The result's note says what was done and, for
 // a creation, the key the server gave the type.
 func (s *Source) ApplyNodeType(ctx context.Context, graphKey string, p datasource.ConfigureNodeTypePayload) (datasource.ApplyResult, error) {
-	if s.token == "" {
+	if s.api.Token() == "" {
 		return datasource.ApplyResult{}, &fault.Error{Code: fault.Auth, Message: "no token for the Nodius server — give one with --token or NODIUS_AI_TOKEN"}
 	}
 	var (
@@ -136,7 +132,7 @@ func (s *Source) createNodeType(ctx context.Context, graphKey string, p datasour
 		// The server keeps display names unique in a workspace: also what makes a
 		// retried approval find the type it made instead of making a second.
 		return datasource.ApplyResult{}, &datasource.ConflictError{Err: fmt.Errorf(
-			"the Nodius server did not create node type %q: a type of that name already exists in workspace %s (409%s)", p.DisplayName, workspace, serverMessage(data))}
+			"the Nodius server did not create node type %q: a type of that name already exists in workspace %s (409%s)", p.DisplayName, workspace, nodiusapi.ServerMessage(data))}
 	case status != http.StatusOK:
 		return datasource.ApplyResult{}, typeStatusError("create", p.DisplayName, status, data)
 	}
@@ -176,18 +172,12 @@ func (s *Source) updateNodeType(ctx context.Context, p datasource.ConfigureNodeT
 	if !ok {
 		return datasource.ApplyResult{}, &datasource.ConflictError{Err: &datasource.NotFoundError{Kind: "node type", Key: p.TypeKey}}
 	}
-	addr, err := s.syncAddress(ctx, "nodeConfig-"+p.TypeKey)
-	if err != nil {
-		return datasource.ApplyResult{}, err
+	conn, missing, err := s.registerNodeType(ctx, p.TypeKey, int64Of(saved["lastUpdatedTime"]))
+	if conn != nil {
+		defer conn.Close()
 	}
-	conn, err := editsock.Dial(ctx, addr, editsock.Options{Options: nodiusws.Options{Token: s.token, HTTPClient: s.hc}, AckTimeout: s.ackWait})
 	if err != nil {
-		return datasource.ApplyResult{}, err
-	}
-	defer conn.Close()
-	missing, err := conn.RegisterNodeConfig(ctx, p.TypeKey, s.name, int64Of(saved["lastUpdatedTime"]))
-	if err != nil {
-		var re *editsock.RefusedError
+		var re *nodiusapi.RefusedError
 		if errors.As(err, &re) {
 			return datasource.ApplyResult{}, &fault.Error{Code: fault.ServerError, Err: err, Message: fmt.Sprintf(
 				"the Nodius server would not register this client as an editor of node type %s: %s; nothing was changed", p.TypeKey, re.Message)}
@@ -245,7 +235,7 @@ func (s *Source) updateNodeType(ctx context.Context, p datasource.ConfigureNodeT
 	}
 	// At most MaxInstructions fields exist: one message, applied whole.
 	if err := conn.ApplyNodeConfigInstructions(ctx, list); err != nil {
-		var re *editsock.RefusedError
+		var re *nodiusapi.RefusedError
 		if errors.As(err, &re) {
 			return datasource.ApplyResult{}, &datasource.ConflictError{Err: fmt.Errorf(
 				"the Nodius server refused the change of node type %s (%s); nothing was applied", p.TypeKey, re.Message)}
@@ -310,59 +300,33 @@ func (s *Source) getNodeType(ctx context.Context, key string) (map[string]any, b
 
 func typeStatusError(what, key string, status int, data []byte) error {
 	if status >= 500 {
-		return statusError(status, data)
+		return &fault.Error{Code: fault.ServerError, Status: status,
+			Message: fmt.Sprintf("the Nodius server failed to %s node type %s (%d%s)", what, key, status, nodiusapi.ServerMessage(data))}
 	}
 	return &fault.Error{Code: fault.InvalidRequest, Status: status,
-		Message: fmt.Sprintf("the Nodius server refused to %s node type %s (%d%s)", what, key, status, serverMessage(data))}
+		Message: fmt.Sprintf("the Nodius server refused to %s node type %s (%d%s)", what, key, status, nodiusapi.ServerMessage(data))}
 }
 
-// syncAddress asks the server where the socket of an instance (a graph
-// "graph-KEY", a node type "nodeConfig-KEY") is, as the web client does before
-// it opens one: POST /api/sync answers {host, port, secure?, path?}, and the
-// answering instance becomes the manager when none is (without that claim the
-// server refuses the registration). A WebSocket address given in the
-// configuration (--ws-url, ws_url: one server, one address) is used instead of
-// the answer's. A server reached over https keeps TLS even when the answer (a
-// peer's) does not say secure.
-func (s *Source) syncAddress(ctx context.Context, instance string) (string, error) {
-	status, data, err := s.post(ctx, "/api/sync", map[string]any{"instanceId": instance})
-	if err != nil {
-		return "", err
+// registerNodeType opens a socket where POST /api/sync routes node type key's
+// instance ("nodeConfig-KEY"; the call makes the answering instance its manager
+// when none is) and registers it as an editor of the type. A registration refused
+// because the instance does not manage the type (another one claimed it since) is
+// routed and tried once more, as for a graph.
+func (s *Source) registerNodeType(ctx context.Context, key string, fromTimestamp int64) (*nodiusapi.Editor, []json.RawMessage, error) {
+	for attempt := 0; ; attempt++ {
+		conn, err := s.dialInstance(ctx, "nodeConfig-"+key, nodiusapi.EditorOptions{AckTimeout: s.ackWait})
+		if err != nil {
+			return nil, nil, err
+		}
+		missing, err := conn.RegisterNodeConfig(ctx, key, s.name, fromTimestamp)
+		if err == nil {
+			return conn, missing, nil
+		}
+		_ = conn.Close()
+		if attempt > 0 || !notManaged(err) {
+			return nil, nil, err
+		}
 	}
-	if status != http.StatusOK {
-		return "", statusError(status, data)
-	}
-	if def, err := nodiusws.Address(s.base, ""); err == nil && def != s.wsURL {
-		return s.wsURL, nil
-	}
-	var ans struct {
-		Host   string          `json:"host"`
-		Port   json.RawMessage `json:"port"`
-		Secure bool            `json:"secure"`
-		Path   string          `json:"path"`
-	}
-	if err := json.Unmarshal(data, &ans); err != nil {
-		return "", &fault.Error{Code: fault.ServerError, Err: err, Message: "the Nodius server's answer to /api/sync is not JSON"}
-	}
-	port, err := strconv.Unquote(string(ans.Port))
-	if err != nil {
-		port = string(ans.Port)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n <= 0 || n > 65535 {
-		return "", &fault.Error{Code: fault.ServerError, Message: fmt.Sprintf("the Nodius server's answer to /api/sync names no usable port (%s)", ans.Port)}
-	}
-	host := ans.Host
-	if host == "" {
-		host = s.base.Hostname()
-	}
-	u := url.URL{Scheme: "ws", Host: net.JoinHostPort(host, port), Path: ans.Path}
-	if ans.Secure || s.base.Scheme == "https" {
-		u.Scheme = "wss"
-	}
-	if u.Path == "" {
-		u.Path = "/"
-	}
-	return u.String(), nil
 }
 
 // workspaceFor is the workspace a new type goes to: the graph's, else (home
@@ -374,7 +338,7 @@ func (s *Source) workspaceFor(ctx context.Context, graphKey string) (string, err
 			return g.Workspace, nil
 		}
 	}
-	conn, err := editsock.Dial(ctx, s.wsURL, editsock.Options{Options: nodiusws.Options{Token: s.token, HTTPClient: s.hc}})
+	conn, err := s.dial(ctx, "", nodiusapi.EditorOptions{})
 	if err != nil {
 		return "", err
 	}

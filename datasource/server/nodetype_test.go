@@ -12,15 +12,14 @@ import (
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // typeEditor is a web editor with a node type open: it claimed the type through
 // /api/sync and registered on it, and records what it receives.
 type typeEditor struct {
-	c   *editsock.Conn
+	c   *nodiusapi.Editor
 	mu  sync.Mutex
 	got []string // types of the frames received
 	ch  chan struct{}
@@ -37,8 +36,8 @@ func openType(t *testing.T, s *servertest.Server, token, key string) *typeEditor
 	}
 	resp.Body.Close()
 	e := &typeEditor{ch: make(chan struct{}, 100)}
-	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: token}, AckTimeout: 5 * time.Second,
-		OnFrame: func(f editsock.Frame) {
+	c, err := nodiusapi.DialEditor(ctx, s.WSURL, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: token}, AckTimeout: 5 * time.Second,
+		OnFrame: func(f nodiusapi.Frame) {
 			e.mu.Lock()
 			e.got = append(e.got, f.Type)
 			e.mu.Unlock()

@@ -23,21 +23,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/server/nodiusgraph"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 // DefaultTimeout bounds one HTTP request to the server (headers and body).
@@ -63,7 +57,7 @@ type Options struct {
 	// Token is the user's JWT: HTTP calls send it as a bearer token, the WebSocket
 	// in its authenticate frame. It goes to no other host.
 	Token string
-	// WSURL overrides where the WebSocket is (nodiusws.Address: by default
+	// WSURL overrides where the WebSocket is (nodiusapi.Address: by default
 	// wss://host/ws for an https server, ws://host:port+2000 for an http one).
 	WSURL string
 	// Timeout bounds each HTTP request (default DefaultTimeout).
@@ -90,18 +84,14 @@ type Options struct {
 
 // Source is a datasource.Source over a Nodius server. It also applies whole actions
 // (datasource.ActionApplier) and the server assistant's approved actions
-// (nodiusws.Applier) through the editing socket.
+// (nodiusapi.Applier) through the editing socket.
 type Source struct {
-	base     *url.URL
-	token    string
-	wsURL    string
-	timeout  time.Duration
-	ackWait  time.Duration
-	idle     time.Duration
-	hc       *http.Client
-	maxBytes int
-	name     string
-	notify   func(string)
+	api     *nodiusapi.Client
+	timeout time.Duration // one read's bound when no caller gives one (Version)
+	ackWait time.Duration
+	idle    time.Duration
+	name    string
+	notify  func(string)
 
 	mu       sync.Mutex
 	said     map[string]bool
@@ -116,42 +106,19 @@ var (
 	_ datasource.Snapshotter   = (*Source)(nil)
 	_ datasource.ActionApplier = (*Source)(nil)
 	_ datasource.Describer     = (*Source)(nil)
-	_ nodiusws.Applier         = (*Source)(nil)
+	_ nodiusapi.Applier        = (*Source)(nil)
 )
 
 // New checks the URLs and returns a Source; it sends no request.
 func New(opts Options) (*Source, error) {
-	u, err := url.Parse(strings.TrimRight(opts.BaseURL, "/"))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if _, err := nodiusapi.ParseServerURL(opts.BaseURL); err != nil {
 		return nil, &fault.Error{Code: fault.Config,
 			Message: fmt.Sprintf("server source needs an http:// or https:// URL (got %q) — use --source server:https://HOST", fault.MaskCredentials(opts.BaseURL))}
 	}
-	u.User = nil
-	ws, err := nodiusws.Address(u, opts.WSURL)
+	api, err := nodiusapi.New(nodiusapi.Options{BaseURL: opts.BaseURL, Token: opts.Token, WSURL: opts.WSURL,
+		HTTPClient: opts.HTTPClient, Timeout: opts.Timeout, MaxBytes: opts.MaxBytes})
 	if err != nil {
 		return nil, err
-	}
-	timeout := opts.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		hc = &http.Client{
-			Timeout: timeout,
-			Transport: &http.Transport{
-				Proxy:                 http.ProxyFromEnvironment,
-				DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
-				TLSHandshakeTimeout:   10 * time.Second,
-				ResponseHeaderTimeout: timeout,
-				MaxIdleConns:          8,
-				IdleConnTimeout:       90 * time.Second,
-			},
-		}
-	}
-	maxBytes := opts.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = DefaultMaxBytes
 	}
 	name := opts.EditorName
 	if name == "" {
@@ -161,13 +128,17 @@ func New(opts Options) (*Source, error) {
 	if idle == 0 {
 		idle = DefaultIdleRelease
 	}
-	return &Source{base: u, token: opts.Token, wsURL: ws, timeout: timeout, ackWait: opts.AckTimeout, idle: idle, hc: hc,
-		maxBytes: maxBytes, name: name, notify: opts.Notice, said: map[string]bool{}, follows: map[string]*follower{}}, nil
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	return &Source{api: api, timeout: timeout, ackWait: opts.AckTimeout, idle: idle,
+		name: name, notify: opts.Notice, said: map[string]bool{}, follows: map[string]*follower{}}, nil
 }
 
 // Describe names the server, and says when the last read had only the saved state.
 func (s *Source) Describe() string {
-	d := "server:" + s.base.String()
+	d := "server:" + s.api.Server()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lastNote != "" {
@@ -191,7 +162,7 @@ func (s *Source) Close() error {
 	for _, f := range follows {
 		f.close()
 	}
-	s.hc.CloseIdleConnections()
+	s.api.HTTPClient().CloseIdleConnections()
 	return nil
 }
 
@@ -231,125 +202,33 @@ func (s *Source) note(key, short, sentence string) {
 	}
 }
 
-func (s *Source) endpoint(path string) string {
-	u := *s.base
-	u.Path = strings.TrimRight(s.base.Path, "/") + path
-	u.RawPath = ""
-	return u.String()
-}
-
 // post sends one JSON request and returns the status and body of the answer.
-// Transport failures and the statuses every endpoint shares (401, 403, 429, 5xx
-// except where the caller reads them) are *fault.Error with a sentence to print.
+// Transport failures and the statuses every endpoint shares (401, 403, 429) are
+// *fault.Error with the one wording of nodiusapi; the others are the caller's to
+// read.
 func (s *Source) post(ctx context.Context, path string, body any) (int, []byte, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return 0, nil, fmt.Errorf("encode request: %w", err)
-	}
-	status, data, err := s.rawPost(ctx, path, b)
+	a, err := s.api.Do(ctx, http.MethodPost, path, body)
 	if err != nil {
 		return 0, nil, err
 	}
-	switch {
-	case status == http.StatusUnauthorized:
-		msg := "the Nodius server refused the token (401" + serverMessage(data) + ") — it may have expired or been revoked by a newer login: give a fresh one with --token or NODIUS_AI_TOKEN"
-		if s.token == "" {
-			msg = "the Nodius server wants a token (401) — pass a JWT with --token or NODIUS_AI_TOKEN"
-		}
-		return status, nil, &fault.Error{Code: fault.Auth, Status: 401, Message: msg}
-	case status == http.StatusForbidden:
-		return status, nil, &fault.Error{Code: fault.Auth, Status: 403,
-			Message: "the Nodius server refused access (403" + serverMessage(data) + ") — the token's user may not read this graph's workspace"}
-	case status == http.StatusTooManyRequests:
-		return status, nil, &fault.Error{Code: fault.RateLimit, Status: 429, Retryable: true,
-			Message: "the Nodius server is rate limiting (429) — wait a moment and retry"}
+	switch a.Status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests:
+		return a.Status, nil, s.api.StatusError(a.Status, a.Body, "")
 	}
-	return status, data, nil
+	return a.Status, a.Body, nil
 }
 
 // rawPost sends one JSON body, with the token, and returns the status and the
-// answer (at most MaxBytes) as they are: transport failures and an answer too
-// large are *fault.Error, no status is. POST /api/graph/create reads its refusals
-// itself (CreateGraphRequest).
+// answer (at most MaxBytes) as they are: POST /api/graph/create reads its
+// refusals itself (CreateGraphRequest).
 func (s *Source) rawPost(ctx context.Context, path string, b []byte) (int, []byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint(path), bytes.NewReader(b))
-	if err != nil {
-		return 0, nil, fmt.Errorf("build request: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("Content-Type", "application/json")
-	if s.token != "" {
-		req.Header.Set("Authorization", "Bearer "+s.token)
-	}
-	resp, err := s.hc.Do(req)
-	if err != nil {
-		return 0, nil, s.netError(ctx, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(s.maxBytes)+1))
-	if err != nil {
-		return 0, nil, s.netError(ctx, err)
-	}
-	if len(data) > s.maxBytes {
-		return 0, nil, fault.Limit("the Nodius server's answer", "max_snapshot_bytes", s.maxBytes)
-	}
-	return resp.StatusCode, data, nil
+	a, err := s.api.Do(ctx, http.MethodPost, path, b)
+	return a.Status, a.Body, err
 }
 
-func statusError(status int, data []byte) error {
-	if status >= 500 {
-		return &fault.Error{Code: fault.ServerError, Status: status, Retryable: true,
-			Message: fmt.Sprintf("the Nodius server failed (%d%s) — retry, or look at the server's log", status, serverMessage(data))}
-	}
-	return &fault.Error{Code: fault.InvalidRequest, Status: status,
-		Message: fmt.Sprintf("the Nodius server refused the request (%d%s) — is server: the Nodius server's URL?", status, serverMessage(data))}
-}
-
-// serverMessage extracts {"error": "..."} or {"message": "..."} from an error body.
-func serverMessage(body []byte) string {
-	var m struct {
-		Error   any    `json:"error"`
-		Message string `json:"message"`
-	}
-	if json.Unmarshal(body, &m) != nil {
-		return ""
-	}
-	msg := m.Message
-	if s, ok := m.Error.(string); ok && msg == "" {
-		msg = s
-	}
-	msg = strings.TrimSpace(strings.ReplaceAll(msg, "\n", " "))
-	if len(msg) > 200 {
-		msg = strings.ToValidUTF8(msg[:200], "") + "…"
-	}
-	if msg == "" {
-		return ""
-	}
-	return ": " + msg
-}
-
-func (s *Source) netError(ctx context.Context, err error) error {
-	where := s.base.Host
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.Canceled):
-		return &fault.Error{Code: fault.Interrupted, Message: "request to the Nodius server cancelled", Err: err}
-	case errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()):
-		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err,
-			Message: fmt.Sprintf("the Nodius server at %s did not answer within %s — check that it is up, then retry", where, s.timeout)}
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
-			Message: fmt.Sprintf("cannot connect to the Nodius server at %s (connection refused) — is it running, and is the URL right?", where)}
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return &fault.Error{Code: fault.Network, Err: err,
-			Message: fmt.Sprintf("cannot resolve the Nodius server host %q — check the server: URL", dns.Name)}
-	}
-	return &fault.Error{Code: fault.Network, Retryable: true, Err: err,
-		Message: fmt.Sprintf("cannot reach the Nodius server at %s — check the network and the server: URL", where)}
+// statusError is the classified error of a status the caller did not expect.
+func (s *Source) statusError(status int, data []byte) error {
+	return s.api.StatusError(status, data, "")
 }
 
 // saved reads the graph as the server last saved it (POST /api/graph/get). An
@@ -365,10 +244,10 @@ func (s *Source) saved(ctx context.Context, graphKey string) (*nodiusgraph.Graph
 		if err2 == nil && st2 == http.StatusOK && len(bytes.TrimSpace(d2)) == 0 {
 			return nil, &datasource.NotFoundError{Kind: "graph", Key: graphKey}
 		}
-		return nil, statusError(status, data)
+		return nil, s.statusError(status, data)
 	}
 	if status != http.StatusOK {
-		return nil, statusError(status, data)
+		return nil, s.statusError(status, data)
 	}
 	g, ok, err := nodiusgraph.Parse(data)
 	if err != nil {
@@ -400,7 +279,7 @@ func (s *Source) nodeConfigs(ctx context.Context, workspace string) (configs []d
 		return nil, nil, err
 	}
 	if status != http.StatusOK {
-		return nil, nil, statusError(status, data)
+		return nil, nil, s.statusError(status, data)
 	}
 	var raw []json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {

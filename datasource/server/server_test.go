@@ -14,10 +14,9 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/server"
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 const graphKey = servertest.SeedGraphKey
@@ -62,7 +61,7 @@ func sourceAt(t *testing.T, s *servertest.Server, wsURL, token string, notices *
 // editor is a second client (another user, as a web editor would be) registered on
 // sheet "0" of the graph; it records the broadcasts it receives.
 type editor struct {
-	c    *editsock.Conn
+	c    *nodiusapi.Editor
 	mu   sync.Mutex
 	got  []map[string]any
 	seen chan struct{}
@@ -72,7 +71,8 @@ func newEditor(t *testing.T, s *servertest.Server, token string) *editor {
 	t.Helper()
 	ctx := context.Background()
 	e := &editor{seen: make(chan struct{}, 100)}
-	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: token}, AckTimeout: 5 * time.Second,
+	s.Claim(graphKey) // as a web editor's POST /api/sync does before it opens the graph
+	c, err := nodiusapi.DialEditor(ctx, s.WSURL, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: token}, AckTimeout: 5 * time.Second,
 		OnBroadcast: func(msg json.RawMessage, _ uint64) {
 			var m map[string]any
 			_ = json.Unmarshal(msg, &m)
@@ -109,7 +109,7 @@ func (e *editor) wait(t *testing.T, n int) []map[string]any {
 	return append([]map[string]any{}, e.got...)
 }
 
-func move(ctx context.Context, t *testing.T, c *editsock.Conn, node string, x float64) {
+func move(ctx context.Context, t *testing.T, c *nodiusapi.Editor, node string, x float64) {
 	t.Helper()
 	in, _ := json.Marshal(map[string]any{"i": map[string]any{"o": 1, "p": []string{"posX"}, "v": x}, "sheetId": "0", "nodeId": node})
 	if err := c.ApplyInstructions(ctx, []json.RawMessage{in}); err != nil {
@@ -418,10 +418,10 @@ func TestApplyRefusesWhatTheGraphDoesNotAllow(t *testing.T) {
 	}
 }
 
-func applyActions(t *testing.T) map[string]nodiusws.ApplyAction {
+func applyActions(t *testing.T) map[string]nodiusapi.ApplyAction {
 	t.Helper()
 	files, _ := filepath.Glob("testdata/04*.jsonl")
-	out := map[string]nodiusws.ApplyAction{}
+	out := map[string]nodiusapi.ApplyAction{}
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
@@ -432,8 +432,8 @@ func applyActions(t *testing.T) map[string]nodiusws.ApplyAction {
 		for sc.Scan() {
 			var l struct {
 				Frame struct {
-					Type   string               `json:"type"`
-					Action nodiusws.ApplyAction `json:"action"`
+					Type   string                `json:"type"`
+					Action nodiusapi.ApplyAction `json:"action"`
 				} `json:"frame"`
 			}
 			if json.Unmarshal(sc.Bytes(), &l) == nil && l.Frame.Type == "ai:apply_action" {
@@ -491,7 +491,7 @@ func TestApplyServerActionReportsAPartialApply(t *testing.T) {
 		return b
 	}
 	node, _ := json.Marshal(map[string]any{"_key": "x1", "graphKey": graphKey, "sheet": "0", "type": "log-node"})
-	a := nodiusws.ApplyAction{Instructions: []json.RawMessage{in("root")}, NodesToCreate: []json.RawMessage{node}, NodeKeysToDelete: []string{"sort_stats"}, SheetID: "0"}
+	a := nodiusapi.ApplyAction{Instructions: []json.RawMessage{in("root")}, NodesToCreate: []json.RawMessage{node}, NodeKeysToDelete: []string{"sort_stats"}, SheetID: "0"}
 	rep, err := src.ApplyServerAction(ctx, graphKey, a)
 	if err == nil || rep.Complete() {
 		t.Fatalf("report %+v, err %v: want a failure", rep, err)
@@ -504,13 +504,13 @@ func TestApplyServerActionReportsAPartialApply(t *testing.T) {
 	}
 
 	// A token the socket refuses: nothing is applied, and the report does not say complete.
-	rep, err = source(t, s, "bad", nil).ApplyServerAction(ctx, graphKey, nodiusws.ApplyAction{Instructions: []json.RawMessage{in("root")}, SheetID: "0"})
+	rep, err = source(t, s, "bad", nil).ApplyServerAction(ctx, graphKey, nodiusapi.ApplyAction{Instructions: []json.RawMessage{in("root")}, SheetID: "0"})
 	if err == nil || rep.Complete() || rep.Instructions != 0 {
 		t.Errorf("bad token: report %+v, err %v", rep, err)
 	}
 
 	// An instruction for a node of sheet 1 named on sheet 0.
-	rep, err = src.ApplyServerAction(ctx, graphKey, nodiusws.ApplyAction{Instructions: []json.RawMessage{in("sort_stats")}, SheetID: "0"})
+	rep, err = src.ApplyServerAction(ctx, graphKey, nodiusapi.ApplyAction{Instructions: []json.RawMessage{in("sort_stats")}, SheetID: "0"})
 	if err == nil || rep.Failed != "applyInstructionToGraph" || !strings.Contains(rep.Reason, "Node with id sort_stats not found") || !strings.Contains(rep.Reason, "sheet 1") {
 		t.Errorf("report %+v, err %v", rep, err)
 	}

@@ -12,7 +12,9 @@
 // /api/ai/thread/:id/messages, DELETE /api/ai/thread/:id, and POST
 // /api/graph/create as requestWorkFlow.ts answers it (the web client calls it to
 // carry out an approved create_graph of home mode, graph key "home"). It answers
-// from scripts the tests write. It does not speak the editing protocol.
+// from scripts the tests write. POST /api/sync answers where the socket of a graph
+// is (this stand-in, or a peer it routes the graph to: RouteTo). With Editing set
+// it also speaks the editing protocol on the same sockets.
 package remotetest
 
 import (
@@ -24,8 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -130,6 +135,8 @@ type Server struct {
 	disconnects int
 	conns       int
 	created     []Created
+	syncs       []string           // the instance ids /api/sync was asked about
+	peers       map[string]*Server // instances another stand-in manages (RouteTo)
 }
 
 // New starts a stand-in on loopback; it stops when the test ends.
@@ -148,7 +155,7 @@ func New(t testing.TB, configure ...func(*Server)) *Server {
 // NewHandler returns a stand-in not yet listening: serve it with net/http (the
 // fakenodius command does).
 func NewHandler() *Server {
-	return &Server{threads: map[string]*Thread{}, sessions: map[*Session]bool{}, UserID: "d0ceef773d53"}
+	return &Server{threads: map[string]*Thread{}, sessions: map[*Session]bool{}, UserID: "d0ceef773d53", peers: map[string]*Server{}}
 }
 
 // SetChat sets the script that answers ai:chat (nil: a one-token answer).
@@ -191,12 +198,75 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveCreate(w, r)
 	case r.Method == http.MethodGet && r.URL.Path == "/api/auth/me":
 		s.serveMe(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/api/sync":
+		s.serveSync(w, r)
 	default:
 		if s.Editing != nil {
 			s.Editing.Handler().ServeHTTP(w, r)
 			return
 		}
 		httpError(w, http.StatusNotFound, "Not found")
+	}
+}
+
+// serveSync answers POST /api/sync as the real server does: where the socket of
+// an instance is. An instance another stand-in manages (RouteTo) is answered with
+// that peer's {host, port}, without secure or path, as a cluster peer is; any
+// other with this stand-in's own address (the one the request came to), and a
+// graph is then claimed by its editing stand-in, if any (registrations on it are
+// refused until it is).
+func (s *Server) serveSync(w http.ResponseWriter, r *http.Request) {
+	if !s.httpAuth(w, r) {
+		return
+	}
+	var body struct {
+		InstanceID string `json:"instanceId"`
+	}
+	if json.NewDecoder(r.Body).Decode(&body) != nil || body.InstanceID == "" {
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	}
+	s.mu.Lock()
+	s.syncs = append(s.syncs, body.InstanceID)
+	peer := s.peers[body.InstanceID]
+	s.mu.Unlock()
+	if peer != nil {
+		u, _ := url.Parse(peer.URL)
+		port, _ := strconv.Atoi(u.Port())
+		writeJSON(w, map[string]any{"host": u.Hostname(), "port": port})
+		return
+	}
+	if key, ok := strings.CutPrefix(body.InstanceID, "graph-"); ok && s.Editing != nil {
+		s.Editing.Claim(key)
+	}
+	host, port, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "no host")
+		return
+	}
+	p, _ := strconv.Atoi(port)
+	writeJSON(w, map[string]any{"host": host, "port": p, "secure": false})
+}
+
+// Syncs lists the instance ids POST /api/sync was asked about, in order.
+func (s *Server) Syncs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string{}, s.syncs...)
+}
+
+// RouteTo makes peer the manager of the graph, as in a cluster: /api/sync here
+// answers peer's address, and this stand-in's editing side (if any) refuses
+// registrations on the graph while the peer's accepts them.
+func (s *Server) RouteTo(graphKey string, peer *Server) {
+	s.mu.Lock()
+	s.peers["graph-"+graphKey] = peer
+	s.mu.Unlock()
+	if s.Editing != nil {
+		s.Editing.Unclaim(graphKey)
+	}
+	if peer.Editing != nil {
+		peer.Editing.Claim(graphKey)
 	}
 }
 
@@ -207,10 +277,17 @@ func threadID() string {
 	return hex.EncodeToString(b)
 }
 
-// NewThread adds a thread (a web client's), waiting on pending when not nil.
+// NewThread adds a thread (a web client's), waiting on pending when not nil. A
+// proposal's tool call (ToolCall with a name) ends the history, as the assistant's
+// message that made it does on the real server.
 func (s *Server) NewThread(graphKey string, pending *Pending, history ...map[string]any) *Thread {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if pending != nil && pending.ToolCall["name"] != nil {
+		args, _ := json.Marshal(pending.ToolCall["args"])
+		history = append(history, map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
+			"id": pending.ToolCall["id"], "type": "function", "function": map[string]any{"name": pending.ToolCall["name"], "arguments": string(args)}}}})
+	}
 	return s.newThreadLocked("", graphKey, pending, history)
 }
 

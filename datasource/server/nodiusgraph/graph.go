@@ -10,6 +10,7 @@
 package nodiusgraph
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -573,4 +574,61 @@ func (g *Graph) Snapshot() (datasource.Snapshot, error) {
 		}
 	}
 	return snap, nil
+}
+
+// Holds reports whether the graph shows the instructions' effect already: each
+// one a SET whose value is at its path on its node or edge. known is false when
+// that cannot be told from the graph (an instruction other than a SET). A client
+// whose edit was not acknowledged reads the live graph again and asks this, to
+// know whether the server applied it.
+func (g *Graph) Holds(list []GraphInstruction) (holds, known bool) {
+	for _, in := range list {
+		if in.I.O != OpSet {
+			return false, false
+		}
+		sh := g.Sheets[in.SheetID]
+		if sh == nil {
+			return false, true
+		}
+		var obj map[string]any
+		var ok bool
+		if in.NodeID != "" {
+			obj, ok = sh.Node(in.NodeID)
+		} else {
+			obj, ok = sh.Edge(in.EdgeID)
+		}
+		if !ok {
+			return false, true
+		}
+		v, ok := lookup(obj, in.I.P)
+		if !ok || !sameJSON(v, in.I.V) {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// Has reports whether the sheet holds every node and edge key given (has), or
+// none of them (none).
+func (g *Graph) Has(sheetID string, nodeKeys, edgeKeys []string) (has, none bool) {
+	sh := g.Sheets[sheetID]
+	if sh == nil {
+		return len(nodeKeys)+len(edgeKeys) == 0, true
+	}
+	has, none = true, true
+	for _, k := range nodeKeys {
+		_, ok := sh.Node(k)
+		has, none = has && ok, none && !ok
+	}
+	for _, k := range edgeKeys {
+		_, ok := sh.Edge(k)
+		has, none = has && ok, none && !ok
+	}
+	return has, none
+}
+
+func sameJSON(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }

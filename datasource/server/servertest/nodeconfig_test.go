@@ -9,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 func postJSON(t *testing.T, s *Server, path, token, body string) (int, map[string]any) {
@@ -73,7 +72,7 @@ func typeCode(doc map[string]any) string {
 func TestNodeConfigSocket(t *testing.T) {
 	s := start(t)
 	ctx := context.Background()
-	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"}, AckTimeout: 5 * time.Second})
+	c, err := nodiusapi.DialEditor(ctx, s.WSURL, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "tok-carol"}, AckTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,12 @@ type Server struct {
 	reqs    []Request // every HTTP request, in order
 	created []string  // the keys POST /api/graph/create gave, in order
 	types   typeState // node types edited on the socket (nodeconfig.go)
+	// claimed are the instances (graph-KEY) this stand-in manages: /api/sync
+	// claims one, as the real server's clusterManager.defineInstancePeer does, and
+	// a registration on a graph not claimed here is refused.
+	claimed map[string]bool
+	peers   map[string]*Server // instances another stand-in manages (a cluster)
+	loseAck map[string]bool    // by message type: apply the next one, then drop the socket before its ack
 }
 
 // Request is one HTTP request the stand-in received.
@@ -90,8 +96,11 @@ type Counts struct {
 	NodeConfigLists int // POST /api/nodeconfig/list
 	Sockets         int // WebSockets opened (authenticated or not)
 	Registrations   int // registerUserOnGraph
+	Refusals        int // registerUserOnGraph refused because the graph is not managed here
+	Syncs           int // POST /api/sync
 	Pings           int // __ping__
 	Edits           int // editing messages applied
+	Saves           int // forceSave
 }
 
 // Counts returns what the stand-in was asked so far.
@@ -166,7 +175,7 @@ type Options struct {
 	// Log, when set, is told each request and editing frame (one line each).
 	Log func(string)
 	// PairedPorts puts the WebSocket on the HTTP port + 2000, where the real
-	// server in plain HTTP mode has it (and where nodiusws.Address looks), on
+	// server in plain HTTP mode has it (where a server alone routes its sockets), on
 	// 127.0.0.1; HTTPAddr and WSAddr are then ignored.
 	PairedPorts bool
 }
@@ -179,7 +188,8 @@ func New(opt Options) (*Server, error) {
 	if opt.WSAddr == "" {
 		opt.WSAddr = "127.0.0.1:0"
 	}
-	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}, refuse: map[string]string{}, sockets: map[*client]bool{}, log: opt.Log}
+	s := &Server{users: map[string]User{}, saved: map[string]*nodiusgraph.Graph{}, live: map[string]*liveGraph{}, refuse: map[string]string{}, sockets: map[*client]bool{}, log: opt.Log,
+		claimed: map[string]bool{}, peers: map[string]*Server{}, loseAck: map[string]bool{}}
 	var err error
 	if opt.PairedPorts {
 		if err := s.listenPaired(); err != nil {
@@ -314,6 +324,11 @@ func (s *Server) SetNodeConfigs(configs []json.RawMessage) {
 func (s *Server) Save(graphKey string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.save(graphKey)
+}
+
+// save is Save with s.mu held.
+func (s *Server) save(graphKey string) {
 	lg := s.live[graphKey]
 	if lg == nil {
 		return
@@ -348,6 +363,17 @@ func (s *Server) Live(graphKey string) *nodiusgraph.Graph {
 	if lg := s.live[graphKey]; lg != nil {
 		return lg.g.Clone()
 	}
+	if g := s.saved[graphKey]; g != nil {
+		return g.Clone()
+	}
+	return nil
+}
+
+// Saved returns a copy of the graph as POST /api/graph/get answers it: the state
+// last saved (Save, forceSave), nil for an unknown graph.
+func (s *Server) Saved(graphKey string) *nodiusgraph.Graph {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if g := s.saved[graphKey]; g != nil {
 		return g.Clone()
 	}
@@ -615,12 +641,75 @@ func (s *Server) nodeConfigList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, list)
 }
 
+// sync answers POST /api/sync as the real server does: an instance another
+// stand-in manages (RouteTo) is answered with that peer's {host, port} (no secure,
+// no path); any other is claimed here (managed from now on) and answered with
+// this stand-in's {host, port, secure:false}.
 func (s *Server) sync(w http.ResponseWriter, r *http.Request) {
 	if !s.authorized(w, r) {
 		return
 	}
-	host, port, _ := net.SplitHostPort(s.wsLn.Addr().String())
-	writeJSON(w, 200, map[string]any{"host": host, "port": port, "secure": false, "path": "/"})
+	var body struct {
+		InstanceID string `json:"instanceId"`
+	}
+	if json.NewDecoder(r.Body).Decode(&body) != nil || body.InstanceID == "" {
+		w.WriteHeader(500) // the real server ends a request without instanceId so
+		return
+	}
+	s.mu.Lock()
+	s.counts.Syncs++
+	s.logf("POST /api/sync %s", body.InstanceID)
+	peer := s.peers[body.InstanceID]
+	if peer == nil {
+		s.claimed[body.InstanceID] = true
+	}
+	s.mu.Unlock()
+	at := s.wsLn.Addr().(*net.TCPAddr)
+	if peer != nil {
+		at = peer.wsLn.Addr().(*net.TCPAddr)
+		writeJSON(w, 200, map[string]any{"host": at.IP.String(), "port": at.Port})
+		return
+	}
+	writeJSON(w, 200, map[string]any{"host": at.IP.String(), "port": at.Port, "secure": false})
+}
+
+// Claim makes this stand-in the manager of the graph, as a web editor's
+// POST /api/sync does before it opens the graph.
+func (s *Server) Claim(graphKey string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.claimed["graph-"+graphKey] = true
+	delete(s.peers, "graph-"+graphKey)
+}
+
+// Unclaim forgets that this stand-in manages the graph (a claim that lapsed):
+// the next registration is refused until /api/sync is asked again.
+func (s *Server) Unclaim(graphKey string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.claimed, "graph-"+graphKey)
+}
+
+// RouteTo makes peer the manager of the graph in a cluster of two stand-ins:
+// /api/sync here answers peer's address, registrations here are refused, and the
+// peer manages it. The peer must hold the graph too (the instances of a real
+// cluster share one database).
+func (s *Server) RouteTo(graphKey string, peer *Server) {
+	s.mu.Lock()
+	s.peers["graph-"+graphKey] = peer
+	delete(s.claimed, "graph-"+graphKey)
+	s.mu.Unlock()
+	peer.Claim(graphKey)
+}
+
+// LoseNextAck makes the stand-in apply the next editing message of that type
+// (applyInstructionToGraph, batchCreateElements, batchDeleteElements, forceSave),
+// broadcast it as usual, and then drop the sender's socket before acknowledging
+// it: the acknowledgement is lost, the change landed.
+func (s *Server) LoseNextAck(msgType string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loseAck[msgType] = true
 }
 
 // socket runs one WebSocket: authenticate first, then the editing protocol.
@@ -754,6 +843,33 @@ func (s *Server) handle(c *client, data []byte) bool {
 			}
 		}
 		return true
+	case "forceSave":
+		// As the real server: only a socket registered on a graph may ask; the
+		// graph is saved, every editor told (saveStatus), then the ack.
+		if c.graph == "" {
+			return false
+		}
+		gk, _ := m["graphKey"].(string)
+		if gk == "" {
+			gk = c.graph
+		}
+		s.counts.Saves++
+		s.logf("forceSave %s (%s)", gk, c.user.Name)
+		s.save(gk)
+		if s.loseAck[typ] {
+			delete(s.loseAck, typ)
+			c.ws.CloseNow()
+			return true
+		}
+		if hasID {
+			ack := map[string]any{}
+			for k, v := range m {
+				ack[k] = v
+			}
+			ack["_response"] = map[string]any{"status": true}
+			c.send(ack)
+		}
+		return true
 	case "applyInstructionToGraph", "batchCreateElements", "batchDeleteElements":
 	default:
 		return true // unknown types get no answer
@@ -810,13 +926,18 @@ func (s *Server) handle(c *client, data []byte) bool {
 	for _, sh := range sheets {
 		lg.history[sh] = append(lg.history[sh], entry{msg: hist, time: t})
 	}
-	if hasID {
+	lost := s.loseAck[typ]
+	delete(s.loseAck, typ)
+	if hasID && !lost {
 		ack := map[string]any{}
 		for k, v := range m {
 			ack[k] = v
 		}
 		ack["_response"] = map[string]any{"status": true}
 		c.send(ack)
+	}
+	if lost {
+		defer c.ws.CloseNow() // after the broadcasts: the others see the change
 	}
 	delete(kept, "_id")
 	// Broadcasts skip the sender's user, not only its connection. An instruction
@@ -853,6 +974,15 @@ func (s *Server) register(c *client, m map[string]any, id any, hasID bool) bool 
 	gk, _ := m["graphKey"].(string)
 	sheet, _ := m["sheetId"].(string)
 	from, _ := m["fromTimestamp"].(float64)
+	if !s.claimed["graph-"+gk] {
+		// As the real server's registerUserOnGraph: only the instance that
+		// manages the graph (the one /api/sync named) takes its editors.
+		s.counts.Refusals++
+		if hasID {
+			c.send(map[string]any{"_id": id, "_response": map[string]any{"status": false, "message": "This server don't manage graph with key:" + gk}})
+		}
+		return true
+	}
 	lg := s.live[gk]
 	if lg == nil {
 		saved := s.saved[gk]

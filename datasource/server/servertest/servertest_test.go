@@ -38,6 +38,10 @@ func start(t *testing.T) *Server {
 // (not spoken by the stand-in) are left out.
 func TestReplay08(t *testing.T) {
 	s := start(t)
+	// The recordings were made once a web editor had claimed the graphs through
+	// POST /api/sync (fixtures README); 09 shows the refusal without it.
+	s.Claim("testgraph001")
+	s.Claim("nosuchgraph")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	f, err := os.Open("../testdata/08-editing-ws.jsonl")

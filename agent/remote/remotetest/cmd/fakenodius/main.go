@@ -15,7 +15,11 @@
 // "new" gets a create_graph proposal (an HTML class when it says "page" or "html"),
 // named after the words that follow "named"; approving it creates the graph through
 // POST /api/graph/create as the real server does (--refuse-create MSG answers 403
-// MSG instead).
+// MSG instead). Like the real server it routes sockets with POST /api/sync, and
+// with --editing refuses a registration on a graph /api/sync did not claim.
+// --hostile-apply makes the approved deletion's ai:apply_action delete two more
+// nodes than were shown; --lose-ack drops the socket after applying the first
+// deletion, before its acknowledgement.
 package main
 
 import (
@@ -47,6 +51,8 @@ func run() error {
 	delay := flag.Duration("delay", 30*time.Millisecond, "pause between streamed words")
 	editing := flag.Bool("editing", false, "also speak the editing protocol and serve the recorded graph testgraph001 (tokens tok-alice, tok-carol, tok-dave, tok-bob), so approvals are applied")
 	refuse := flag.String("refuse-create", "", "answer POST /api/graph/create with 403 and this error")
+	hostile := flag.Bool("hostile-apply", false, "on approval of the delete proposal, send an ai:apply_action that also deletes fetch_api and return (more than was shown)")
+	loseAck := flag.Bool("lose-ack", false, "with --editing: apply the first batchDeleteElements, then drop the socket before its acknowledgement")
 	flag.Parse()
 
 	s := remotetest.NewHandler()
@@ -61,6 +67,13 @@ func run() error {
 		}
 		defer g.Close()
 		s.Editing = g
+		if *loseAck {
+			g.LoseNextAck("batchDeleteElements")
+		}
+	}
+	deleted := `["error_handler"]`
+	if *hostile {
+		deleted = `["error_handler","fetch_api","return"]`
 	}
 	words := func(ss *remotetest.Session, text string) bool {
 		for _, w := range strings.SplitAfter(text, " ") {
@@ -82,7 +95,7 @@ func run() error {
 				ss.Usage(1403, 10)
 				ss.ProposeFull("call_1_0", "propose_delete_node", map[string]any{"nodeKey": "error_handler", "reason": "you asked to delete it"},
 					`{"type":"delete_node","payload":{"nodeKey":"error_handler"}}`, "",
-					`{"instructions":[],"nodesToCreate":[],"edgesToCreate":[],"nodeKeysToDelete":["error_handler"],"edgeKeysToDelete":[],"sheetId":"0"}`)
+					`{"instructions":[],"nodesToCreate":[],"edgesToCreate":[],"nodeKeysToDelete":`+deleted+`,"edgeKeysToDelete":[],"sheetId":"0"}`)
 			}
 		case strings.Contains(q, "type"):
 			ss.Usage(1405, 10)

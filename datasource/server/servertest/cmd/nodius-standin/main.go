@@ -16,15 +16,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
 func main() {
@@ -59,8 +57,8 @@ func run(args []string) error {
 				fmt.Fprintln(os.Stderr, "saved")
 			case "counts":
 				c := s.Counts()
-				fmt.Fprintf(os.Stderr, "graph/get %d, nodeconfig/list %d, sockets %d, registrations %d, pings %d, edits %d\n",
-					c.GraphGets, c.NodeConfigLists, c.Sockets, c.Registrations, c.Pings, c.Edits)
+				fmt.Fprintf(os.Stderr, "graph/get %d, nodeconfig/list %d, sync %d, sockets %d, registrations %d (refused %d), pings %d, edits %d, saves %d\n",
+					c.GraphGets, c.NodeConfigLists, c.Syncs, c.Sockets, c.Registrations, c.Refusals, c.Pings, c.Edits, c.Saves)
 			}
 		}
 		return nil
@@ -68,16 +66,18 @@ func run(args []string) error {
 		if len(args) < 3 {
 			return fmt.Errorf("%s needs URL and arguments", args[0])
 		}
-		base, err := url.Parse(args[1])
-		if err != nil {
-			return err
-		}
-		addr, err := nodiusws.Address(base, "")
-		if err != nil {
-			return err
-		}
+		// Routed as a web editor is: POST /api/sync names (and claims) the
+		// instance that manages the graph.
 		ctx := context.Background()
-		c, err := editsock.Dial(ctx, addr, editsock.Options{Options: nodiusws.Options{Token: "tok-carol"},
+		api, err := nodiusapi.New(nodiusapi.Options{BaseURL: args[1], Token: "tok-carol"})
+		if err != nil {
+			return err
+		}
+		addr, err := api.SocketAddress(ctx, nodiusapi.GraphInstance(servertest.SeedGraphKey))
+		if err != nil {
+			return err
+		}
+		c, err := nodiusapi.DialEditor(ctx, addr, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "tok-carol"},
 			OnBroadcast: func(msg json.RawMessage, _ uint64) { fmt.Println("received:", string(msg)) }})
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package editsock
+package nodiusapi
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // returns the type's editing messages after fromTimestamp (ms), oldest first. A
 // socket registered on a type is registered on nothing else: the server's
 // forceSave saves the graph of a socket registered on one.
-func (c *Conn) RegisterNodeConfig(ctx context.Context, key, name string, fromTimestamp int64) ([]json.RawMessage, error) {
+func (c *Editor) RegisterNodeConfig(ctx context.Context, key, name string, fromTimestamp int64) ([]json.RawMessage, error) {
 	raw, _, err := c.request(ctx, map[string]any{"type": "registerUserOnNodeConfig", "nodeConfigKey": key,
 		"name": name, "fromTimestamp": fromTimestamp})
 	if err != nil {
@@ -37,7 +37,7 @@ func (c *Conn) RegisterNodeConfig(ctx context.Context, key, name string, fromTim
 // ApplyNodeConfigInstructions sends one applyInstructionToNodeConfig (at most
 // MaxInstructions instructions, each {i: instruction}); the server applies all or
 // none of it to the registered type.
-func (c *Conn) ApplyNodeConfigInstructions(ctx context.Context, instructions []json.RawMessage) error {
+func (c *Editor) ApplyNodeConfigInstructions(ctx context.Context, instructions []json.RawMessage) error {
 	if len(instructions) > MaxInstructions {
 		return fmt.Errorf("%d instructions in one message: the server takes at most %d", len(instructions), MaxInstructions)
 	}
@@ -47,7 +47,7 @@ func (c *Conn) ApplyNodeConfigInstructions(ctx context.Context, instructions []j
 
 // SaveNodeConfig sends forceSave on a socket registered on a node type: the server
 // writes the type as its editors have it to its database, then acknowledges.
-func (c *Conn) SaveNodeConfig(ctx context.Context) error {
+func (c *Editor) SaveNodeConfig(ctx context.Context) error {
 	_, _, err := c.request(ctx, map[string]any{"type": "forceSave"})
 	return err
 }

@@ -1,14 +1,14 @@
-// Package editsock is a client of the Nodius server's editing protocol: the same
-// authenticated WebSocket the web editor uses to register on a graph's sheets and
-// send it changes (registerUserOnGraph, applyInstructionToGraph,
-// batchCreateElements, batchDeleteElements). Each request carries an _id and waits
-// for its acknowledgement, the message echoed back with _response {status,
-// message}; the server's refusals come back as *RefusedError with its sentence.
-// Messages other clients make reach this one as broadcasts (without _id), handed to
-// the OnBroadcast function.
+package nodiusapi
+
+// The server's editing protocol: the same authenticated WebSocket the web editor
+// uses to register on a graph's sheets and send it changes (registerUserOnGraph,
+// applyInstructionToGraph, batchCreateElements, batchDeleteElements, forceSave).
+// Each request carries an _id and waits for its acknowledgement, the message
+// echoed back with _response {status, message}; the server's refusals come back
+// as *RefusedError with its sentence. Messages other clients make reach this one
+// as broadcasts (without _id), handed to the OnBroadcast function.
 //
 // Register returns the messages as the server answers them; the caller replays them.
-package editsock
 
 import (
 	"context"
@@ -22,7 +22,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
 )
 
 // DefaultAckTimeout bounds the wait for one acknowledgement: the server answers at
@@ -48,9 +47,10 @@ func (e *RefusedError) Error() string {
 // (it closes an editing socket that sends before registering, or on a bad request).
 var ErrClosed = errors.New("the editing socket was closed")
 
-// Options of Dial.
-type Options struct {
-	nodiusws.Options
+// EditorOptions of DialEditor.
+type EditorOptions struct {
+	// Options are the socket's: the token, the HTTP client, the server's name.
+	Options SocketOptions
 	// AckTimeout bounds each acknowledgement (default DefaultAckTimeout).
 	AckTimeout time.Duration
 	// OnBroadcast is called, on the reading goroutine, with each editing message
@@ -82,11 +82,11 @@ type Frame struct {
 	Raw json.RawMessage
 }
 
-// Conn is an authenticated editing socket.
-type Conn struct {
+// Editor is an authenticated editing socket.
+type Editor struct {
 	ws   *websocket.Conn
-	opt  Options
-	User nodiusws.AuthResult
+	opt  EditorOptions
+	User AuthResult
 
 	mu      sync.Mutex
 	nextID  int
@@ -105,16 +105,17 @@ type reply struct {
 	err error
 }
 
-// Dial connects to addr (see nodiusws.Address) and authenticates.
-func Dial(ctx context.Context, addr string, opt Options) (*Conn, error) {
-	ws, user, err := nodiusws.Dial(ctx, addr, opt.Options)
+// DialEditor connects to addr (where SocketAddress routed the graph) and
+// authenticates.
+func DialEditor(ctx context.Context, addr string, opt EditorOptions) (*Editor, error) {
+	ws, user, err := DialSocket(ctx, addr, opt.Options)
 	if err != nil {
 		return nil, err
 	}
 	if opt.AckTimeout <= 0 {
 		opt.AckTimeout = DefaultAckTimeout
 	}
-	c := &Conn{ws: ws, opt: opt, User: user, waiting: map[int]chan reply{}, ops: map[int]string{}, done: make(chan struct{})}
+	c := &Editor{ws: ws, opt: opt, User: user, waiting: map[int]chan reply{}, ops: map[int]string{}, done: make(chan struct{})}
 	go c.read()
 	return c, nil
 }
@@ -122,13 +123,13 @@ func Dial(ctx context.Context, addr string, opt Options) (*Conn, error) {
 // Close closes the socket, which ends its registrations. There is deliberately no
 // disconnedUserOnGraph: the server removes the first registration of the *user* on
 // each sheet, which may be the same person's web editor, not this socket.
-func (c *Conn) Close() error {
+func (c *Editor) Close() error {
 	err := c.ws.Close(websocket.StatusNormalClosure, "")
 	<-c.done
 	return err
 }
 
-func (c *Conn) read() {
+func (c *Editor) read() {
 	defer close(c.done)
 	for {
 		_, data, err := c.ws.Read(context.Background())
@@ -183,7 +184,7 @@ func (c *Conn) read() {
 	}
 }
 
-func (c *Conn) answer(id int, r reply) {
+func (c *Editor) answer(id int, r reply) {
 	c.mu.Lock()
 	ch := c.waiting[id]
 	delete(c.waiting, id)
@@ -194,7 +195,7 @@ func (c *Conn) answer(id int, r reply) {
 	}
 }
 
-func (c *Conn) failAll(err error) {
+func (c *Editor) failAll(err error) {
 	c.mu.Lock()
 	for id, ch := range c.waiting {
 		delete(c.waiting, id)
@@ -205,7 +206,7 @@ func (c *Conn) failAll(err error) {
 }
 
 // pong answers the oldest waiting ping (err nil), or every one (the socket closed).
-func (c *Conn) pong(err error) {
+func (c *Editor) pong(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err != nil {
@@ -221,7 +222,7 @@ func (c *Conn) pong(err error) {
 	}
 }
 
-func (c *Conn) stop(err error) {
+func (c *Editor) stop(err error) {
 	c.mu.Lock()
 	c.err = err
 	c.mu.Unlock()
@@ -236,7 +237,7 @@ func (c *Conn) stop(err error) {
 }
 
 // Err is nil while the socket is open, and why it closed once it is.
-func (c *Conn) Err() error {
+func (c *Editor) Err() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
@@ -247,7 +248,7 @@ func (c *Conn) Err() error {
 // everything it sent before the pong has been read (and handed to OnFrame) when
 // Ping returns: a follower pings to know its registration holds and that no
 // announced edit is still on its way.
-func (c *Conn) Ping(ctx context.Context) error {
+func (c *Editor) Ping(ctx context.Context) error {
 	c.pingMu.Lock()
 	defer c.pingMu.Unlock()
 	ch := make(chan error, 1)
@@ -284,7 +285,7 @@ func (c *Conn) Ping(ctx context.Context) error {
 // request sends msg with a fresh _id and returns the acknowledgement. A refusal is
 // a *RefusedError; a silent server is a fault.Timeout error saying the request may
 // or may not have been applied.
-func (c *Conn) request(ctx context.Context, msg map[string]any) (json.RawMessage, uint64, error) {
+func (c *Editor) request(ctx context.Context, msg map[string]any) (json.RawMessage, uint64, error) {
 	op, _ := msg["type"].(string)
 	c.mu.Lock()
 	if c.err != nil {
@@ -342,7 +343,7 @@ func (c *Conn) request(ctx context.Context, msg map[string]any) (json.RawMessage
 	}
 }
 
-func (c *Conn) forget(id int) {
+func (c *Editor) forget(id int) {
 	c.mu.Lock()
 	delete(c.waiting, id)
 	delete(c.ops, id)
@@ -352,7 +353,7 @@ func (c *Conn) forget(id int) {
 // Register registers this socket as an editor of one sheet of a graph and returns
 // the editing messages the sheet received after fromTimestamp (ms), oldest first.
 // name is what other editors see.
-func (c *Conn) Register(ctx context.Context, graphKey, sheetID, name string, fromTimestamp int64) (Registration, error) {
+func (c *Editor) Register(ctx context.Context, graphKey, sheetID, name string, fromTimestamp int64) (Registration, error) {
 	raw, seq, err := c.request(ctx, map[string]any{"type": "registerUserOnGraph", "graphKey": graphKey, "sheetId": sheetID,
 		"name": name, "fromTimestamp": fromTimestamp})
 	if err != nil {
@@ -378,7 +379,7 @@ type Registration struct {
 // ApplyInstructions sends one applyInstructionToGraph (at most MaxInstructions
 // instructions, each {i, sheetId, nodeId|edgeId, ...}). The server applies all or
 // none of one message.
-func (c *Conn) ApplyInstructions(ctx context.Context, instructions []json.RawMessage) error {
+func (c *Editor) ApplyInstructions(ctx context.Context, instructions []json.RawMessage) error {
 	if len(instructions) > MaxInstructions {
 		return fmt.Errorf("%d instructions in one message: the server takes at most %d", len(instructions), MaxInstructions)
 	}
@@ -388,14 +389,14 @@ func (c *Conn) ApplyInstructions(ctx context.Context, instructions []json.RawMes
 
 // BatchCreate sends batchCreateElements: nodes and edges (JSON objects carrying
 // graphKey and sheet) added to one sheet, all or none.
-func (c *Conn) BatchCreate(ctx context.Context, sheetID string, nodes, edges []json.RawMessage) error {
+func (c *Editor) BatchCreate(ctx context.Context, sheetID string, nodes, edges []json.RawMessage) error {
 	_, _, err := c.request(ctx, map[string]any{"type": "batchCreateElements", "sheetId": sheetID, "nodes": nonNil(nodes), "edges": nonNil(edges)})
 	return err
 }
 
 // BatchDelete sends batchDeleteElements: nodes and edges of one sheet removed, all
 // or none. The server does not remove a node's edges: name them.
-func (c *Conn) BatchDelete(ctx context.Context, sheetID string, nodeKeys, edgeKeys []string) error {
+func (c *Editor) BatchDelete(ctx context.Context, sheetID string, nodeKeys, edgeKeys []string) error {
 	if nodeKeys == nil {
 		nodeKeys = []string{}
 	}
@@ -411,4 +412,15 @@ func nonNil(v []json.RawMessage) []json.RawMessage {
 		return []json.RawMessage{}
 	}
 	return v
+}
+
+// ForceSave asks the server to save the graph now (forceSave {_id, graphKey}):
+// it writes the graph from its memory to the database, tells every editor
+// (saveStatus, hasUnsavedChanges false), then acknowledges. Without it an edit
+// reaches the database with the next autosave, up to 30 s later (or never, when
+// the server stops meanwhile). The server answers only a socket registered on the
+// graph (it closes any other).
+func (c *Editor) ForceSave(ctx context.Context, graphKey string) error {
+	_, _, err := c.request(ctx, map[string]any{"type": "forceSave", "graphKey": graphKey})
+	return err
 }

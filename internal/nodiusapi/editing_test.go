@@ -1,4 +1,4 @@
-package editsock_test
+package nodiusapi_test
 
 import (
 	"context"
@@ -12,15 +12,14 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/nodius/nodius-ai/datasource/server/editsock"
 	"github.com/nodius/nodius-ai/datasource/server/servertest"
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
-func dial(t *testing.T, addr, token string) *editsock.Conn {
+func dial(t *testing.T, addr, token string) *nodiusapi.Editor {
 	t.Helper()
-	c, err := editsock.Dial(context.Background(), addr, editsock.Options{Options: nodiusws.Options{Token: token}, AckTimeout: 2 * time.Second})
+	c, err := nodiusapi.DialEditor(context.Background(), addr, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: token}, AckTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +35,8 @@ func TestRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	s.Claim("testgraph001")
+	s.Claim("nosuchgraph")
 	ctx := context.Background()
 	in := func(js string) []json.RawMessage { return []json.RawMessage{json.RawMessage(js)} }
 	c := dial(t, s.WSURL, "tok-alice")
@@ -78,7 +79,7 @@ func TestRefusals(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.do()
-			var re *editsock.RefusedError
+			var re *nodiusapi.RefusedError
 			if !errors.As(err, &re) || !strings.Contains(re.Message, tc.want) {
 				t.Errorf("err = %v, want a refusal saying %q", err, tc.want)
 			}
@@ -87,7 +88,7 @@ func TestRefusals(t *testing.T) {
 
 	// An edit without registering: the server closes the socket.
 	err = dial(t, s.WSURL, "tok-alice").ApplyInstructions(ctx, in(`{"i":{"o":1,"p":["posX"],"v":1},"sheetId":"0","nodeId":"root"}`))
-	if !errors.Is(err, editsock.ErrClosed) {
+	if !errors.Is(err, nodiusapi.ErrClosed) {
 		t.Errorf("edit without registering: %v, want the socket closed", err)
 	}
 }
@@ -110,8 +111,8 @@ func TestSilentServer(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	c, err := editsock.Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"),
-		editsock.Options{Options: nodiusws.Options{Token: "t"}, AckTimeout: 100 * time.Millisecond})
+	c, err := nodiusapi.DialEditor(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"),
+		nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "t"}, AckTimeout: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +134,11 @@ func TestFramesAndPing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	s.Claim("testgraph001")
 	ctx := context.Background()
-	frames := make(chan editsock.Frame, 10)
-	c, err := editsock.Dial(ctx, s.WSURL, editsock.Options{Options: nodiusws.Options{Token: "tok-alice"}, AckTimeout: 2 * time.Second,
-		OnFrame: func(f editsock.Frame) { frames <- f }})
+	frames := make(chan nodiusapi.Frame, 10)
+	c, err := nodiusapi.DialEditor(ctx, s.WSURL, nodiusapi.EditorOptions{Options: nodiusapi.SocketOptions{Token: "tok-alice"}, AckTimeout: 2 * time.Second,
+		OnFrame: func(f nodiusapi.Frame) { frames <- f }})
 	if err != nil {
 		t.Fatal(err)
 	}

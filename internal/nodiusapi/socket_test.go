@@ -1,11 +1,10 @@
-package nodiusws_test
+package nodiusapi_test
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -13,36 +12,9 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/nodius/nodius-ai/internal/fault"
-	"github.com/nodius/nodius-ai/internal/nodiusws"
+	"github.com/nodius/nodius-ai/internal/nodiusapi"
 )
 
-func TestAddress(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ base, override, want string }{
-		{"http://127.0.0.1:8426", "", "ws://127.0.0.1:10426/"},
-		{"http://nodius.local", "", "ws://nodius.local:2080/"},
-		{"https://nodius.example.com", "", "wss://nodius.example.com/ws"},
-		{"https://nodius.example.com:8443/base/", "", "wss://nodius.example.com:8443/base/ws"},
-		{"http://127.0.0.1:8426", "wss://u:p@proxy.example.com/ws", "wss://proxy.example.com/ws"},
-	} {
-		u, _ := url.Parse(tc.base)
-		got, err := nodiusws.Address(u, tc.override)
-		if err != nil || got != tc.want {
-			t.Errorf("%s %s: %s %v, want %s", tc.base, tc.override, got, err, tc.want)
-		}
-	}
-	u, _ := url.Parse("http://h:64000")
-	if _, err := nodiusws.Address(u, ""); err == nil {
-		t.Error("port + 2000 past 65535 accepted")
-	}
-	if _, err := nodiusws.Address(u, "http://x"); err == nil {
-		t.Error("an http:// override accepted")
-	}
-}
-
-// server answers authenticate as the recorded server does (01-ws-auth): the
-// token "good" is accepted; another gets authResult false and close 4001; "slow"
-// gets the timeout answer and 4002.
 func server(t *testing.T) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +55,7 @@ func TestDial(t *testing.T) {
 	addr := server(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	conn, res, err := nodiusws.Dial(ctx, addr, nodiusws.Options{Token: "good"})
+	conn, res, err := nodiusapi.DialSocket(ctx, addr, nodiusapi.SocketOptions{Token: "good"})
 	if err != nil || res.Username != "alice" || res.UserID != "u1" {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -103,7 +75,7 @@ func TestDial(t *testing.T) {
 		// An authentication timeout of an hour: only the server's answer (or its
 		// close) can end the handshake within ctx's 5 s, so a refusal that is not
 		// read as one fails the checks below with ctx's deadline instead.
-		_, _, err := nodiusws.Dial(ctx, addr, nodiusws.Options{Token: tc.token, AuthTimeout: time.Hour})
+		_, _, err := nodiusapi.DialSocket(ctx, addr, nodiusapi.SocketOptions{Token: tc.token, AuthTimeout: time.Hour})
 		fe, ok := fault.As(err)
 		if !ok || fe.Code != tc.code || fe.Retryable != tc.retryable || !strings.Contains(fe.Message, tc.word) {
 			t.Fatalf("%q: %v", tc.token, err)
@@ -116,7 +88,7 @@ func TestDial(t *testing.T) {
 
 func TestDialUnreachable(t *testing.T) {
 	t.Parallel()
-	_, _, err := nodiusws.Dial(context.Background(), "ws://127.0.0.1:1/ws", nodiusws.Options{Token: "t", DialTimeout: time.Second})
+	_, _, err := nodiusapi.DialSocket(context.Background(), "ws://127.0.0.1:1/ws", nodiusapi.SocketOptions{Token: "t", DialTimeout: time.Second})
 	fe, ok := fault.As(err)
 	if !ok || (fe.Code != fault.Network && fe.Code != fault.Timeout) || !fe.Retryable {
 		t.Fatalf("%v", err)
@@ -125,15 +97,15 @@ func TestDialUnreachable(t *testing.T) {
 
 func TestApplyActionDecodes(t *testing.T) {
 	t.Parallel()
-	var a nodiusws.ApplyAction
+	var a nodiusapi.ApplyAction
 	raw := `{"instructions":[{"i":{"o":1,"p":["posX"],"v":555},"sheetId":"0","nodeId":"fetch_api","animatePos":true}],"nodesToCreate":[],"edgesToCreate":[],"nodeKeysToDelete":["error_handler"],"edgeKeysToDelete":[],"sheetId":"0"}`
 	if err := json.Unmarshal([]byte(raw), &a); err != nil || len(a.Instructions) != 1 || a.NodeKeysToDelete[0] != "error_handler" || a.SheetID != "0" || a.Empty() {
 		t.Fatalf("%+v %v", a, err)
 	}
-	if !(nodiusws.ApplyAction{}).Empty() {
+	if !(nodiusapi.ApplyAction{}).Empty() {
 		t.Fatal("an empty action is not empty")
 	}
-	if (nodiusws.ApplyReport{}).Complete() != true || (nodiusws.ApplyReport{Failed: "x"}).Complete() {
+	if (nodiusapi.ApplyReport{}).Complete() != true || (nodiusapi.ApplyReport{Failed: "x"}).Complete() {
 		t.Fatal("Complete")
 	}
 }

@@ -1,10 +1,11 @@
-// Package nodiusws opens an authenticated WebSocket to a Nodius server. The server
-// carries its assistant (ai:* frames) and its editing protocol (registerUserOnGraph,
-// applyInstructionToGraph, ...) on one socket, and accepts nothing on it before an
-// {"type":"authenticate","token":…} frame answered by authResult. Both the remote
-// assistant (agent/remote) and the server data source (datasource/server) dial here,
-// so the address rule and the handshake are written once.
-package nodiusws
+package nodiusapi
+
+// The WebSocket of a Nodius server: it carries the assistant (ai:* frames) and the
+// editing protocol (registerUserOnGraph, applyInstructionToGraph, ...) on one
+// socket, and accepts nothing on it before an {"type":"authenticate","token":…}
+// frame answered by authResult. Both the remote assistant (agent/remote) and the
+// server data source (datasource/server) dial here, where SocketAddress routed
+// them, so the handshake is written once.
 
 import (
 	"context"
@@ -13,8 +14,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -36,48 +35,6 @@ const DefaultAuthTimeout = 10 * time.Second
 // MaxFrameBytes bounds one frame read from the server.
 const MaxFrameBytes = 32 << 20
 
-// Address returns the WebSocket address of the server whose REST base is base. The
-// real server attaches the socket to its HTTPS server at /ws (wss://host:port/ws);
-// in plain HTTP mode it listens on a separate port, the HTTP port + 2000, at any
-// path. override, when not empty, wins (a proxy, a cluster peer): it must be a
-// ws:// or wss:// URL.
-func Address(base *url.URL, override string) (string, error) {
-	if o := strings.TrimSpace(override); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
-			return "", &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-				"the WebSocket address %q is not a ws:// or wss:// URL — use e.g. --ws-url wss://nodius.example.com/ws", fault.MaskCredentials(o))}
-		}
-		u.User = nil
-		return u.String(), nil
-	}
-	if base == nil || base.Host == "" {
-		return "", &fault.Error{Code: fault.Config, Message: "no server URL to derive the WebSocket address from"}
-	}
-	u := url.URL{Host: base.Host}
-	if base.Scheme == "https" {
-		u.Scheme = "wss"
-		u.Path = strings.TrimRight(base.Path, "/") + "/ws"
-		return u.String(), nil
-	}
-	u.Scheme = "ws"
-	port := 80
-	if p := base.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil {
-			return "", &fault.Error{Code: fault.Config, Message: fmt.Sprintf("the server URL's port %q is not a number", p)}
-		}
-		port = n
-	}
-	if port+2000 > 65535 {
-		return "", &fault.Error{Code: fault.Config, Message: fmt.Sprintf(
-			"the server's HTTP port %d has no WebSocket port (port + 2000 is past 65535) — give the address with --ws-url", port)}
-	}
-	u.Host = net.JoinHostPort(base.Hostname(), strconv.Itoa(port+2000))
-	u.Path = "/"
-	return u.String(), nil
-}
-
 // AuthResult is the server's answer to authenticate.
 type AuthResult struct {
 	Success    bool     `json:"success"`
@@ -87,10 +44,13 @@ type AuthResult struct {
 	Error      string   `json:"error"`
 }
 
-// Options of Dial.
-type Options struct {
+// SocketOptions of DialSocket.
+type SocketOptions struct {
 	// Token is the user's JWT, sent once in the authenticate frame.
 	Token string
+	// Server is the server's URL as the user gave it, named in the sentence of a
+	// refused token (what to log in to again).
+	Server string
 	// HTTPClient for the handshake (its Timeout is ignored: a socket lives long).
 	HTTPClient *http.Client
 	// DialTimeout bounds connecting (default 15 s); AuthTimeout the authResult
@@ -99,10 +59,10 @@ type Options struct {
 	AuthTimeout time.Duration
 }
 
-// Dial connects to the WebSocket at addr and authenticates. A refused token is a
+// DialSocket connects to the WebSocket at addr and authenticates. A refused token is a
 // fault.Auth error (never retryable); a connection that cannot be made is a
 // fault.Network or fault.Timeout error naming addr without credentials.
-func Dial(ctx context.Context, addr string, opt Options) (*websocket.Conn, AuthResult, error) {
+func DialSocket(ctx context.Context, addr string, opt SocketOptions) (*websocket.Conn, AuthResult, error) {
 	if opt.DialTimeout <= 0 {
 		opt.DialTimeout = 15 * time.Second
 	}
@@ -110,7 +70,7 @@ func Dial(ctx context.Context, addr string, opt Options) (*websocket.Conn, AuthR
 		opt.AuthTimeout = DefaultAuthTimeout
 	}
 	if strings.TrimSpace(opt.Token) == "" {
-		return nil, AuthResult{}, &fault.Error{Code: fault.Auth, Message: "no token for the Nodius server — run 'nodius-ai auth login --server URL', or give --token or NODIUS_AI_TOKEN"}
+		return nil, AuthResult{}, &fault.Error{Code: fault.Auth, Message: "no token for the Nodius server" + at(opt.Server) + " — run 'nodius-ai auth login --server " + serverOr(opt.Server) + "', or give --token or NODIUS_AI_TOKEN"}
 	}
 	var hc *http.Client
 	if opt.HTTPClient != nil {
@@ -146,17 +106,17 @@ func Dial(ctx context.Context, addr string, opt Options) (*websocket.Conn, AuthR
 	return conn, res, nil
 }
 
-func authenticate(ctx context.Context, conn *websocket.Conn, opt Options) (AuthResult, error) {
+func authenticate(ctx context.Context, conn *websocket.Conn, opt SocketOptions) (AuthResult, error) {
 	actx, cancel := context.WithTimeout(ctx, opt.AuthTimeout)
 	defer cancel()
 	body, _ := json.Marshal(map[string]string{"type": "authenticate", "token": opt.Token})
 	if err := conn.Write(actx, websocket.MessageText, body); err != nil {
-		return AuthResult{}, handshakeError(ctx, err)
+		return AuthResult{}, handshakeError(ctx, err, opt.Server)
 	}
 	for {
 		typ, data, err := conn.Read(actx)
 		if err != nil {
-			return AuthResult{}, handshakeError(ctx, err)
+			return AuthResult{}, handshakeError(ctx, err, opt.Server)
 		}
 		if typ != websocket.MessageText {
 			continue
@@ -179,31 +139,47 @@ func authenticate(ctx context.Context, conn *websocket.Conn, opt Options) (AuthR
 			case "Not authenticated. Send authenticate message first.":
 				continue // an answer to a frame sent before ours was read: wait for ours
 			}
-			return res, refused(res.Error)
+			return res, refused(res.Error, opt.Server)
 		}
 		return res, nil
 	}
 }
 
 // refused is the error of a token the server did not accept.
-func refused(serverSaid string) error {
+func refused(serverSaid, server string) error {
 	why := strings.TrimSpace(serverSaid)
 	if why == "" {
 		why = "authentication failed"
 	}
 	return &fault.Error{Code: fault.Auth, Message: fmt.Sprintf(
-		"the server refused the token (%s): it may have expired or been revoked by a newer login — run 'nodius-ai auth login --server URL' again, or give a fresh --token",
-		strings.TrimSuffix(why, "."))}
+		"the server%s refused the token (%s): it may have expired or been revoked by a newer login — run 'nodius-ai auth login --server %s' again, or give a fresh --token",
+		at(server), strings.TrimSuffix(why, "."), serverOr(server))}
+}
+
+// at is " at SERVER", or "" when the server is not known.
+func at(server string) string {
+	if server == "" {
+		return ""
+	}
+	return " at " + fault.MaskCredentials(server)
+}
+
+// serverOr is the server's URL for a command to run, or the placeholder URL.
+func serverOr(server string) string {
+	if server == "" {
+		return "URL"
+	}
+	return fault.MaskCredentials(server)
 }
 
 // handshakeError classifies a failure during authenticate.
-func handshakeError(ctx context.Context, err error) error {
+func handshakeError(ctx context.Context, err error, server string) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	switch websocket.CloseStatus(err) {
 	case CloseAuthFailed:
-		return refused("")
+		return refused("", server)
 	case CloseAuthTimeout:
 		return &fault.Error{Code: fault.Timeout, Retryable: true, Err: err, Message: "the server timed out waiting for authentication — try again"}
 	}
@@ -219,21 +195,4 @@ func handshakeError(ctx context.Context, err error) error {
 func IsTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded)
-}
-
-// Reason is a short, credential-free reason for a network failure (the WebSocket's
-// and the HTTP API's alike).
-func Reason(err error) string {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		return op.Err.Error()
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) && ue.Err != nil {
-		return ue.Err.Error()
-	}
-	if s := websocket.CloseStatus(err); s != -1 {
-		return fmt.Sprintf("closed with code %d", s)
-	}
-	return "network error"
 }

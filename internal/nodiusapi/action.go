@@ -1,4 +1,4 @@
-package nodiusws
+package nodiusapi
 
 import (
 	"context"
@@ -38,6 +38,15 @@ type ApplyReport struct {
 	// is the server's word for it (e.g. "Node not found" for a node on another sheet).
 	Failed string
 	Reason string
+	// Unsure is set when the failed step was sent but not acknowledged and the
+	// live graph could not be read to tell whether it landed: it may have.
+	Unsure bool
+	// Saved is set once the server acknowledged forceSave after the last step:
+	// the change is in its database, not only in its memory.
+	Saved bool
+	// SaveNote says why the save was not confirmed ("" when Saved or nothing was
+	// applied).
+	SaveNote string
 }
 
 // Complete reports whether every step was applied.
@@ -48,4 +57,25 @@ func (r ApplyReport) Complete() bool { return r.Failed == "" }
 // what was applied even when it fails part-way.
 type Applier interface {
 	ApplyServerAction(ctx context.Context, graphKey string, a ApplyAction) (ApplyReport, error)
+}
+
+// Preparer is an Applier that takes the graph's editing registration before an
+// approval is sent: the server records an approved action as executed the moment
+// it sends ai:apply_action, so the approving client registers first and approves
+// only once the server has accepted it as an editor of the graph.
+type Preparer interface {
+	Applier
+	// PrepareServerApply opens (routed through /api/sync) and registers the
+	// graph's editing socket, and holds it for one Apply. An error means nothing
+	// may be approved: the change could not be applied.
+	PrepareServerApply(ctx context.Context, graphKey string) (Prepared, error)
+}
+
+// Prepared is a held editing registration.
+type Prepared interface {
+	// Apply applies the action on the held registration (registering again first
+	// if the socket dropped meanwhile), then saves the graph (forceSave).
+	Apply(ctx context.Context, a ApplyAction) (ApplyReport, error)
+	// Release lets the graph's other readers in; it may be called more than once.
+	Release()
 }
