@@ -17,7 +17,7 @@ const (
 	DeleteEdgeAction ActionType = "delete_edge"
 	BatchAction      ActionType = "batch"
 
-	// The Nodius server's assistant proposes these too (packages/server/src/ai/types.ts),
+	// The Nodius server's assistant proposes these too (its proposal types: docs/protocol.md),
 	// and so does the local agent, with the server's tools; create_graph is the
 	// server's home mode only, so it is not in ActionTypes.
 	CreateNodeWithEdgesAction ActionType = "create_node_with_edges"

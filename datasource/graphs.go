@@ -96,8 +96,8 @@ type NewGraph struct {
 	HTMLClass map[string]any
 }
 
-// NewGraphContent builds what the server makes for p (packages/server/src/request/
-// requestWorkFlow.ts, the web client's AIInterruptModal): a workflow graph holds a
+// NewGraphContent builds what the server makes for p (its graph creation route and
+// the web client's AIInterruptModal: docs/protocol.md): a workflow graph holds a
 // Starter node "root" at (0, 0) and a Return node "return" at (300, 0); an HTML class
 // gets a graph named "NAME-graph" holding one html node "root" (its HTML object
 // empty) and a class document linking both ways. Every graph has the sheet

@@ -40,7 +40,7 @@ func OrderedSides(h map[string]HandleGroup) []string {
 // DefaultHandles are the handles a node of type typeKey has when it is stored
 // without any: a fresh copy of its config's handles when the config declares some;
 // else, for the four built-in types, Nodius's own (the NodeType*Config constants of
-// packages/utils/src/graph/graphType.ts), so that an edge nodius-ai draws lands on
+// the graph model, docs/protocol.md), so that an edge nodius-ai draws lands on
 // the point the Nodius editor shows. The middle points (side 0) are fixed:
 //
 //   - starter: 0:1:in (accepts entryType; the entry form feeds it), R:0:out (the flow starts there)

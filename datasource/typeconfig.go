@@ -39,7 +39,7 @@ type ConfigWriter interface {
 
 // builtinSize is the size a Nodius built-in node type gives a new node
 // (node.size of NodeTypeStarterConfig, NodeTypeReturnConfig, NodeTypeHtmlConfig,
-// NodeTypeEntryTypeConfig in packages/utils/src/graph/graphType.ts).
+// NodeTypeEntryTypeConfig in the graph model: docs/protocol.md).
 func builtinSize(typeKey string) (Size, bool) {
 	switch typeKey {
 	case "starter", "return":

@@ -7,7 +7,7 @@ import (
 )
 
 // HomePrompt is the first message of a home mode thread (no graph open), after the
-// Nodius server's home prompt (packages/server/src/ai/prompts/homePrompt.ts): the
+// Nodius server's home prompt (docs/protocol.md, "home mode"): the
 // assistant lists the user's graphs, HTML classes and node types, and for an
 // editor or admin proposes new graphs; it changes no existing graph from here.
 func HomePrompt(role string) string {

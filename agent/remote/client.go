@@ -130,7 +130,7 @@ var errDropped = errors.New("connection to the server lost")
 // hands every message numbered id to h until h says done. Cancelling ctx closes the
 // connection: the server's disconnect cleanup then aborts the sessions of this
 // socket only (ai:interrupt would abort every session on the server, other users'
-// too: packages/server/src/ai/wsAIController.ts).
+// too: docs/protocol.md, "the server's assistant").
 func (c *Client) stream(ctx context.Context, graphKey string, id int64, req any, h handler) error {
 	return c.streamAuthed(ctx, graphKey, id, func(nodiusapi.AuthResult) (any, error) { return req, nil }, h)
 }

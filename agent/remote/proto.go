@@ -1,7 +1,7 @@
 // Package remote is the second runtime behind the TUI and the commands: instead of
 // running the agent in-process, it asks the Nodius server's own assistant over the
 // server's WebSocket (internal/nodiusapi: routing through /api/sync and the authenticate
-// handshake) with the real ai:* protocol of packages/server/src/ai/wsAIController.ts:
+// handshake) with the real ai:* protocol of the server's assistant (docs/protocol.md):
 // ai:chat and ai:resume in; ai:token, ai:tool_start, ai:tool_result, ai:usage,
 // ai:tool_limit, ai:complete, ai:error and ai:apply_action out. It also reads the
 // server's HTTP endpoints (POST /api/ai/threads, GET /api/ai/thread/:id/messages,

@@ -20,7 +20,7 @@ const HomeGraphKey = "home"
 // asked with no graph the key "home"; an empty key here is no graph, not home.)
 func IsHome(graphKey string) bool { return graphKey == HomeGraphKey }
 
-// Home mode tool names (packages/server/src/ai/tools/homeTools.ts).
+// Home mode tool names (the server's home tools: docs/protocol.md).
 const (
 	ListUserGraphs         = "list_user_graphs"
 	ListUserHTMLClasses    = "list_user_html_classes"

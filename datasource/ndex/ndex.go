@@ -3,8 +3,7 @@
 // a 16-byte IV, then AES-256-CBC (PKCS#7 padding) over the zlib-deflated JSON
 // payload. The key is scrypt(secret, "nodius-ndex-salt", N=16384, r=8, p=1, 32
 // bytes); the secret is the server's NODIUS_EXPORT_SECRET, by default
-// "nodius-default-export-key" (packages/server/src/utils/nodiusFileCodec.ts in
-// Nodius-kit/Nodius).
+// "nodius-default-export-key" (the server's export codec: docs/protocol.md).
 package ndex
 
 import (

@@ -11,7 +11,7 @@ import (
 )
 
 // converter turns a datasource.Action into the editing messages the Nodius
-// server's own converter (packages/server/src/ai/tools/actionConverter.ts) makes of
+// server's own converter (docs/protocol.md, "the action converter") makes of
 // the same proposal: instructions that set posX/posY (move) or a field path
 // (update), nodes and edges created whole, keys deleted with the node's edges.
 // Unlike the server's, which names sheet "0" for every instruction, it names the

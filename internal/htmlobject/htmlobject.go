@@ -1,6 +1,6 @@
 // Package htmlobject turns raw HTML into a Nodius HtmlObject, the tree an html
 // node's data holds, as the Nodius server does when its assistant proposes
-// updates.html (packages/server/src/ai/tools/htmlToHtmlObject.ts, then
+// updates.html (its HTML converter, docs/protocol.md, then
 // normalizeHtmlObject in aiAgent.ts): <style> class rules and inline styles become
 // css blocks, on* and data-event-* attributes dom events, img/a/lucide icons their
 // own kinds, text-only elements text, and an element with one child a block, with

@@ -1,5 +1,5 @@
 // Package remotetest is a stand-in for the Nodius server's assistant, written to the
-// real protocol (packages/server/src/ai/wsAIController.ts, recorded in the
+// real protocol (docs/protocol.md, recorded in the
 // transcripts of agent/remote/testdata): a WebSocket that accepts nothing before
 // {"type":"authenticate","token"} (authResult; a bad token closes 4001, silence
 // 4002), strict ai:chat / ai:resume / ai:interrupt schemas answered with the

@@ -9,7 +9,7 @@ import (
 	"unicode/utf16"
 )
 
-// Op is an instruction's operation (Nodius's OpType, packages/utils/src/sync/InstructionBuilder.ts).
+// Op is an instruction's operation (Nodius's OpType: docs/protocol.md, "instructions").
 type Op int
 
 // The operations, numbered as Nodius numbers them on the wire.
