@@ -17,7 +17,7 @@ import (
 
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
-	"github.com/nodius/nodius-ai/internal/mcpserver"
+	"github.com/nodius/nodius-ai/mcpserver"
 )
 
 // mcpOptions are the flags of `nodius-ai mcp`.

@@ -1,6 +1,6 @@
 // Package testbin gives end-to-end tests a nodius-ai binary built from this source
 // tree. Three packages' tests drive the real binary (cmd/nodius-ai, cmd/cli,
-// internal/mcpserver); each used to build and link its own, about 6 CPU-seconds and
+// mcpserver); each used to build and link its own, about 6 CPU-seconds and
 // a 130 MB file apiece. CI builds it once and names it in NODIUS_AI_TEST_BINARY;
 // without that variable each test process builds its own, as before.
 package testbin

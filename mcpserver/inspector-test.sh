@@ -7,10 +7,10 @@
 # first time); `go test` itself never reaches the network. Without npm or node the
 # script says so and exits 0.
 #
-#   internal/mcpserver/inspector-test.sh
-#   NODIUS_AI_INSPECTOR_VERSION=0.16.8 NODIUS_AI_INSPECTOR_DIR=/tmp/insp internal/mcpserver/inspector-test.sh
+#   mcpserver/inspector-test.sh
+#   NODIUS_AI_INSPECTOR_VERSION=0.16.8 NODIUS_AI_INSPECTOR_DIR=/tmp/insp mcpserver/inspector-test.sh
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/.."
 
 # 0.16.8 runs on Node 20 (newer releases want Node >= 22).
 version="${NODIUS_AI_INSPECTOR_VERSION:-0.16.8}"
@@ -31,4 +31,4 @@ if [ ! -x "$bin" ]; then
     exit 0
   fi
 fi
-NODIUS_AI_TEST_INSPECTOR="$bin" go test -count=1 -run '^TestInspectorCLI$' -v ./internal/mcpserver
+NODIUS_AI_TEST_INSPECTOR="$bin" go test -count=1 -run '^TestInspectorCLI$' -v ./mcpserver

@@ -19,7 +19,7 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/file"
-	"github.com/nodius/nodius-ai/internal/mcpserver"
+	"github.com/nodius/nodius-ai/mcpserver"
 	"github.com/nodius/nodius-ai/internal/testbin"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"

@@ -21,13 +21,13 @@ import (
 // Inspector's command-line mode (npm @modelcontextprotocol/inspector): tools/list and
 // tools/call over stdio, and over streamable HTTP with the token, without it and with
 // a wrong one. Tests never reach the network, so the inspector is installed by
-// internal/mcpserver/inspector-test.sh, which runs this test with
+// mcpserver/inspector-test.sh, which runs this test with
 // NODIUS_AI_TEST_INSPECTOR set to the installed mcp-inspector; without it the test
 // is skipped.
 func TestInspectorCLI(t *testing.T) {
 	inspector := os.Getenv("NODIUS_AI_TEST_INSPECTOR")
 	if inspector == "" {
-		t.Skip("NODIUS_AI_TEST_INSPECTOR is not set: run internal/mcpserver/inspector-test.sh (installs the MCP Inspector from npm)")
+		t.Skip("NODIUS_AI_TEST_INSPECTOR is not set: run mcpserver/inspector-test.sh (installs the MCP Inspector from npm)")
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed: the MCP Inspector needs it")

@@ -14,7 +14,7 @@ import (
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/gen"
-	"github.com/nodius/nodius-ai/internal/mcpserver"
+	"github.com/nodius/nodius-ai/mcpserver"
 )
 
 // stdioSession is `nodius-ai mcp` over real pipes, spoken to line by line.

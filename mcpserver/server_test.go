@@ -16,7 +16,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
-	"github.com/nodius/nodius-ai/internal/mcpserver"
+	"github.com/nodius/nodius-ai/mcpserver"
 	"github.com/nodius/nodius-ai/threads"
 )
 
