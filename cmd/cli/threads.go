@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -432,28 +431,15 @@ func newThreadsImportCmd(f *Factory) *cobra.Command {
 		Use:   "import FILE",
 		Short: "Store a server thread document (from the web client or 'threads export')",
 		Long: `Reads one thread document (json, as 'threads export' writes it; "-" reads standard
-input). The thread keeps the document's _key as its id, and a pendingInterrupt becomes a
+input; any other file must be a regular one). The thread keeps the document's _key as its id, and a pendingInterrupt becomes a
 pending proposal to approve or reject. Prints the thread id.`,
 		Example: `  nodius-ai threads import thread.json
   nodius-ai threads import --replace thread.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			var r io.Reader = f.IO.In
-			name := "standard input"
-			if args[0] != "-" {
-				file, err := os.Open(args[0])
-				if err != nil {
-					return usageError("cannot read %s: %v", args[0], errors.Unwrap(err))
-				}
-				defer file.Close()
-				r, name = file, args[0]
-			}
-			doc, err := threads.ParseDocument(r)
+			doc, err := readDocument(ctx, f.IO.In, args[0])
 			if err != nil {
-				if errors.Is(err, threads.ErrInvalid) {
-					return usageError("%s: %v", name, err)
-				}
 				return err
 			}
 			s, err := f.Store(ctx)
