@@ -84,4 +84,3 @@ func kindOf(m fs.FileMode) string {
 	}
 	return "of type " + m.Type().String()
 }
-
