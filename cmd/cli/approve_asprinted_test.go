@@ -159,3 +159,20 @@ func TestApproveAppliedThoughTheModelFails(t *testing.T) {
 		t.Fatalf("proposal: %+v, %v", p, err)
 	}
 }
+
+// threads search finds a proposal by the words of its reason.
+func TestThreadsSearchFindsAReason(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.Start(t, llmtest.Turn{ToolCalls: []llmtest.ToolCall{{ID: "call_1", Name: "propose_create_node",
+		Arguments: `{"nodeKey":"log-result","typeKey":"log-node","sheet":"0","reason":"un journaliste écrit le tableau"}`}}})
+	env := map[string]string{"NODIUS_AI_DB": filepath.Join(t.TempDir(), "threads.db")}
+	_, stderr, code := runCLI(t, "", env, "ask", "--source", "file:"+graphCopy(t), "--graph", "demo",
+		"--base-url", srv.OpenAIURL(), "--model", "fake", "log the rendered table")
+	if code != ExitProposal {
+		t.Fatalf("ask: exit %d:\n%s", code, stderr)
+	}
+	stdout, stderr, code := runCLI(t, "", env, "threads", "search", "journaliste")
+	if code != 0 || !strings.Contains(stdout, "proposal call_1: un journaliste écrit le tableau") {
+		t.Fatalf("threads search: exit %d:\n%s%s", code, stdout, stderr)
+	}
+}

@@ -338,8 +338,9 @@ func newThreadsSearchCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Find messages in every thread (full-text)",
-		Long: `Search what was asked and answered in every thread, archived ones included. The
-query is plain words, all required; the last one also matches as a prefix.`,
+		Long: `Search what was asked and answered in every thread, archived ones included, and
+the reasons of the changes the assistant proposed. The query is plain words, all
+required; the last one also matches as a prefix.`,
 		Example: `  nodius-ai threads search fetch api
   nodius-ai threads search "nba stats" --format json`,
 		Args: cobra.MinimumNArgs(1),
@@ -383,7 +384,11 @@ query is plain words, all required; the last one also matches as a prefix.`,
 					title = "(untitled)"
 				}
 				snippet := mark.Replace(threadCell(h.Snippet, 200))
-				rows = append(rows, []string{threadCell(h.ThreadID, 40), title, timeAgo(now, h.CreatedAt), string(h.Role) + ": " + snippet})
+				who := string(h.Role)
+				if h.ProposalID != "" {
+					who = "proposal " + threadCell(h.ProposalID, 24)
+				}
+				rows = append(rows, []string{threadCell(h.ThreadID, 40), title, timeAgo(now, h.CreatedAt), who + ": " + snippet})
 			}
 			return threadsTable(f.IO, []string{"THREAD", "TITLE", "WHEN", "MATCH"}, rows)
 		},
