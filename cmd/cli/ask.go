@@ -323,11 +323,15 @@ The decision is made on the thread's own data source (the one it was asked on),
 unless --source is given. The proposal decided is printed first; --proposal pins the
 one you saw: if another is pending now, nothing is decided; --digest (printed with
 it) pins the action you saw: if the action behind that id is another now, nothing is
-decided. Exit 2 when nothing is pending, when it was already decided, or when the
-source in effect differs from the thread's and --source was not given; exit 3 when
-another proposal of the same response waits after this one.`,
+decided. Nothing is decided when no model is configured to go on after it (exit 2).
+A change that was applied is never reported as a failure: if the assistant cannot
+go on after it, the command says so and exits 0, and approving again a proposal
+already approved and applied says so and exits 0. Exit 2 when nothing is pending,
+when it was decided otherwise, or when the source in effect differs from the
+thread's and --source was not given; exit 3 when another proposal of the same
+response waits after this one.`,
 		Args:    cobra.ExactArgs(1),
-		Example: fmt.Sprintf("  nodius-ai %s ai_1732270000000_1 --feedback \"use the sheet data-processing\"", verb),
+		Example: fmt.Sprintf("  nodius-ai %s ai_k3m9x2q7 --feedback \"use the sheet data-processing\"", verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
