@@ -2,6 +2,7 @@ package threads_test
 
 import (
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -98,5 +99,39 @@ func TestSearchFindsProposalReason(t *testing.T) {
 	}
 	if hs, err := s.Search(ctx, "journaliste", 10); err != nil || len(hs) != 0 {
 		t.Errorf("after delete: %+v, %v", hs, err)
+	}
+}
+
+// A database of schema 6 is migrated: its proposals' reasons become searchable and
+// its threads record no base URL yet.
+func TestMigrationIndexesExistingReasons(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "threads.db")
+	s, err := threads.Open(ctx, path, threads.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := newThread(t, s, "demo")
+	_ = s.Close()
+	db := rawDB(t, path)
+	for _, q := range []string{
+		"DROP TRIGGER proposals_fts_update", "DROP TRIGGER proposals_fts_delete", "DROP TRIGGER proposals_fts_insert",
+		"DROP TABLE proposals_fts", "ALTER TABLE threads DROP COLUMN base_url",
+		"DELETE FROM goose_db_version WHERE version_id = 7",
+		`INSERT INTO proposals (thread_id, tool_call_id, tool, action, reason, created_ms) VALUES ('` + th.ID + `', 'c1', 'propose_delete_node', '{}', 'the cormorant node is unused', 1)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	_ = db.Close()
+	s = openAt(t, path)
+	hs, err := s.Search(ctx, "cormorant", 10)
+	if err != nil || len(hs) != 1 || hs[0].ProposalID != "c1" {
+		t.Fatalf("after migrating: %+v, %v", hs, err)
+	}
+	if l, err := s.ThreadLLM(ctx, th.ID); err != nil || l.BaseURL != "" || l.Provider != "deepseek" {
+		t.Fatalf("ThreadLLM = %+v, %v", l, err)
 	}
 }
