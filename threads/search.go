@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -29,13 +30,19 @@ type Hit struct {
 	Role      convo.Role         `json:"role"`
 	Snippet   string             `json:"snippet"`
 	CreatedAt time.Time          `json:"created_at"`
+	// ProposalID is set when the words matched the reason of a proposal (its id)
+	// rather than a message; Role is then the assistant's, who proposed it.
+	ProposalID string `json:"proposal_id,omitempty"`
+
+	rank float64
 }
 
 // rankWindow is how many of the most recent matches Search ranks.
 const rankWindow = 1000
 
 // Search finds messages (what people asked and the assistant answered, in every
-// thread, archived ones included) matching all words of query, best first (by BM25
+// thread, archived ones included) and proposals (by their reason) matching all
+// words of query, best first (by BM25
 // among the 1,000 most recent matches, so a common word stays fast). The
 // query is plain words, never FTS syntax: each word is quoted, so no input can cause
 // a syntax error, and the last word also matches as a prefix ("fetc" finds "fetch").
@@ -60,7 +67,7 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]Hit, err
 		return nil, classify(s.path, "search", err)
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT m.thread_id, t.title, t.graph_key, t.status, m.id, m.role,
-			snippet(messages_fts, 0, ?, ?, '…', 16), m.created_ms
+			snippet(messages_fts, 0, ?, ?, '…', 16), m.created_ms, messages_fts.rank
 		FROM messages_fts
 		JOIN messages m ON m.id = messages_fts.rowid
 		JOIN threads t ON t.id = m.thread_id
@@ -76,10 +83,55 @@ func (s *Store) Search(ctx context.Context, query string, limit int) ([]Hit, err
 		var h Hit
 		var status, role string
 		var created int64
-		if err := rows.Scan(&h.ThreadID, &h.Title, &h.Graph, &status, &h.MessageID, &role, &h.Snippet, &created); err != nil {
+		if err := rows.Scan(&h.ThreadID, &h.Title, &h.Graph, &status, &h.MessageID, &role, &h.Snippet, &created, &h.rank); err != nil {
 			return nil, classify(s.path, "search", err)
 		}
 		h.Status, h.Role, h.CreatedAt = convo.ThreadStatus(status), convo.Role(role), fromMS(created)
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(s.path, "search", err)
+	}
+	props, err := s.searchProposals(ctx, match, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(props) == 0 {
+		return out, nil
+	}
+	// Both rankings are BM25 over short texts: merged by it, best first.
+	out = append(out, props...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].rank < out[j].rank })
+	return out[:min(len(out), limit)], nil
+}
+
+// searchProposals finds the proposals whose reason matches, best first. A database
+// opened read-only from before proposals were indexed has none to find.
+func (s *Store) searchProposals(ctx context.Context, match string, limit int) ([]Hit, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT f.thread_id, t.title, t.graph_key, t.status, f.tool_call_id,
+			snippet(proposals_fts, 0, ?, ?, '…', 16), p.created_ms, f.rank
+		FROM proposals_fts f
+		JOIN threads t ON t.id = f.thread_id
+		JOIN proposals p ON p.thread_id = f.thread_id AND p.tool_call_id = f.tool_call_id
+		WHERE proposals_fts MATCH ?
+		ORDER BY f.rank
+		LIMIT ?`, MatchStart, MatchEnd, match, limit)
+	if err != nil {
+		if s.readOnly && strings.Contains(err.Error(), "no such table") {
+			return nil, nil
+		}
+		return nil, classify(s.path, "search", err)
+	}
+	defer rows.Close()
+	var out []Hit
+	for rows.Next() {
+		h := Hit{Role: convo.Assistant}
+		var status string
+		var created int64
+		if err := rows.Scan(&h.ThreadID, &h.Title, &h.Graph, &status, &h.ProposalID, &h.Snippet, &created, &h.rank); err != nil {
+			return nil, classify(s.path, "search", err)
+		}
+		h.Status, h.CreatedAt = convo.ThreadStatus(status), fromMS(created)
 		out = append(out, h)
 	}
 	return out, classify(s.path, "search", rows.Err())

@@ -23,7 +23,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -76,8 +75,6 @@ type Store struct {
 	busyTimeout time.Duration
 	// readOnly: opened with Options.ReadOnly; w is nil.
 	readOnly bool
-	// ids is n of the server's thread id form ai_{unix ms}_{n}.
-	ids atomic.Int64
 }
 
 // Open opens (creating when needed) the database at path and applies the embedded

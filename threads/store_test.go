@@ -153,12 +153,12 @@ func rawDB(t testing.TB, path string) *sql.DB {
 func TestThreadIDs(t *testing.T) {
 	t.Parallel()
 	s := openStore(t)
-	re := regexp.MustCompile(`^ai_\d{13}_\d+$`)
+	re := regexp.MustCompile(`^ai_[0-9a-hjkmnp-tv-z]{8}$`)
 	seen := map[string]bool{}
 	for range 50 {
 		th := newThread(t, s, "demo")
 		if !re.MatchString(th.ID) {
-			t.Fatalf("id %q is not ai_{unix ms}_{n}", th.ID)
+			t.Fatalf("id %q is not ai_ and 8 base32 characters", th.ID)
 		}
 		if seen[th.ID] {
 			t.Fatalf("id %q given twice", th.ID)

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"math/rand/v2"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,11 +19,29 @@ import (
 // MaxTitle is the longest title kept, in runes.
 const MaxTitle = 80
 
-// NewID returns a thread id in the server's form ai_{unix ms}_{n}, so a
-// thread keeps its id in ArangoDB and the web client.
+// idAlphabet is lower-case Crockford base32: digits and letters without i, l, o
+// and u, which a person misreads or mistypes.
+const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// idLength is the number of random characters of a new id (40 bits).
+const idLength = 8
+
+// NewID returns a new thread id: "ai_" and 8 random base32 characters
+// ("ai_k3m9x2q7"). The server's "ai_" prefix keeps it recognisable in ArangoDB and
+// the web client; the random part, unlike a timestamp, differs from the first
+// character on, so a few characters name a thread (see CreateThread).
 func (s *Store) NewID() string {
-	return "ai_" + strconv.FormatInt(s.now().UnixMilli(), 10) + "_" + strconv.FormatInt(s.ids.Add(1), 10)
+	var b [idLength]byte
+	for i := range b {
+		b[i] = idAlphabet[rand.IntN(len(idAlphabet))]
+	}
+	return "ai_" + string(b[:])
 }
+
+// shortTries is how many new ids CreateThread draws looking for one whose first
+// MinPrefix characters no other thread starts with; past it (a database of
+// hundreds of thousands of threads) any free id is taken.
+const shortTries = 64
 
 // CreateThread inserts t. An empty ID gets a new one; an ID already stored is
 // ErrExists. Status defaults to active and times to now; counts and totals start at 0.
@@ -61,6 +79,20 @@ func (s *Store) CreateThread(ctx context.Context, t convo.Thread) (convo.Thread,
 		for attempt := 0; ; attempt++ {
 			if !given {
 				t.ID = s.NewID()
+				if attempt < shortTries {
+					// The short form a person types (MinPrefix characters, with or
+					// without "ai_", see ResolveID) must name this thread alone.
+					short := t.ID[len("ai_") : len("ai_")+MinPrefix]
+					var one int
+					err := tx.QueryRowContext(ctx, `SELECT 1 FROM threads WHERE (id >= ? AND id < ?) OR (id >= ? AND id < ?) LIMIT 1`,
+						"ai_"+short, "ai_"+short+"\xff", short, short+"\xff").Scan(&one)
+					if err == nil {
+						continue
+					}
+					if !errors.Is(err, sql.ErrNoRows) {
+						return err
+					}
+				}
 			}
 			res, err := tx.ExecContext(ctx, `INSERT INTO threads
 				(id, graph_key, workspace, user_id, title, provider, model, status, auto_approve, source, created_ms, updated_ms)

@@ -13,6 +13,7 @@ import (
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/agent/tools"
 	"github.com/nodius/nodius-ai/config"
+	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/internal/termtext"
 )
@@ -146,8 +147,8 @@ func runAsk(ctx context.Context, f *Factory, o askOptions) error {
 		}
 	}
 	out := newPrinter(f.IO, o.Format)
-	out.names, out.graphFlag, out.agentFlag = tagNames(ctx, rt.Source, graph), graphFlag(graph), agentFlag(rt)
-	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, out.Emit)
+	out.names, out.graphFlag, out.agentFlag = tagNames(ctx, rt.Source, graph), graphFlag(graph), agentFlag(rt)+f.rerunFlags()
+	res, err := rt.Runner.Send(ctx, agent.SendRequest{GraphKey: graph, ThreadID: threadID, Text: o.Question}, recordLLM(ctx, rt, out.Emit))
 	return finishRun(ctx, f, rt, out, o, res, err)
 }
 
@@ -246,7 +247,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 			out.Decided(res.Proposal, d)
 		}
 		var next agent.Result
-		next, err = rt.Runner.Resume(ctx, res.ThreadID, d, out.Emit)
+		next, err = rt.Runner.Resume(ctx, res.ThreadID, d, recordLLM(ctx, rt, out.Emit))
 		if next.Decided == nil {
 			next.Decided = res.Decided
 		}
@@ -270,6 +271,13 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 			}
 		}
 	}
+	if err != nil && applied(res.Decided) && res.ThreadID != "" && !isInterrupt(ctx, err) {
+		// The change is in the graph: that is the outcome, and a script must not
+		// read it as a failure. Only the answer after it is missing.
+		fmt.Fprintf(f.IO.ErrOut, "nodius-ai: applied %s; the assistant could not go on after it (%s) — once that is fixed, let it go on with: nodius-ai ask --thread %s%s %s\n",
+			termtext.OneLine(datasource.Describe(res.Decided.Action)), termtext.OneLine(userMessage(err)), res.ThreadID, out.agentFlag, shellQuote("go on"))
+		return nil
+	}
 	if err != nil {
 		if ce, ok := fault.As(err); ok && ce.Code == fault.Interrupted && res.ThreadID != "" {
 			fmt.Fprintln(f.IO.ErrOut, "nodius-ai: interrupted — the partial answer is kept in thread "+res.ThreadID)
@@ -282,7 +290,7 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		return err
 	}
 	if res.ToolLimit != nil {
-		fmt.Fprintln(f.IO.ErrOut, toolLimitText(res.ThreadID, *res.ToolLimit))
+		fmt.Fprintln(f.IO.ErrOut, toolLimitText(res.ThreadID+out.agentFlag, *res.ToolLimit))
 		return &ExitError{Code: ExitProposal}
 	}
 	if res.Proposal != nil {
@@ -295,6 +303,19 @@ func finishRun(ctx context.Context, f *Factory, rt *Runtime, out *printer, o ask
 		return &ExitError{Code: ExitRuntime, Err: fmt.Errorf("approved but not applied: %s", termtext.Strip(notApplied))}
 	}
 	return nil
+}
+
+// applied reports whether p was approved and its change is in the graph.
+func applied(p *convo.Proposal) bool {
+	return p != nil && p.Decision == convo.Approved && p.State() == "applied"
+}
+
+// isInterrupt reports whether err is the person stopping the run (Ctrl-C).
+func isInterrupt(ctx context.Context, err error) bool {
+	if ce, ok := fault.As(err); ok && ce.Code == fault.Interrupted {
+		return true
+	}
+	return errors.Is(ctx.Err(), context.Canceled)
 }
 
 // newApproveCmd builds approve (approve=true) or reject.
@@ -315,11 +336,15 @@ The decision is made on the thread's own data source (the one it was asked on),
 unless --source is given. The proposal decided is printed first; --proposal pins the
 one you saw: if another is pending now, nothing is decided; --digest (printed with
 it) pins the action you saw: if the action behind that id is another now, nothing is
-decided. Exit 2 when nothing is pending, when it was already decided, or when the
-source in effect differs from the thread's and --source was not given; exit 3 when
-another proposal of the same response waits after this one.`,
+decided. Nothing is decided when no model is configured to go on after it (exit 2).
+A change that was applied is never reported as a failure: if the assistant cannot
+go on after it, the command says so and exits 0, and approving again a proposal
+already approved and applied says so and exits 0. Exit 2 when nothing is pending,
+when it was decided otherwise, or when the source in effect differs from the
+thread's and --source was not given; exit 3 when another proposal of the same
+response waits after this one.`,
 		Args:    cobra.ExactArgs(1),
-		Example: fmt.Sprintf("  nodius-ai %s ai_1732270000000_1 --feedback \"use the sheet data-processing\"", verb),
+		Example: fmt.Sprintf("  nodius-ai %s ai_k3m9x2q7 --feedback \"use the sheet data-processing\"", verb),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
@@ -355,9 +380,14 @@ another proposal of the same response waits after this one.`,
 				}
 			}
 			out := newPrinter(f.IO, o.Format)
-			out.agentFlag = agentFlag(rt)
+			out.agentFlag = agentFlag(rt) + f.rerunFlags()
 			if digest != "" && proposal == "" {
 				return usageError("--digest pins the action of one proposal: pass its --proposal too")
+			}
+			if rt.Remote == nil && rt.Store != nil {
+				if done, err := decidedBefore(ctx, f, rt, id, approve, proposal, digest); done || err != nil {
+					return err
+				}
 			}
 			d := convo.Decision{Approved: approve, Feedback: feedback, ProposalID: proposal, Digest: digest}
 			if rt.Store != nil {
@@ -369,7 +399,7 @@ another proposal of the same response waits after this one.`,
 					}
 				}
 			}
-			res, err := rt.Runner.Resume(ctx, id, d, out.Emit)
+			res, err := rt.Runner.Resume(ctx, id, d, recordLLM(ctx, rt, out.Emit))
 			return finishRun(ctx, f, rt, out, *o, res, err)
 		},
 	}
@@ -382,8 +412,39 @@ another proposal of the same response waits after this one.`,
 	return cmd
 }
 
+// decidedBefore answers, before anything is decided, the two cases where deciding
+// must not start: a re-run of an approval that landed (said, exit 0: the command
+// did what it was run for), and a decision the assistant could not go on after —
+// no model is configured — which would leave a change applied and the command
+// failed (refused, exit 2, nothing decided). done is true when the command ends here.
+func decidedBefore(ctx context.Context, f *Factory, rt *Runtime, id string, approve bool, proposal, digest string) (done bool, err error) {
+	if approve && proposal != "" {
+		if p, err := rt.Store.Proposal(ctx, id, proposal); err == nil && applied(&p) && (digest == "" || digest == p.Digest) {
+			when := ""
+			if !p.DecidedAt.IsZero() {
+				when = " at " + p.DecidedAt.Local().Format("2006-01-02 15:04:05")
+			}
+			fmt.Fprintf(f.IO.ErrOut, "nodius-ai: proposal %s in thread %s was already approved and applied%s (%s); nothing was done again.\n",
+				termtext.OneLine(p.ID), id, when, termtext.OneLine(datasource.Describe(p.Action)))
+			return true, nil
+		}
+	}
+	if rt.Provider != nil {
+		return false, nil
+	}
+	th, err := rt.Store.Thread(ctx, id)
+	if err != nil || th.Provider == convo.ProviderMCP {
+		return false, err // an MCP client's thread goes on without a model of ours
+	}
+	msg := "no LLM provider configured"
+	if ce, ok := fault.As(rt.Config.RequireLLM()); ok {
+		msg = ce.Message
+	}
+	return true, &fault.Error{Code: fault.Config, Message: msg + "; nothing was decided, since the assistant could not go on after it: fix that, then run the same command again"}
+}
+
 // toolLimitText says, in words, that a run stopped at the tool-round limit and how
-// to choose.
+// to choose. threadID is followed by the flags the commands need to run as printed.
 func toolLimitText(threadID string, tl convo.ToolLimit) string {
 	more := ""
 	if tl.MaxExtended > 0 {

@@ -106,6 +106,22 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 			return err
 		}
 	}
+	// One chat per thread: a thread another chat works on is refused here, before
+	// the screen opens (and, picked later in the screen, when sending to it).
+	var lock *chatLock
+	if rt.Remote == nil && rt.Store != nil {
+		lock = newChatLock(rt.Store.Path(), f.rerunFlags())
+		defer lock.release()
+		first := threadID
+		if first == "" && o.Continue {
+			if th, err := rt.Store.Latest(ctx, graphKey); err == nil {
+				first = th.ID
+			}
+		}
+		if err := lock.hold(first); err != nil {
+			return &ExitError{Code: ExitUsage, Err: err}
+		}
+	}
 	opts := tui.Options{
 		GraphKey:      graphKey,
 		GraphName:     g.Name,
@@ -127,7 +143,7 @@ func runChat(ctx context.Context, f *Factory, o askOptions) error {
 		opts.Provider, opts.Model = remote.Provider, "assistant"
 		opts.Runner = rt.Runner
 	} else if rt.Provider != nil {
-		opts.Runner = rt.Runner
+		opts.Runner = chatRunner{rt: rt, lock: lock}
 	} else if ce, ok := fault.As(rt.Config.RequireLLM()); ok {
 		opts.ConfigErr = ce
 		opts.ConfigHelp = ce.Message

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
@@ -36,48 +37,103 @@ func userMessage(err error) string {
 	return strings.TrimSpace(msg)
 }
 
-// flagError rewrites pflag's texts as sentences that say what to type.
+// flagError rewrites pflag's errors as sentences that say what to type, from the
+// errors' fields (never by parsing their English): an unknown flag comes with the
+// nearest flag of the command ("did you mean --graph?").
 func flagError(c *cobra.Command, err error) error {
-	s := err.Error()
 	help := fmt.Sprintf("run '%s --help' to see its flags", c.CommandPath())
+	var (
+		notExist *pflag.NotExistError
+		noValue  *pflag.ValueRequiredError
+		badValue *pflag.InvalidValueError
+	)
 	switch {
-	case strings.HasPrefix(s, "unknown flag: "), strings.HasPrefix(s, "unknown shorthand flag: "):
-		name := s[strings.LastIndex(s, " ")+1:]
-		if strings.HasPrefix(s, "unknown shorthand") {
-			name = strings.Trim(strings.TrimPrefix(s, "unknown shorthand flag: "), "'")
-			if i := strings.Index(name, " "); i > 0 {
-				name = "-" + name[:i]
-			}
+	case errors.As(err, &notExist):
+		name := "--" + notExist.GetSpecifiedName()
+		if notExist.GetSpecifiedShortnames() != "" {
+			name = "-" + notExist.GetSpecifiedName()
+		}
+		if s := suggestFlag(c, strings.TrimLeft(name, "-")); s != "" {
+			return fmt.Errorf("%s has no flag %s — did you mean %s? (%s)", shortPath(c), name, s, help)
 		}
 		return fmt.Errorf("%s has no flag %s: %s", shortPath(c), name, help)
-	case strings.HasPrefix(s, "flag needs an argument: "):
-		name := strings.Trim(strings.TrimPrefix(s, "flag needs an argument: "), "'")
-		if !strings.HasPrefix(name, "-") {
-			name = "-" + name
+	case errors.As(err, &noValue):
+		name := "--" + noValue.GetSpecifiedName()
+		if noValue.GetSpecifiedShortnames() != "" {
+			name = "-" + noValue.GetSpecifiedName()
 		}
 		return fmt.Errorf("%s needs a value, as in %s VALUE", name, name)
-	case strings.HasPrefix(s, "invalid argument "):
-		// invalid argument "x" for "--limit" flag: strconv.ParseInt: parsing "x": invalid syntax
-		var val, name string
-		if _, e := fmt.Sscanf(s, "invalid argument %q for %q", &val, &name); e == nil {
-			name = strings.TrimSuffix(name, " flag")
-			if i := strings.Index(name, ", "); i >= 0 { // "-g, --graph"
-				name = name[i+2:]
+	case errors.As(err, &badValue):
+		fl, val := badValue.GetFlag(), badValue.GetValue()
+		name := "--" + fl.Name
+		switch fl.Value.Type() {
+		case "int", "int64", "uint":
+			return fmt.Errorf("%s takes a whole number (got %q)", name, val)
+		case "duration":
+			return fmt.Errorf("%s takes a duration like 200ms or 2s (got %q)", name, val)
+		case "bool":
+			return fmt.Errorf("%s takes true or false (got %q)", name, val)
+		}
+		return fmt.Errorf("%q is not a valid value for %s: %s", val, name, help)
+	}
+	return fmt.Errorf("%s: %s", err.Error(), help)
+}
+
+// suggestFlag names the flag of c (its own or inherited) the person most likely
+// meant by typed: one that starts with it, or at most two edits away from it (one
+// for a name of three letters); "" when none is close.
+func suggestFlag(c *cobra.Command, typed string) string {
+	if typed == "" {
+		return ""
+	}
+	best, bestDist := "", 0
+	consider := func(fl *pflag.Flag) {
+		if fl.Hidden {
+			return
+		}
+		if len(typed) == 1 {
+			if strings.EqualFold(fl.Shorthand, typed) && fl.Shorthand != typed {
+				best, bestDist = "-"+fl.Shorthand, 0
 			}
-			if fl := c.Flags().Lookup(strings.TrimLeft(name, "-")); fl != nil {
-				switch fl.Value.Type() {
-				case "int", "int64", "uint":
-					return fmt.Errorf("%s takes a whole number (got %q)", name, val)
-				case "duration":
-					return fmt.Errorf("%s takes a duration like 200ms or 2s (got %q)", name, val)
-				case "bool":
-					return fmt.Errorf("%s takes true or false (got %q)", name, val)
-				}
-			}
-			return fmt.Errorf("%q is not a valid value for %s: %s", val, name, help)
+			return
+		}
+		d := editDistance(strings.ToLower(typed), fl.Name)
+		if len(typed) >= 3 && strings.HasPrefix(fl.Name, strings.ToLower(typed)) {
+			d = min(d, 1)
+		}
+		limit := 2
+		if len(typed) <= 3 {
+			limit = 1
+		}
+		if d <= limit && (best == "" || d < bestDist) {
+			best, bestDist = "--"+fl.Name, d
 		}
 	}
-	return fmt.Errorf("%s: %s", s, help)
+	c.LocalFlags().VisitAll(consider)
+	c.InheritedFlags().VisitAll(consider)
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes (flag names
+// are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // sentenceArgs wraps every command's argument check so that cobra's texts ("requires

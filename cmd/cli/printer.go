@@ -91,7 +91,9 @@ func (p *printer) Emit(e convo.Event) {
 		p.status("● %s %s", e.ToolCall.Name, oneLineArgs(e.ToolCall.Arguments))
 	case convo.EventToolResult:
 		if e.ToolErr != "" {
-			p.status("× %s %s", e.ToolCall.Name, e.ToolErr)
+			// Said even when stderr is not a terminal: an answer that reads as if
+			// something was made ("Created …") must not hide that the call failed.
+			p.say("× %s failed: %s", e.ToolCall.Name, termtext.OneLine(e.ToolErr))
 		} else {
 			p.status("✓ %s %d ms", e.ToolCall.Name, e.Duration.Milliseconds())
 		}
@@ -102,7 +104,12 @@ func (p *printer) Emit(e convo.Event) {
 		} else {
 			p.status("· %d tokens in, %d out", u.PromptTokens, u.CompletionTokens)
 		}
-	case convo.EventComplete, convo.EventProposal, convo.EventError, convo.EventToolLimit:
+	case convo.EventComplete:
+		p.endAnswer()
+		if strings.TrimSpace(e.Text) == "" {
+			p.say("nodius-ai: the assistant ended without an answer (its last message is empty): ask again, or ask it to answer with what it found")
+		}
+	case convo.EventProposal, convo.EventError, convo.EventToolLimit:
 		p.endAnswer()
 	}
 }
@@ -180,6 +187,12 @@ func (p *printer) status(format string, args ...any) {
 	}
 	line := termtext.Strip(fmt.Sprintf(format, args...))
 	fmt.Fprintln(p.ios.ErrOut, line)
+}
+
+// say writes one line to stderr whether or not it is a terminal: what the person
+// must know about the run, not its activity.
+func (p *printer) say(format string, args ...any) {
+	fmt.Fprintln(p.ios.ErrOut, termtext.Strip(fmt.Sprintf(format, args...)))
 }
 
 // Decided notes an automatic decision (--on-proposal approve|reject) on stderr.

@@ -88,6 +88,45 @@ func TestPrinterText(t *testing.T) {
 	}
 }
 
+// A failed tool call is one line on stderr, terminal or not, in text and markdown
+// (json has its tool_result event); an empty final answer is said.
+func TestPrinterSaysFailuresAndEmptyAnswers(t *testing.T) {
+	t.Parallel()
+	failed := []convo.Event{
+		{Type: convo.EventToolStart, ToolCall: convo.ToolCall{ID: "c1", Name: "propose_create_graph", Arguments: `{}`}},
+		{Type: convo.EventToolResult, ToolCall: convo.ToolCall{ID: "c1", Name: "propose_create_graph"}, Result: "{}",
+			ToolErr: "propose_create_graph: this source cannot make graphs\nnothing was made"},
+	}
+	for _, format := range []string{"text", "markdown"} {
+		for _, tty := range []bool{false, true} {
+			out, errOut := printEvents(format, false, tty, append(failed, answerEvents("Created **Invoices 2026**.")...)...)
+			lines := strings.Split(strings.TrimSpace(errOut), "\n")
+			var got []string
+			for _, l := range lines {
+				if strings.Contains(l, "failed") {
+					got = append(got, l)
+				}
+			}
+			if len(got) != 1 || !strings.Contains(got[0], "propose_create_graph failed: propose_create_graph: this source cannot make graphs nothing was made") {
+				t.Errorf("%s, stderr terminal %v: stderr %q, want one line on the failure", format, tty, errOut)
+			}
+			if strings.Contains(out, "failed") {
+				t.Errorf("%s: the failure reached stdout: %q", format, out)
+			}
+		}
+	}
+	if out, errOut := printEvents("json", false, false, failed...); strings.Contains(errOut, "failed") || !strings.Contains(out, `"error":"propose_create_graph`) {
+		t.Errorf("json: stdout %q stderr %q", out, errOut)
+	}
+	empty := []convo.Event{{Type: convo.EventThread, ThreadID: "ai_1_1"}, {Type: convo.EventComplete, ThreadID: "ai_1_1", Text: " \n"}}
+	if _, errOut := printEvents("text", false, false, empty...); !strings.Contains(errOut, "ended without an answer") {
+		t.Errorf("empty answer: stderr %q", errOut)
+	}
+	if _, errOut := printEvents("text", false, false, answerEvents("done")...); errOut != "" {
+		t.Errorf("an answer: stderr %q", errOut)
+	}
+}
+
 func TestPrinterJSONOnlyPublicEvents(t *testing.T) {
 	t.Parallel()
 	evs := append([]convo.Event{{Type: convo.EventStatus, State: convo.StateRetrieving}}, answerEvents("a", "b")...)

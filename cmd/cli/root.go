@@ -113,6 +113,7 @@ approve or reject the edits it proposes, and look through past conversations.`,
 	)
 	sentenceArgs(root)
 	addCompletions(f, root)
+	wrapHelp(root, helpWidth(f.IO))
 	return root
 }
 

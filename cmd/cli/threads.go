@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -27,11 +26,12 @@ func newThreadsCmd(f *Factory) *cobra.Command {
 $XDG_DATA_HOME/nodius-ai/threads.db). These commands work offline: no API key needed.
 
 A thread ID may be given by any unique prefix of at least 4 characters; the "ai_"
-every generated id starts with may be left out.`,
+every generated id starts with may be left out. The first 4 characters of an id
+made by this version ("k3m9" for ai_k3m9x2q7) always name its thread alone.`,
 		Example: `  nodius-ai threads list --graph demo
-  nodius-ai threads show 1709 --context
+  nodius-ai threads show k3m9 --context
   nodius-ai threads search "fetch api"
-  nodius-ai threads export ai_1709123456789_1 > thread.json
+  nodius-ai threads export ai_k3m9x2q7 > thread.json
   nodius-ai threads import thread.json`,
 	}
 	cmd.AddCommand(
@@ -278,10 +278,10 @@ asked and decided on), as approve and undo use it, with credentials from your fl
 environment or config. When another source is configured (NODIUS_AI_SOURCE, the
 config file), the pictures still come from the thread's and a line on stderr says
 so; --source draws from the source you name instead.`,
-		Example: `  nodius-ai threads show ai_1709
-  nodius-ai threads show ai_1709 --context     # also the system prompt and retrieval context
-  nodius-ai threads show ai_1709 --format json
-  nodius-ai threads show ai_1709 --pictures    # also draw each proposal on the graph`,
+		Example: `  nodius-ai threads show ai_k3m9
+  nodius-ai threads show ai_k3m9 --context     # also the system prompt and retrieval context
+  nodius-ai threads show ai_k3m9 --format json
+  nodius-ai threads show ai_k3m9 --pictures    # also draw each proposal on the graph`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := threadsFormat(format, "markdown", "json"); err != nil {
@@ -339,8 +339,9 @@ func newThreadsSearchCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Find messages in every thread (full-text)",
-		Long: `Search what was asked and answered in every thread, archived ones included. The
-query is plain words, all required; the last one also matches as a prefix.`,
+		Long: `Search what was asked and answered in every thread, archived ones included, and
+the reasons of the changes the assistant proposed. The query is plain words, all
+required; the last one also matches as a prefix.`,
 		Example: `  nodius-ai threads search fetch api
   nodius-ai threads search "nba stats" --format json`,
 		Args: cobra.MinimumNArgs(1),
@@ -384,7 +385,11 @@ query is plain words, all required; the last one also matches as a prefix.`,
 					title = "(untitled)"
 				}
 				snippet := mark.Replace(threadCell(h.Snippet, 200))
-				rows = append(rows, []string{threadCell(h.ThreadID, 40), title, timeAgo(now, h.CreatedAt), string(h.Role) + ": " + snippet})
+				who := string(h.Role)
+				if h.ProposalID != "" {
+					who = "proposal " + threadCell(h.ProposalID, 24)
+				}
+				rows = append(rows, []string{threadCell(h.ThreadID, 40), title, timeAgo(now, h.CreatedAt), who + ": " + snippet})
 			}
 			return threadsTable(f.IO, []string{"THREAD", "TITLE", "WHEN", "MATCH"}, rows)
 		},
@@ -405,8 +410,8 @@ createdTime, lastUpdatedTime), which the web client reads and 'threads import' t
 back, plus a nodiusAi record the server ignores with everything else kept here (models,
 tokens, costs, proposals, decisions, the recorded source, undo records), so that an
 import gives back the same thread. markdown writes the full transcript, system prompt and retrieval context included.`,
-		Example: `  nodius-ai threads export ai_1709 > thread.json
-  nodius-ai threads export ai_1709 --format markdown > thread.md`,
+		Example: `  nodius-ai threads export ai_k3m9 > thread.json
+  nodius-ai threads export ai_k3m9 --format markdown > thread.md`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := threadsFormat(format, "json", "markdown"); err != nil {
@@ -432,28 +437,15 @@ func newThreadsImportCmd(f *Factory) *cobra.Command {
 		Use:   "import FILE",
 		Short: "Store a server thread document (from the web client or 'threads export')",
 		Long: `Reads one thread document (json, as 'threads export' writes it; "-" reads standard
-input). The thread keeps the document's _key as its id, and a pendingInterrupt becomes a
+input; any other file must be a regular one). The thread keeps the document's _key as its id, and a pendingInterrupt becomes a
 pending proposal to approve or reject. Prints the thread id.`,
 		Example: `  nodius-ai threads import thread.json
   nodius-ai threads import --replace thread.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			var r io.Reader = f.IO.In
-			name := "standard input"
-			if args[0] != "-" {
-				file, err := os.Open(args[0])
-				if err != nil {
-					return usageError("cannot read %s: %v", args[0], errors.Unwrap(err))
-				}
-				defer file.Close()
-				r, name = file, args[0]
-			}
-			doc, err := threads.ParseDocument(r)
+			doc, err := readDocument(ctx, f.IO.In, args[0])
 			if err != nil {
-				if errors.Is(err, threads.ErrInvalid) {
-					return usageError("%s: %v", name, err)
-				}
 				return err
 			}
 			s, err := f.Store(ctx)
@@ -482,7 +474,7 @@ func newThreadsRenameCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{
 		Use:     "rename ID TITLE",
 		Short:   "Give a thread a new title",
-		Example: `  nodius-ai threads rename ai_1709 "NBA pipeline review"`,
+		Example: `  nodius-ai threads rename ai_k3m9 "NBA pipeline review"`,
 		Args:    cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -508,8 +500,8 @@ func newThreadsArchiveCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "archive ID",
 		Short: "Hide a thread from 'threads list' (it stays searchable; --undo brings it back)",
-		Example: `  nodius-ai threads archive ai_1709
-  nodius-ai threads archive --undo ai_1709`,
+		Example: `  nodius-ai threads archive ai_k3m9
+  nodius-ai threads archive --undo ai_k3m9`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -542,8 +534,8 @@ func newThreadsDeleteCmd(f *Factory) *cobra.Command {
 		Short: "Delete threads and everything they hold",
 		Long: `Deletes threads for good. On a terminal it asks first; otherwise --yes is required.
 Either every given thread is deleted or none is.`,
-		Example: `  nodius-ai threads delete ai_1709
-  nodius-ai threads delete --yes ai_1709 ai_1710`,
+		Example: `  nodius-ai threads delete ai_k3m9
+  nodius-ai threads delete --yes ai_k3m9 ai_w8dn4c2p`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if onServer {

@@ -117,6 +117,9 @@ func (f *Factory) adoptThreadSource(ctx context.Context, threadArg string, stric
 	if err != nil {
 		return "", err
 	}
+	if err := f.useThreadLLM(ctx, th); err != nil {
+		return "", err
+	}
 	_, err = f.useThreadSource(ctx, th, strict)
 	return id, err
 }

@@ -38,7 +38,7 @@ change further than asked.
 
 Exit 0 when reversed, 2 when nothing is left to undo, 1 when it cannot be applied.`,
 		Args:    cobra.ExactArgs(1),
-		Example: "  nodius-ai undo ai_1732270000000_1 --dry-run\n  nodius-ai undo ai_1732270000000_1",
+		Example: "  nodius-ai undo ai_k3m9x2q7 --dry-run\n  nodius-ai undo ai_k3m9x2q7",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			cfg, err := f.Config()

@@ -214,7 +214,7 @@ func TestProposalApproveWritesGraphFile(t *testing.T) {
 	if bytes.Contains(before, []byte("log-result")) {
 		t.Fatal("graph changed before approval")
 	}
-	r = e.run("", "approve", thread[:12])
+	r = e.run("", "approve", thread[:len("ai_")+4]) // the short form
 	if r.code != 0 || r.stdout != "Created log-result.\n" {
 		t.Fatalf("approve: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
 	}

@@ -246,9 +246,9 @@ func TestReadmeScripting(t *testing.T) {
 
 // TestReadmeNodiusServer runs the README's Nodius server section: the lines that need
 // a server are not run (as the ones that need a cloud key are not), but every flag they
-// use must be one their command has; the lines that need none run as written, in a
-// directory holding a Nodius export (team.ndex), a node type's export (api-call.ndex)
-// and a file of the earlier format (old-graph.json).
+// use must be one their command has; the lines that need none run as written, from
+// the root of a clone, on the files examples/ ships: a Nodius export (team.ndex), a
+// node type's export (api-call.ndex) and a file of the earlier format (old-graph.json).
 func TestReadmeNodiusServer(t *testing.T) {
 	t.Parallel()
 	steps := readmeSteps(t, "Working with a Nodius server")
@@ -267,17 +267,19 @@ func TestReadmeNodiusServer(t *testing.T) {
 		e.checkFlags(line)
 	}
 
-	// The graph files, in a directory of their own.
-	dir := filepath.Join(e.dir, "graphs")
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	// The graph files: the lines run as written from the root of a clone, whose
+	// examples/ holds the export, the node type's export and the earlier file;
+	// here a copy of it, so that what they write stays out of the repository.
+	dir := filepath.Join(e.dir, "clone")
+	if err := os.MkdirAll(filepath.Join(dir, "examples"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"team.ndex", "old-graph.json", "api-call.ndex"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "readme", name))
+		b, err := os.ReadFile(filepath.Join("..", "..", "examples", name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "examples", name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
