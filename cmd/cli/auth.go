@@ -74,6 +74,8 @@ The last server logged in to is the default: when no flag, variable or config fi
 names an agent or a source, commands use it (its graphs, and its assistant unless
 you chose a model for nodius-ai's own agent). 'auth switch' chooses another.`,
 	}
+	// The auth commands say themselves what is wrong with the login file.
+	cmd.PersistentPreRun = func(*cobra.Command, []string) { f.quietLogin = true }
 	cmd.AddCommand(newAuthLoginCmd(f), newAuthStatusCmd(f), newAuthSwitchCmd(f), newAuthLogoutCmd(f))
 	return cmd
 }

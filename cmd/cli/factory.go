@@ -42,6 +42,11 @@ type Factory struct {
 	// unknownNote names the config file's unknown settings until they are said
 	// (by Close, or by the command that refuses them or shows them).
 	unknownNote string
+	// loginNote says why the default server of auth login is not used (the login
+	// file cannot be read) until it is said; quietLogin is set by the auth
+	// commands, which report that file's errors themselves.
+	loginNote  string
+	quietLogin bool
 }
 
 // NewFactory returns a Factory over the given streams.
@@ -53,7 +58,11 @@ func NewFactory(ios *IOStreams) *Factory { return &Factory{IO: ios} }
 // and say so once, as a warning when the command ends (Close).
 func (f *Factory) Config() (*config.Config, error) {
 	f.cfgOnce.Do(func() {
-		f.cfg, f.cfgErr = f.loadConfig(f.loginDefault())
+		login, err := f.loginDefault()
+		if err != nil {
+			f.loginNote = fmt.Sprintf("%v — the default server of auth login is not used", err)
+		}
+		f.cfg, f.cfgErr = f.loadConfig(login)
 		if f.cfgErr == nil {
 			f.unknownNote = f.cfg.UnknownText()
 		}
@@ -78,18 +87,16 @@ func (f *Factory) loadConfig(login string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// loginDefault is the default server auth login recorded ("" when none, or when
-// the login file cannot be read: auth status says why).
-func (f *Factory) loginDefault() string {
+// loginDefault is the default server auth login recorded ("" when none). A login
+// file that cannot be read is an error to say, not to stop on: commands that name
+// no server then use the demo graph, and the user must learn why (a silent
+// fallback would look like the login was lost).
+func (f *Factory) loginDefault() (string, error) {
 	s, err := f.credStore()
 	if err != nil {
-		return ""
+		return "", nil // no home: nothing was stored
 	}
-	host, err := s.Default()
-	if err != nil {
-		return ""
-	}
-	return host
+	return s.Default()
 }
 
 // Source opens the configured data source, once.
@@ -117,6 +124,10 @@ func (f *Factory) Close() {
 	if f.unknownNote != "" {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s; ignored\n", f.unknownNote)
 		f.unknownNote = ""
+	}
+	if f.loginNote != "" && !f.quietLogin {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", f.loginNote)
+		f.loginNote = ""
 	}
 	for i := len(f.closers) - 1; i >= 0; i-- {
 		_ = f.closers[i].Close()
