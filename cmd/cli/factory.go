@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/credstore"
 	"github.com/nodius/nodius-ai/rag"
 )
 
@@ -148,16 +149,34 @@ func (f *Factory) localAgent() {
 // remoteAgent makes the default server's assistant the agent for a command on the
 // server's own threads (--remote) when the local agent is in effect only because
 // nodius-ai's own model was chosen: the threads are the default server's all the
-// same. An agent the user named (--agent local) stays.
+// same. So when the source is the default server named again (--source
+// server:URL of that very server): the user is logged in to it, and its threads
+// are the ones meant. An agent the user named (--agent local) stays.
 func (f *Factory) remoteAgent() {
 	cfg, err := f.Config()
-	if err != nil || cfg.Login == "" || serverAgent(cfg) != "" {
+	if err != nil || cfg.Login == "" || serverAgent(cfg) != "" || !strings.HasPrefix(cfg.Origins["agent"], config.OriginDefault) {
 		return
 	}
-	if cfg.Origins["source"] == config.OriginLogin && strings.HasPrefix(cfg.Origins["agent"], config.OriginDefault) {
+	switch {
+	case cfg.Origins["source"] == config.OriginLogin:
 		cfg.Agent = "server:" + cfg.Login
-		cfg.Origins["agent"] = config.OriginLogin
+	case sameHost(cfg.Source, cfg.Login):
+		cfg.Agent = cfg.Source
+	default:
+		return
 	}
+	cfg.Origins["agent"] = config.OriginLogin
+}
+
+// sameHost reports whether source is a server: source on the server of host key
+// login (scheme, host and port).
+func sameHost(source, login string) bool {
+	u, ok := strings.CutPrefix(source, "server:")
+	if !ok {
+		return false
+	}
+	h, err := credstore.Host(u)
+	return err == nil && h == login
 }
 
 // noRemoteServer is the usage error of a --remote command with no server.

@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/nodius/nodius-ai/internal/credstore"
 )
 
 // A login file that cannot be read does not stop a command, but the user is told
@@ -33,5 +39,53 @@ func TestUnreadableLoginFileIsSaid(t *testing.T) {
 	_, errOut, code = runCLI(t, "", env, "auth", "status")
 	if code == 0 || !strings.Contains(errOut, "hosts.json is not valid") || strings.Contains(errOut, said) {
 		t.Errorf("auth status: code %d, stderr %q; want its own error only", code, errOut)
+	}
+}
+
+// loggedIn writes a login file with one login, the default server, its token in
+// the file.
+func loggedIn(t *testing.T, cfgDir, host, token string) {
+	t.Helper()
+	dir := filepath.Join(cfgDir, "nodius-ai")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	data := `{"default":"` + host + `","hosts":{"` + host + `":{"user":"alice","where":"file","token":"` + token + `"}}}`
+	if err := os.WriteFile(filepath.Join(dir, "hosts.json"), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Naming the default server again as the source (--source server:URL of the
+// server logged in to) keeps threads list --remote on it, with its stored token,
+// instead of asking to log in.
+func TestRemoteThreadsOfTheLoginNamedAsSource(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var auths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.URL.Path+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true,"threads":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	host, err := credstore.Host(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := t.TempDir()
+	loggedIn(t, cfgDir, host, "tok-stored")
+	env := map[string]string{"XDG_CONFIG_HOME": cfgDir, "XDG_DATA_HOME": t.TempDir(), "NODIUS_AI_KEYRING": "off"}
+
+	out, errOut, code := runCLI(t, "", env, "--source", "server:"+srv.URL, "threads", "list", "--remote")
+	if code != 0 || !strings.Contains(out+errOut, "no thread") {
+		t.Fatalf("threads list --remote --source server:LOGIN: code %d, %q %q", code, out, errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(auths) == 0 || auths[0] != "/api/ai/threads Bearer tok-stored" {
+		t.Errorf("requests %q, want the threads asked with the stored token", auths)
 	}
 }
