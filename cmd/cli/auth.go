@@ -545,7 +545,13 @@ out everywhere, the web editor included.`,
 				msg = fmt.Sprintf("Logged out of %s everywhere and forgot its token here", host)
 			}
 			if host == wasDefault {
-				msg += "; it was the default server, so there is none now: commands use the demo graph again"
+				now := "commands use the demo graph again"
+				if cfg, err := f.Config(); err == nil {
+					if named, from := namedElsewhere(cfg); named != "" {
+						now = fmt.Sprintf("commands use %s, which %s names", named, from)
+					}
+				}
+				msg += "; it was the default server, so there is none now: " + now
 				if rest, err := store.List(); err == nil && len(rest) > 0 {
 					msg += fmt.Sprintf(" (or run 'nodius-ai auth switch --server %s')", rest[0].Host)
 				}

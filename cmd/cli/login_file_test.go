@@ -89,3 +89,27 @@ func TestRemoteThreadsOfTheLoginNamedAsSource(t *testing.T) {
 		t.Errorf("requests %q, want the threads asked with the stored token", auths)
 	}
 }
+
+// Logging out of the default server says what commands use next: the demo graph,
+// or what a variable or the config file names — not the demo when it is not.
+func TestLogoutOfTheDefaultSaysWhatIsUsedNext(t *testing.T) {
+	t.Parallel()
+	const host = "http://127.0.0.1:9"
+	tests := []struct {
+		env       []string
+		want, not string
+	}{
+		{nil, "commands use the demo graph again", "names"},
+		{[]string{"NODIUS_AI_SOURCE", "file:graph.json"}, "commands use the source file:graph.json, which NODIUS_AI_SOURCE names", "demo"},
+		{[]string{"NODIUS_AI_AGENT", "server:http://127.0.0.1:7"}, "commands use server:http://127.0.0.1:7, which NODIUS_AI_AGENT names", "demo"},
+	}
+	for _, tt := range tests {
+		cfgDir := t.TempDir()
+		loggedIn(t, cfgDir, host, "tok-stored")
+		env := mergeEnv(map[string]string{"XDG_CONFIG_HOME": cfgDir, "XDG_DATA_HOME": t.TempDir(), "NODIUS_AI_KEYRING": "off"}, tt.env...)
+		_, errOut, code := runCLI(t, "", env, "auth", "logout")
+		if code != 0 || !strings.Contains(errOut, "it was the default server") || !strings.Contains(errOut, tt.want) || strings.Contains(errOut, tt.not) {
+			t.Errorf("%v: auth logout: code %d, %q; want %q", tt.env, code, errOut, tt.want)
+		}
+	}
+}
