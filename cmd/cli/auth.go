@@ -428,7 +428,8 @@ the server still accepts it (GET /api/auth/me). Exits 1 when one is refused.`,
 			}
 			switch {
 			case def == "":
-				fmt.Fprintln(w, "No default server: commands use one only when a flag, a variable or the config file names it; choose one with 'nodius-ai auth switch --server URL'.")
+				// A command that runs as printed: a server logged in to.
+				fmt.Fprintf(w, "No default server: commands use one only when a flag, a variable or the config file names it; choose one with 'nodius-ai auth switch --server %s'.\n", list[0].Host)
 			case cfgErr != nil:
 				fmt.Fprintf(w, "Default server: %s, from auth login.\n", def)
 			default:

@@ -113,3 +113,34 @@ func TestLogoutOfTheDefaultSaysWhatIsUsedNext(t *testing.T) {
 		}
 	}
 }
+
+// With logins but no default, auth status offers an auth switch that runs as
+// printed: it names a server logged in to, not a placeholder.
+func TestStatusWithoutDefaultOffersARunnableSwitch(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true,"user":{"username":"alice"}}`)
+	}))
+	t.Cleanup(srv.Close)
+	host, err := credstore.Host(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := t.TempDir()
+	loggedIn(t, cfgDir, host, "tok-stored")
+	p := filepath.Join(cfgDir, "nodius-ai", "hosts.json")
+	b, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(b), `"default":"`+host+`",`, "", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"XDG_CONFIG_HOME": cfgDir, "XDG_DATA_HOME": t.TempDir(), "NODIUS_AI_KEYRING": "off"}
+	out, _, code := runCLI(t, "", env, "auth", "status")
+	want := "'nodius-ai auth switch --server " + host + "'"
+	if code != 0 || !strings.Contains(out, "No default server") || !strings.Contains(out, want) {
+		t.Fatalf("auth status: code %d, %q; want %s", code, out, want)
+	}
+	if _, errOut, code := runCLI(t, "", env, "auth", "switch", "--server", host); code != 0 {
+		t.Errorf("the printed auth switch: code %d, %q", code, errOut)
+	}
+}
