@@ -48,6 +48,9 @@ type Factory struct {
 	// commands, which report that file's errors themselves.
 	loginNote  string
 	quietLogin bool
+	// tokenNote says that --token, typed on this command line, goes to no server
+	// (see unusedTokenFlag), until it is said.
+	tokenNote string
 }
 
 // NewFactory returns a Factory over the given streams.
@@ -66,6 +69,7 @@ func (f *Factory) Config() (*config.Config, error) {
 		f.cfg, f.cfgErr = f.loadConfig(login)
 		if f.cfgErr == nil {
 			f.unknownNote = f.cfg.UnknownText()
+			f.tokenNote = unusedTokenFlag(f.cfg)
 		}
 	})
 	return f.cfg, f.cfgErr
@@ -86,6 +90,21 @@ func (f *Factory) loadConfig(login string) (*config.Config, error) {
 	}
 	cfg.Stored = f.storedToken
 	return cfg, nil
+}
+
+// unusedTokenFlag is the warning for a --token typed while the default server of
+// auth login is in use and no server is named: the flag is sent nowhere (the
+// default server gets its own stored token), which a user who typed it would not
+// expect without being told. "" otherwise.
+func unusedTokenFlag(cfg *config.Config) string {
+	if cfg.Token == "" || cfg.Origins["token"] != "--token" || cfg.ConfiguredServer() != "" {
+		return ""
+	}
+	if _, origin := cfg.Server(); origin != config.OriginLogin {
+		return ""
+	}
+	note := tokenNote(cfg)
+	return "a" + note[1:] + " To send it there, name it: --agent server:" + cfg.Login
 }
 
 // loginDefault is the default server auth login recorded ("" when none). A login
@@ -125,6 +144,10 @@ func (f *Factory) Close() {
 	if f.unknownNote != "" {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s; ignored\n", f.unknownNote)
 		f.unknownNote = ""
+	}
+	if f.tokenNote != "" && !f.quietLogin {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", f.tokenNote)
+		f.tokenNote = ""
 	}
 	if f.loginNote != "" && !f.quietLogin {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", f.loginNote)

@@ -144,3 +144,47 @@ func TestStatusWithoutDefaultOffersARunnableSwitch(t *testing.T) {
 		t.Errorf("the printed auth switch: code %d, %q", code, errOut)
 	}
 }
+
+// A --token typed while the default server of auth login is in use, with no server
+// named, is sent to none: the command says so once, with the flag that sends it.
+func TestTokenFlagWithOnlyTheDefaultServerIsSaid(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var auths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auths = append(auths, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"success":true,"threads":[]}`)
+	}))
+	t.Cleanup(srv.Close)
+	host, err := credstore.Host(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgDir := t.TempDir()
+	loggedIn(t, cfgDir, host, "tok-stored")
+	env := map[string]string{"XDG_CONFIG_HOME": cfgDir, "XDG_DATA_HOME": t.TempDir(), "NODIUS_AI_KEYRING": "off"}
+
+	_, errOut, code := runCLI(t, "", env, "--token", "tok-typed", "threads", "list", "--remote")
+	want := "To send it there, name it: --agent server:" + host
+	if code != 0 || strings.Count(errOut, "sent to none") != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("threads list --remote --token: code %d, %q; want one warning ending %q", code, errOut, want)
+	}
+	mu.Lock()
+	if len(auths) != 1 || auths[0] != "Bearer tok-stored" {
+		t.Errorf("sent %q, want the stored token only", auths)
+	}
+	mu.Unlock()
+	// Named, it is sent, and nothing is said.
+	_, errOut, code = runCLI(t, "", env, "--token", "tok-typed", "--agent", "server:"+host, "threads", "list", "--remote")
+	if code != 0 || strings.Contains(errOut, "sent to none") {
+		t.Errorf("with --agent: code %d, %q", code, errOut)
+	}
+	mu.Lock()
+	if len(auths) != 2 || auths[1] != "Bearer tok-typed" {
+		t.Errorf("sent %q, want the typed token to the named server", auths)
+	}
+	mu.Unlock()
+}
