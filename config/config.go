@@ -224,8 +224,14 @@ type LoadOptions struct {
 // configured. Load does not fail on this so that offline commands still run.
 func (c *Config) RequireLLM() error {
 	if c == nil || c.Provider == "" {
-		return &fault.Error{Code: fault.Config, Message: "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, " +
-			"or pass --base-url for an OpenAI-compatible server (ollama needs no key: --provider ollama)"}
+		msg := "no LLM provider configured — set DEEPSEEK_API_KEY, OPENAI_API_KEY or ANTHROPIC_API_KEY, " +
+			"or pass --base-url for an OpenAI-compatible server (ollama needs no key: --provider ollama)"
+		if c != nil && c.Login != "" {
+			// Logged in, yet nodius-ai's own agent was left to answer (--source or
+			// --agent local named): the server's assistant needs no key here.
+			msg += ", or let the assistant of the server you logged in to answer: --agent server:" + c.Login
+		}
+		return &fault.Error{Code: fault.Config, Message: msg}
 	}
 	if c.APIKey == "" && c.Entry.APIKeyEnv != "" {
 		return &fault.Error{Code: fault.Config, Message: fmt.Sprintf("no API key for %s — set %s or pass --api-key", c.Provider, c.Entry.APIKeyEnv)}

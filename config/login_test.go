@@ -186,3 +186,29 @@ func TestUnknownSettings(t *testing.T) {
 		t.Errorf("no suggestion: %q", got)
 	}
 }
+
+// Logged in, with nodius-ai's own agent left to answer and no model for it (the
+// source named, or --agent local), the missing-provider error also gives the
+// flag that lets the logged-in server's assistant answer, as it would run.
+func TestRequireLLMNamesTheLoginsAssistant(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg, err := Load(LoadOptions{Getenv: env(dir, nil), Flags: map[string]string{"source": "server:" + loginHost}, Login: loginHost})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Agent != DefaultAgent {
+		t.Fatalf("agent %q, want the local one (the source is named)", cfg.Agent)
+	}
+	err = cfg.RequireLLM()
+	if err == nil || !strings.Contains(err.Error(), "--agent server:"+loginHost) {
+		t.Errorf("RequireLLM = %v, want it to offer --agent server:%s", err, loginHost)
+	}
+	noLogin, err := Load(LoadOptions{Getenv: env(dir, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := noLogin.RequireLLM(); err == nil || strings.Contains(err.Error(), "--agent server:") {
+		t.Errorf("without a login: %v", err)
+	}
+}

@@ -73,6 +73,8 @@ The last server logged in to is the default: when no flag, variable or config fi
 names an agent or a source, commands use it (its graphs, and its assistant unless
 you chose a model for nodius-ai's own agent). 'auth switch' chooses another.`,
 	}
+	// The auth commands say themselves what is wrong with the login file.
+	cmd.PersistentPreRun = func(*cobra.Command, []string) { f.quietLogin = true }
 	cmd.AddCommand(newAuthLoginCmd(f), newAuthStatusCmd(f), newAuthSwitchCmd(f), newAuthLogoutCmd(f))
 	return cmd
 }
@@ -404,7 +406,8 @@ the server still accepts it (GET /api/auth/me). Exits 1 when one is refused.`,
 			}
 			switch {
 			case def == "":
-				fmt.Fprintln(w, "No default server: commands use one only when a flag, a variable or the config file names it; choose one with 'nodius-ai auth switch --server URL'.")
+				// A command that runs as printed: a server logged in to.
+				fmt.Fprintf(w, "No default server: commands use one only when a flag, a variable or the config file names it; choose one with 'nodius-ai auth switch --server %s'.\n", list[0].Host)
 			case cfgErr != nil:
 				fmt.Fprintf(w, "Default server: %s, from auth login.\n", def)
 			default:
@@ -521,7 +524,13 @@ out everywhere, the web editor included.`,
 				msg = fmt.Sprintf("Logged out of %s everywhere and forgot its token here", host)
 			}
 			if host == wasDefault {
-				msg += "; it was the default server, so there is none now: commands use the demo graph again"
+				now := "commands use the demo graph again"
+				if cfg, err := f.Config(); err == nil {
+					if named, from := namedElsewhere(cfg); named != "" {
+						now = fmt.Sprintf("commands use %s, which %s names", named, from)
+					}
+				}
+				msg += "; it was the default server, so there is none now: " + now
 				if rest, err := store.List(); err == nil && len(rest) > 0 {
 					msg += fmt.Sprintf(" (or run 'nodius-ai auth switch --server %s')", rest[0].Host)
 				}

@@ -134,6 +134,9 @@ func buildConfigReport(f *Factory, cfg *config.Config) configReport {
 			from += fmt.Sprintf("; not in use: %s names %s", by, named)
 		}
 		add("default server", cfg.Login, from)
+	} else if f.loginNote != "" {
+		add("default server", "(none)", f.loginNote)
+		f.loginNote = "" // the report says it
 	}
 	add("agent", config.RedactURL(cfg.Agent), origin("agent", config.OriginDefault))
 	add("source", config.RedactURL(cfg.Source), origin("source", config.OriginDefault))

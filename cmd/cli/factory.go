@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/credstore"
 	"github.com/nodius/nodius-ai/rag"
 )
 
@@ -42,6 +43,14 @@ type Factory struct {
 	// unknownNote names the config file's unknown settings until they are said
 	// (by Close, or by the command that refuses them or shows them).
 	unknownNote string
+	// loginNote says why the default server of auth login is not used (the login
+	// file cannot be read) until it is said; quietLogin is set by the auth
+	// commands, which report that file's errors themselves.
+	loginNote  string
+	quietLogin bool
+	// tokenNote says that --token, typed on this command line, goes to no server
+	// (see unusedTokenFlag), until it is said.
+	tokenNote string
 }
 
 // NewFactory returns a Factory over the given streams.
@@ -53,9 +62,14 @@ func NewFactory(ios *IOStreams) *Factory { return &Factory{IO: ios} }
 // and say so once, as a warning when the command ends (Close).
 func (f *Factory) Config() (*config.Config, error) {
 	f.cfgOnce.Do(func() {
-		f.cfg, f.cfgErr = f.loadConfig(f.loginDefault())
+		login, err := f.loginDefault()
+		if err != nil {
+			f.loginNote = fmt.Sprintf("%v — the default server of auth login is not used", err)
+		}
+		f.cfg, f.cfgErr = f.loadConfig(login)
 		if f.cfgErr == nil {
 			f.unknownNote = f.cfg.UnknownText()
+			f.tokenNote = unusedTokenFlag(f.cfg)
 		}
 	})
 	return f.cfg, f.cfgErr
@@ -78,18 +92,31 @@ func (f *Factory) loadConfig(login string) (*config.Config, error) {
 	return cfg, nil
 }
 
-// loginDefault is the default server auth login recorded ("" when none, or when
-// the login file cannot be read: auth status says why).
-func (f *Factory) loginDefault() string {
+// unusedTokenFlag is the warning for a --token typed while the default server of
+// auth login is in use and no server is named: the flag is sent nowhere (the
+// default server gets its own stored token), which a user who typed it would not
+// expect without being told. "" otherwise.
+func unusedTokenFlag(cfg *config.Config) string {
+	if cfg.Token == "" || cfg.Origins["token"] != "--token" || cfg.ConfiguredServer() != "" {
+		return ""
+	}
+	if _, origin := cfg.Server(); origin != config.OriginLogin {
+		return ""
+	}
+	note := tokenNote(cfg)
+	return "a" + note[1:] + " To send it there, name it: --agent server:" + cfg.Login
+}
+
+// loginDefault is the default server auth login recorded ("" when none). A login
+// file that cannot be read is an error to say, not to stop on: commands that name
+// no server then use the demo graph, and the user must learn why (a silent
+// fallback would look like the login was lost).
+func (f *Factory) loginDefault() (string, error) {
 	s, err := f.credStore()
 	if err != nil {
-		return ""
+		return "", nil // no home: nothing was stored
 	}
-	host, err := s.Default()
-	if err != nil {
-		return ""
-	}
-	return host
+	return s.Default()
 }
 
 // Source opens the configured data source, once.
@@ -118,6 +145,14 @@ func (f *Factory) Close() {
 		fmt.Fprintf(f.IO.ErrOut, "warning: %s; ignored\n", f.unknownNote)
 		f.unknownNote = ""
 	}
+	if f.tokenNote != "" && !f.quietLogin {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", f.tokenNote)
+		f.tokenNote = ""
+	}
+	if f.loginNote != "" && !f.quietLogin {
+		fmt.Fprintf(f.IO.ErrOut, "warning: %s\n", f.loginNote)
+		f.loginNote = ""
+	}
 	for i := len(f.closers) - 1; i >= 0; i-- {
 		_ = f.closers[i].Close()
 	}
@@ -137,16 +172,34 @@ func (f *Factory) localAgent() {
 // remoteAgent makes the default server's assistant the agent for a command on the
 // server's own threads (--remote) when the local agent is in effect only because
 // nodius-ai's own model was chosen: the threads are the default server's all the
-// same. An agent the user named (--agent local) stays.
+// same. So when the source is the default server named again (--source
+// server:URL of that very server): the user is logged in to it, and its threads
+// are the ones meant. An agent the user named (--agent local) stays.
 func (f *Factory) remoteAgent() {
 	cfg, err := f.Config()
-	if err != nil || cfg.Login == "" || serverAgent(cfg) != "" {
+	if err != nil || cfg.Login == "" || serverAgent(cfg) != "" || !strings.HasPrefix(cfg.Origins["agent"], config.OriginDefault) {
 		return
 	}
-	if cfg.Origins["source"] == config.OriginLogin && strings.HasPrefix(cfg.Origins["agent"], config.OriginDefault) {
+	switch {
+	case cfg.Origins["source"] == config.OriginLogin:
 		cfg.Agent = "server:" + cfg.Login
-		cfg.Origins["agent"] = config.OriginLogin
+	case sameHost(cfg.Source, cfg.Login):
+		cfg.Agent = cfg.Source
+	default:
+		return
 	}
+	cfg.Origins["agent"] = config.OriginLogin
+}
+
+// sameHost reports whether source is a server: source on the server of host key
+// login (scheme, host and port).
+func sameHost(source, login string) bool {
+	u, ok := strings.CutPrefix(source, "server:")
+	if !ok {
+		return false
+	}
+	h, err := credstore.Host(u)
+	return err == nil && h == login
 }
 
 // noRemoteServer is the usage error of a --remote command with no server.

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/url"
@@ -286,7 +287,7 @@ func (s *Store) Delete(host string) (ok bool, err error) {
 
 func (s *Store) read() (fileData, error) {
 	d := fileData{Hosts: map[string]entry{}}
-	b, err := os.ReadFile(s.Path())
+	b, err := readRegular(s.Path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return d, nil
 	}
@@ -300,6 +301,61 @@ func (s *Store) read() (fileData, error) {
 		d.Hosts = map[string]entry{}
 	}
 	return d, nil
+}
+
+// MaxFileBytes bounds the login file: a few logins take a few kilobytes, and a
+// bound keeps a file replaced by something huge from being read whole into memory
+// by every command.
+const MaxFileBytes = 1 << 20
+
+// readRegular reads path when it is a regular file of at most MaxFileBytes. Every
+// command reads the login file (for the default server): a FIFO there would block
+// each of them on open, a device would never end. The type is checked before
+// opening and again on the open file (the path may be replaced in between).
+func readRegular(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := regular(fi); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := regular(fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("it is larger than %d KiB (remove it and log in again)", MaxFileBytes>>10)
+	}
+	return b, nil
+}
+
+// regular refuses what is not a regular file of at most MaxFileBytes, naming it.
+func regular(fi fs.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m.IsRegular() && fi.Size() > MaxFileBytes:
+		return fmt.Errorf("it is larger than %d KiB (remove it and log in again)", MaxFileBytes>>10)
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return errors.New("it is a directory, not a file")
+	case m&fs.ModeNamedPipe != 0:
+		return errors.New("it is a named pipe, not a regular file (remove it and log in again)")
+	default:
+		return errors.New("it is not a regular file (remove it and log in again)")
+	}
 }
 
 // write replaces the file atomically, readable by its owner only, in a directory

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/zalando/go-keyring"
 )
@@ -229,4 +231,49 @@ func TestDefault(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("dangling default", "")
+}
+
+// Every command reads the login file for the default server: one that is not a
+// regular file, or a huge one, is refused at once with a sentence naming it,
+// never read whole nor waited on (a FIFO would block the open forever).
+func TestHostileFile(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		make func(path string) error
+		want string
+	}{
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o600) }, "named pipe"},
+		{"directory", func(p string) error { return os.Mkdir(p, 0o700) }, "directory"},
+		{"huge", func(p string) error {
+			return os.WriteFile(p, []byte(`{"hosts":{}}`+strings.Repeat(" ", MaxFileBytes)), 0o600)
+		}, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := &Store{Dir: t.TempDir()}
+			if err := tt.make(s.Path()); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := s.Default()
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				// Unblock the reader so the test binary can end.
+				if f, oerr := os.OpenFile(s.Path(), os.O_WRONLY, 0); oerr == nil {
+					f.Close()
+				}
+				t.Fatal("Default is still waiting on the login file")
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), s.Path()) {
+				t.Errorf("Default = %v, want an error naming %s and saying %q", err, s.Path(), tt.want)
+			}
+		})
+	}
 }
