@@ -192,8 +192,10 @@ func (a *Agent) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) {
 	}
 
 	// A source undo cannot change is said before the graph is compared: a plan
-	// listing what is "already as before" on it would mean nothing.
-	if !req.DryRun {
+	// listing what is "already as before" on it would mean nothing. Home mode's
+	// changes are new graphs, which undo.Check asks the source about itself (and
+	// says where to delete one it cannot).
+	if !req.DryRun && !tools.IsHome(th.GraphKey) {
 		if _, ok := a.opt.Source.(datasource.WorkingCopyChanger); !ok {
 			if _, ok := a.opt.Source.(datasource.Mutable); !ok {
 				return res, &fault.Error{Code: fault.Config, Err: undo.ErrNotUndoable, Message: fmt.Sprintf(

@@ -213,8 +213,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // an instance is. An instance another stand-in manages (RouteTo) is answered with
 // that peer's {host, port}, without secure or path, as a cluster peer is; any
 // other with this stand-in's own address (the one the request came to), and a
-// graph is then claimed by its editing stand-in, if any (registrations on it are
-// refused until it is).
+// graph or a node type is then claimed by its editing stand-in, if any
+// (registrations on it are refused until it is).
 func (s *Server) serveSync(w http.ResponseWriter, r *http.Request) {
 	if !s.httpAuth(w, r) {
 		return
@@ -238,6 +238,9 @@ func (s *Server) serveSync(w http.ResponseWriter, r *http.Request) {
 	}
 	if key, ok := strings.CutPrefix(body.InstanceID, "graph-"); ok && s.Editing != nil {
 		s.Editing.Claim(key)
+	}
+	if key, ok := strings.CutPrefix(body.InstanceID, "nodeConfig-"); ok && s.Editing != nil {
+		s.Editing.ClaimNodeConfig(key)
 	}
 	host, port, err := net.SplitHostPort(r.Host)
 	if err != nil {

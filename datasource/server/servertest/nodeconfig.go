@@ -394,3 +394,13 @@ func (s *Server) typeSaveStatus(key string, lt *liveType) {
 		}
 	}
 }
+
+// ClaimNodeConfig makes this stand-in the manager of node type key, as POST
+// /api/sync {"instanceId": "nodeConfig-KEY"} does (for a stand-in whose /api/sync
+// another server answers, as the assistant's stand-in does).
+func (s *Server) ClaimNodeConfig(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.types.init()
+	s.types.claimed["nodeConfig-"+key] = true
+}
