@@ -28,6 +28,11 @@ type Retriever interface {
 // Options wire an Agent. Provider may be nil: every send then fails with the
 // configuration error in NoProvider (so the TUI can open without a provider).
 type Options struct {
+	// CommandFlags are appended to the nodius-ai commands the agent prints for the
+	// person to run (approve, reject, undo): the flags they typed that the command
+	// needs to reach the same threads and graph, so it runs as printed.
+	CommandFlags string
+
 	Provider   llm.Provider
 	NoProvider error
 	// Retry, when set, retries transient provider errors before any token of a call
@@ -176,7 +181,8 @@ func (a *Agent) Send(ctx context.Context, req SendRequest, emit func(convo.Event
 		return r.fail(err)
 	} else if p != nil {
 		return r.fail(&fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
-			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s' or 'nodius-ai reject %s' first", th.ID, th.ID, th.ID)})
+			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s%s' or 'nodius-ai reject %s%s' first",
+			th.ID, th.ID, a.opt.CommandFlags, th.ID, a.opt.CommandFlags)})
 	}
 	if err := r.loadHistory(true); err != nil {
 		return r.fail(err)

@@ -147,8 +147,8 @@ func (r *run) landedFor(d convo.Decision) *convo.Proposal {
 // said so, never applied again, and the conversation goes on as after an approval.
 func (r *run) resumeLanded(p *convo.Proposal, d convo.Decision) (Result, error) {
 	if !d.Approved {
-		return r.fail(decisionError("proposal %s in thread %s was approved and applied by an earlier approve that was stopped before it recorded it (recorded now); it cannot be rejected — undo it with: nodius-ai undo %s",
-			p.ID, r.th.ID, r.th.ID))
+		return r.fail(decisionError("proposal %s in thread %s was approved and applied by an earlier approve that was stopped before it recorded it (recorded now); it cannot be rejected — undo it with: nodius-ai undo %s%s",
+			p.ID, r.th.ID, r.th.ID, r.a.opt.CommandFlags))
 	}
 	r.emit(convo.Event{Type: convo.EventNote, Text: fmt.Sprintf(
 		"proposal %s had been applied by an earlier approve that was stopped before it recorded it; it is recorded now, and was not applied again", p.ID)})

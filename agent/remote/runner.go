@@ -44,8 +44,9 @@ type Runner struct {
 
 	// applier carries out the server's ai:apply_action through the editing
 	// protocol; nil: an approved change cannot be applied from here (said so).
-	applier nodiusapi.Applier
-	limits  config.Limits
+	applier  nodiusapi.Applier
+	limits   config.Limits
+	cmdFlags string // appended to the commands printed for the person (SetCommandFlags)
 }
 
 // NewRunner returns a Runner speaking through c and keeping threads in store. src,
@@ -61,6 +62,10 @@ func NewRunner(c *Client, store Store, src datasource.Source, log *slog.Logger) 
 // SetApplier sets what applies approved changes (the server data source's editing
 // WebSocket). Call it before the first run.
 func (r *Runner) SetApplier(a nodiusapi.Applier) { r.applier = a }
+
+// SetCommandFlags sets what is appended to the nodius-ai commands the runner
+// prints for the person (the flags they typed that the command needs).
+func (r *Runner) SetCommandFlags(flags string) { r.cmdFlags = flags }
 
 // SetLimits sets the size bounds of remote runs: the same keys, and the same
 // errors, as local runs (unset ones get their defaults). Call it before the first run.
@@ -85,7 +90,8 @@ func (r *Runner) Send(ctx context.Context, req agent.SendRequest, emit func(conv
 		return ru.fail(err)
 	} else if p != nil {
 		return ru.fail(&fault.Error{Code: fault.InvalidRequest, Message: fmt.Sprintf(
-			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s' or 'nodius-ai reject %s' first", th.ID, th.ID, th.ID)})
+			"thread %s has a proposal waiting for a decision — run 'nodius-ai approve %s%s' or 'nodius-ai reject %s%s' first",
+			th.ID, th.ID, r.cmdFlags, th.ID, r.cmdFlags)})
 	}
 	msg := ChatRequest{Type: TypeChat, ID: r.c.newID(), GraphKey: th.GraphKey, Message: req.Text, ThreadID: rem.ID}
 	if tools.IsHome(th.GraphKey) {

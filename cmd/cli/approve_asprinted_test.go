@@ -176,3 +176,28 @@ func TestThreadsSearchFindsAReason(t *testing.T) {
 		t.Fatalf("threads search: exit %d:\n%s%s", code, stdout, stderr)
 	}
 }
+
+// The agent's own hint, when a thread still waits on a decision, names the flags
+// the person typed: the approve it says to run reaches the same database and graph.
+func TestPendingHintRunsAsPrinted(t *testing.T) {
+	t.Parallel()
+	srv := llmtest.Start(t, proposeLog, llmtest.Turn{Text: "Created log-result."})
+	graph := graphCopy(t)
+	db := filepath.Join(t.TempDir(), "threads.db")
+	common := []string{"--db", db, "--source", "file:" + graph, "--base-url", srv.OpenAIURL(), "--model", "fake"}
+	_, stderr, code := runCLI(t, "", nil, append([]string{"ask", "--graph", "demo", "log the rendered table"}, common...)...)
+	if code != ExitProposal {
+		t.Fatalf("ask: exit %d:\n%s", code, stderr)
+	}
+	id := decideLine(t, stderr)[1]
+	_, stderr, code = runCLI(t, "", nil, append([]string{"ask", "--graph", "demo", "--thread", id, "and then?"}, common...)...)
+	m := regexp.MustCompile(`run '(nodius-ai approve [^']*)'`).FindStringSubmatch(stderr)
+	if code == 0 || m == nil {
+		t.Fatalf("ask on a pending thread: exit %d, no approve command:\n%s", code, stderr)
+	}
+	args := strings.Fields(m[1])[1:]
+	stdout, stderr, code := runCLI(t, "", nil, args...)
+	if code != 0 || !hasNode(t, graph, "log-result") {
+		t.Fatalf("%v: exit %d, want 0 with the change applied:\n%s%s", args, code, stdout, stderr)
+	}
+}

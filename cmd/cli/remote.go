@@ -68,6 +68,7 @@ func (f *Factory) remoteRuntime(ctx context.Context, cfg *config.Config, url str
 	rt := &Runtime{Config: cfg, Source: src, Store: store, Logger: logger}
 	rt.Remote = remote.NewRunner(c, store, src, logger)
 	rt.Remote.SetLimits(cfg.Limits)
+	rt.Remote.SetCommandFlags(agentFlag(rt) + f.rerunFlags())
 	// Approved changes are applied through the editing WebSocket of the same
 	// server (the server: data source implements nodiusapi.Applier); a source of
 	// another server never gets this server's changes, nor its token.

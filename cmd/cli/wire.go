@@ -114,6 +114,7 @@ func (f *Factory) Runtime(ctx context.Context) (*Runtime, error) {
 		Pricing: cfg.Entry.Pricing, ContextWindow: cfg.Entry.ContextWindow,
 		Workspace: cfg.Workspace, Logger: logger,
 		SourceSpec: sourceSpec(cfg.Source), SourceChosen: f.sourceChosen(),
+		CommandFlags: f.rerunFlags(),
 	}
 	if err := cfg.RequireLLM(); err != nil {
 		aopts.NoProvider = err
