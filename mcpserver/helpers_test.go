@@ -19,8 +19,8 @@ import (
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/datasource/demo"
 	"github.com/nodius/nodius-ai/datasource/file"
-	"github.com/nodius/nodius-ai/mcpserver"
 	"github.com/nodius/nodius-ai/internal/testbin"
+	"github.com/nodius/nodius-ai/mcpserver"
 	"github.com/nodius/nodius-ai/rag"
 	"github.com/nodius/nodius-ai/threads"
 )
