@@ -2,9 +2,13 @@ package remote
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/nodius/nodius-ai/agent/convo"
 	"github.com/nodius/nodius-ai/datasource"
+	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/termtext"
 )
 
 // NodeTypeApplier applies an approved node type change where the Nodius editor
@@ -20,6 +24,43 @@ type NodeTypeApplier interface {
 	ApplyNodeType(ctx context.Context, graphKey string, p datasource.ConfigureNodeTypePayload) (datasource.ApplyResult, error)
 }
 
+// NodeTypePreparer is a NodeTypeApplier that takes the type's editing
+// registration before the approval is sent, as a graph change does: if the server
+// will not take this terminal as an editor of the type, nothing is approved and
+// the proposal stays pending. The apply it returns is the change, made once the
+// server has answered; release lets the registration go.
+type NodeTypePreparer interface {
+	NodeTypeApplier
+	PrepareNodeType(ctx context.Context, graphKey string, p datasource.ConfigureNodeTypePayload) (apply func(context.Context) (datasource.ApplyResult, error), release func(), err error)
+}
+
+// prepareNodeType takes the registration an approved node type change needs
+// before ai:resume is sent (see NodeTypePreparer); it returns what releases it.
+func (ru *run) prepareNodeType(c *datasource.ConfigureNodeTypePayload) (release func(), err error) {
+	np, ok := ru.r.applier.(NodeTypePreparer)
+	if c == nil || !ok {
+		return func() {}, nil
+	}
+	apply, release, err := np.PrepareNodeType(ru.ctx, ru.th.GraphKey, *c)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return func() {}, err
+		}
+		code := fault.Network
+		if fe, ok := fault.As(err); ok {
+			code = fe.Code
+			if code == fault.Config || code == fault.Decision {
+				code = fault.InvalidRequest // a runtime failure (exit 1), not a usage error
+			}
+		}
+		return func() {}, &fault.Error{Code: code, Err: err, Message: fmt.Sprintf(
+			"nothing was approved: the node type change could not be applied, because the Nodius server did not take this terminal as an editor of node type %s (%s); the proposal is still pending — approve it again once that is fixed",
+			termtext.Strip(c.TypeKey), termtext.Strip(err.Error()))}
+	}
+	ru.typeApply = apply
+	return release, nil
+}
+
 // applyNodeType applies p's approved node type change and says what became of it.
 func (ru *run) applyNodeType(p *convo.Proposal) (*datasource.ApplyResult, string) {
 	c := p.Action.ConfigureNodeType
@@ -27,7 +68,13 @@ func (ru *run) applyNodeType(p *convo.Proposal) (*datasource.ApplyResult, string
 	if c == nil || !ok {
 		return &datasource.ApplyResult{}, "the server's assistant writes an approved node type where the Nodius editor does not read it, and this terminal has no connection to the server's node types to apply it — make the change in the web editor"
 	}
-	res, err := na.ApplyNodeType(ru.ctx, ru.th.GraphKey, *c)
+	apply := func(ctx context.Context) (datasource.ApplyResult, error) {
+		return na.ApplyNodeType(ctx, ru.th.GraphKey, *c)
+	}
+	if ru.typeApply != nil {
+		apply = ru.typeApply
+	}
+	res, err := apply(ru.ctx)
 	if err != nil {
 		ru.r.log.Warn("remote node type apply failed", "thread", ru.th.ID, "type", c.TypeKey, "error", err.Error())
 		return &datasource.ApplyResult{}, "the node type change was not applied: " + err.Error()

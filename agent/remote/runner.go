@@ -180,7 +180,10 @@ func (ru *run) prepare(serverThread string) (release func(), err error) {
 	if p != nil {
 		ru.approved = &p.Action
 	}
-	needs := p != nil && p.Action.Type != datasource.ConfigureNodeTypeAction && p.Action.Type != datasource.CreateGraphAction
+	if p != nil && p.Action.Type == datasource.ConfigureNodeTypeAction {
+		return ru.prepareNodeType(p.Action.ConfigureNodeType) // nodetype.go
+	}
+	needs := p != nil && p.Action.Type != datasource.CreateGraphAction
 	prep, canPrepare := ru.r.applier.(nodiusapi.Preparer)
 	if !needs {
 		if p == nil && canPrepare {
@@ -517,6 +520,9 @@ type run struct {
 	creation *creation          // Resume of a create_graph: what became of the graph
 	approved *datasource.Action // Resume: the change approved, what ai:apply_action is checked against
 	held     nodiusapi.Prepared // Resume: the editing registration taken before approving
+	// typeApply is, on the Resume of an approved node type change, its apply once
+	// the type's registration was taken (nodetype.go).
+	typeApply func(context.Context) (datasource.ApplyResult, error)
 }
 
 type toolStart struct {

@@ -29,6 +29,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nodius/nodius-ai/datasource"
@@ -157,6 +158,39 @@ func (s *Source) createNodeType(ctx context.Context, graphKey string, p datasour
 	}
 	return datasource.ApplyResult{Applied: true, Note: fmt.Sprintf(
 		"created node type %q on the Nodius server (key %s), in workspace %s; read back from the server", p.DisplayName, made.Key, workspace)}, nil
+}
+
+// PrepareNodeType takes, before an approval of p is sent, the registration its
+// apply will need: for an update, the type's socket routed through /api/sync and
+// registered as an editor of the type, held until release. An error means the
+// change could not be applied, so nothing may be approved. The apply it returns
+// registers once more beside the held socket (the type's edits since the first
+// registration are then known) and is what ApplyNodeType does; a creation needs
+// no registration and holds nothing.
+func (s *Source) PrepareNodeType(ctx context.Context, graphKey string, p datasource.ConfigureNodeTypePayload) (apply func(context.Context) (datasource.ApplyResult, error), release func(), err error) {
+	apply = func(ctx context.Context) (datasource.ApplyResult, error) { return s.ApplyNodeType(ctx, graphKey, p) }
+	if p.Mode != "update" {
+		return apply, func() {}, nil
+	}
+	if s.api.Token() == "" {
+		return nil, nil, &fault.Error{Code: fault.Auth, Message: "no token for the Nodius server — give one with --token or NODIUS_AI_TOKEN"}
+	}
+	if p.TypeKey == "" {
+		return nil, nil, errors.New("configure_node_type: the type to update has no key")
+	}
+	saved, ok, err := s.getNodeType(ctx, p.TypeKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, &datasource.NotFoundError{Kind: "node type", Key: p.TypeKey}
+	}
+	conn, _, err := s.registerNodeType(ctx, p.TypeKey, int64Of(saved["lastUpdatedTime"]))
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return apply, func() { once.Do(func() { _ = conn.Close() }) }, nil
 }
 
 // updateNodeType changes the fields p names through the type's editing socket,

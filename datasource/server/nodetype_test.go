@@ -240,3 +240,40 @@ func TestNodeTypeClaimedFirst(t *testing.T) {
 		t.Error("no POST /api/sync {instanceId: nodeConfig-log-node}")
 	}
 }
+
+// TestPrepareNodeTypeRegistersFirst: an update's registration on the type is
+// taken by PrepareNodeType, before anything is applied (the server's assistant
+// is approved only once it succeeded); a type the server does not have is an
+// error there, with nothing registered; a creation holds nothing.
+func TestPrepareNodeTypeRegistersFirst(t *testing.T) {
+	s := standIn(t)
+	ctx := context.Background()
+	src := source(t, s, "tok-alice", nil)
+	p := datasource.ConfigureNodeTypePayload{Mode: "update", TypeKey: "log-node", DisplayName: "Logger", Process: "x()"}
+	apply, release, err := src.PrepareNodeType(ctx, graphKey, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TypeRequests("registerUserOnNodeConfig") != 1 || s.TypeRequests("applyInstructionToNodeConfig") != 0 {
+		t.Fatalf("prepared: %d registrations, %d changes", s.TypeRequests("registerUserOnNodeConfig"), s.TypeRequests("applyInstructionToNodeConfig"))
+	}
+	res, err := apply(ctx)
+	release()
+	release() // more than once is harmless
+	if err != nil || !res.Applied || s.TypeRequests("applyInstructionToNodeConfig") != 1 {
+		t.Fatalf("apply: %+v %v", res, err)
+	}
+	if got := typeProcess(s.NodeConfig("log-node")); got != "x()" {
+		t.Errorf("saved process %q", got)
+	}
+
+	_, _, err = src.PrepareNodeType(ctx, graphKey, datasource.ConfigureNodeTypePayload{Mode: "update", TypeKey: "nosuchtype", DisplayName: "X"})
+	if err == nil || s.TypeRequests("registerUserOnNodeConfig") != 2 {
+		t.Fatalf("unknown type: %v, %d registrations", err, s.TypeRequests("registerUserOnNodeConfig"))
+	}
+	apply, release, err = src.PrepareNodeType(ctx, graphKey, datasource.ConfigureNodeTypePayload{Mode: "create", DisplayName: "Y"})
+	if err != nil || apply == nil || release == nil || s.TypeRequests("registerUserOnNodeConfig") != 2 {
+		t.Fatalf("create: %v", err)
+	}
+	release()
+}
