@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/json"
 	"os"
 	"reflect"
 	"testing"
@@ -39,6 +40,12 @@ func oddSnapshot() datasource.Snapshot {
 	for i := range 90 {
 		s.Edges = append(s.Edges, datasource.Edge{Source: s.Nodes[i%60].Key, Target: s.Nodes[(i*7)%60].Key, Label: texts[(i+5)%len(texts)]})
 	}
+	// Edges whose labels hold words met nowhere else, two labels a node at least:
+	// the order a node's label terms and code words are first met shows in the ids.
+	for i := range 30 {
+		w := string(rune('a'+i%26)) + string(rune('a'+i/26))
+		s.Edges = append(s.Edges, datasource.Edge{Source: s.Nodes[i%10].Key, Target: s.Nodes[10+i%10].Key, Label: "lbl_" + w + " word" + w})
+	}
 	return s
 }
 
@@ -55,9 +62,22 @@ func TestBuildMatchesOracle(t *testing.T) {
 	if err := doc.UnmarshalJSON(raw); err != nil {
 		t.Fatal(err)
 	}
+	// Graphs as generated (data of Go numbers) and as read from a file (data of
+	// json.Number, which the build writes without json.Marshal).
+	decoded := func(s datasource.Snapshot) datasource.Snapshot {
+		b, err := json.Marshal(datasource.Document{Graph: s.Graph, Nodes: s.Nodes, Edges: s.Edges, NodeConfigs: s.Configs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d datasource.Document
+		if err := d.UnmarshalJSON(b); err != nil {
+			t.Fatal(err)
+		}
+		return d.Snapshot()
+	}
 	graphs := map[string]datasource.Snapshot{
-		"demo": doc.Snapshot(), "odd": oddSnapshot(),
-		"gen1": gen.Graph(1, 2000, 4000), "gen2": gen.Graph(2, 3000, 6000), "gen7": gen.Graph(7, 500, 0),
+		"demo": doc.Snapshot(), "odd": oddSnapshot(), "odd read": decoded(oddSnapshot()),
+		"gen1": gen.Graph(1, 2000, 4000), "gen2 read": decoded(gen.Graph(2, 3000, 6000)), "gen7 read": decoded(gen.Graph(7, 500, 0)),
 	}
 	for name, s := range graphs {
 		for _, n := range []int{1, 2, 3} {

@@ -172,6 +172,9 @@ func buildShards(nodes []datasource.Node, configs []datasource.NodeConfig, edges
 	for k := range shards {
 		lo, hi := k*len(nodes)/n, (k+1)*len(nodes)/n
 		shards[k] = newShard(len(nodes) / n)
+		if k == 0 { // the others are merged into it
+			shards[k] = newShard(len(nodes))
+		}
 		wg.Go(func() { shards[k].read(nodes, lo, hi, &shared, lens) })
 	}
 	wg.Wait()
@@ -309,6 +312,7 @@ type shard struct {
 	cfgIDs   map[string][2]fieldIDs // type → display name, description
 	sheetIDs map[string]fieldIDs
 	lower    []byte // the token being looked up, lowercased
+	data     []byte // the node's data as JSON
 	phrase   []byte // the key's tokens joined by " ", for keyPhrases
 	words    int    // tokens in phrase
 
@@ -541,7 +545,14 @@ func (sh *shard) read(nodes []datasource.Node, lo, hi int, sh2 *shared, lens [][
 		}
 		sh.text(lens, fieldProcess, nd.Process)
 		if nd.Data != nil {
-			if b, err := json.Marshal(nd.Data); err == nil && string(b) != "null" {
+			b, ok := appendData(sh.data[:0], nd.Data)
+			var err error
+			if !ok {
+				b, err = json.Marshal(nd.Data)
+			} else {
+				sh.data = b
+			}
+			if err == nil && string(b) != "null" {
 				sh.text(lens, fieldData, string(b))
 			}
 		}
