@@ -740,34 +740,34 @@ func (d *decoder) document(doc *Document, spans *Spans) error {
 			return d.graph(&out.Graph)
 		case "nodes":
 			var nodes chunks[Node]
-			var at chunks[Span]
+			var where chunks[Span]
 			err := d.array(func(int) error {
 				start := d.next()
 				err := d.node(nodes.next())
 				if spans != nil {
-					*at.next() = Span{start, d.dec.InputOffset()}
+					*where.next() = Span{start, d.dec.InputOffset()}
 				}
 				return err
 			})
 			out.Nodes = nodes.slice()
 			if spans != nil {
-				spans.Nodes = at.slice()
+				spans.Nodes = where.slice()
 			}
 			return err
 		case "edges":
 			var edges chunks[Edge]
-			var at chunks[Span]
+			var where chunks[Span]
 			err := d.array(func(int) error {
 				start := d.next()
 				err := d.edge(edges.next())
 				if spans != nil {
-					*at.next() = Span{start, d.dec.InputOffset()}
+					*where.next() = Span{start, d.dec.InputOffset()}
 				}
 				return err
 			})
 			out.Edges = edges.slice()
 			if spans != nil {
-				spans.Edges = at.slice()
+				spans.Edges = where.slice()
 			}
 			return err
 		case "nodeConfigs":
