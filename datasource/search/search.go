@@ -171,10 +171,11 @@ func buildShards(nodes []datasource.Node, configs []datasource.NodeConfig, edges
 	var wg sync.WaitGroup
 	for k := range shards {
 		lo, hi := k*len(nodes)/n, (k+1)*len(nodes)/n
-		shards[k] = newShard(len(nodes) / n)
+		size := len(nodes) / n
 		if k == 0 { // the others are merged into it
-			shards[k] = newShard(len(nodes))
+			size = len(nodes)
 		}
+		shards[k] = newShard(size)
 		wg.Go(func() { shards[k].read(nodes, lo, hi, &shared, lens) })
 	}
 	wg.Wait()
