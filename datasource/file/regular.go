@@ -90,8 +90,9 @@ func readRegular(path, real string) ([]byte, fs.FileInfo, error) {
 	}
 	// One allocation of the size Stat gave (plus the read that sees the end):
 	// reading into a growing buffer allocated about twice the file.
-	var buf bytes.Buffer
-	buf.Grow(int(st.Size()) + bytes.MinRead)
+	// make, not Buffer.Grow: a fresh large allocation comes zeroed from the
+	// system, where Grow cleared all of it again (0.4 s for 136 MB here).
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
 	_, err = buf.ReadFrom(io.LimitReader(f, MaxSize+1))
 	data := buf.Bytes()
 	if err != nil {

@@ -41,9 +41,17 @@ const maxCodeParts = 8
 
 // forEachCodeRun calls fn for every run of word runes and marks in s that holds a
 // mark, a digit or an uppercase letter (a plain lowercase word cannot be code).
+//
+// It scans bytes, decoding only what is not ASCII (an index build reads every
+// node's text through it); invalid UTF-8 is one separator byte, as a range loop
+// over the string decodes it.
 func forEachCodeRun(s string, fn func(string)) {
 	start, maybe := -1, false
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
 		if isWordRune(r) || isCodeMark(r) {
 			if start < 0 {
 				start, maybe = i, false
@@ -51,12 +59,14 @@ func forEachCodeRun(s string, fn func(string)) {
 			if !maybe && (r >= utf8.RuneSelf || r < 'a' || r > 'z') {
 				maybe = true
 			}
+			i += size
 			continue
 		}
 		if start >= 0 && maybe {
 			fn(s[start:i])
 		}
 		start = -1
+		i += size
 	}
 	if start >= 0 && maybe {
 		fn(s[start:])

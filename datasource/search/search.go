@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/nodius/nodius-ai/datasource"
 )
@@ -170,7 +171,11 @@ func buildShards(nodes []datasource.Node, configs []datasource.NodeConfig, edges
 	var wg sync.WaitGroup
 	for k := range shards {
 		lo, hi := k*len(nodes)/n, (k+1)*len(nodes)/n
-		shards[k] = newShard(len(nodes) / n)
+		size := len(nodes) / n
+		if k == 0 { // the others are merged into it
+			size = len(nodes)
+		}
+		shards[k] = newShard(size)
 		wg.Go(func() { shards[k].read(nodes, lo, hi, &shared, lens) })
 	}
 	wg.Wait()
@@ -286,121 +291,301 @@ type shared struct {
 
 // shard indexes a run of nodes: its own term ids (in the order first met), raw
 // postings by id, key maps and field lengths.
+//
+// Tokens repeat massively across a graph's nodes (the same identifiers, the same
+// words of code), so a shard reads each distinct token once: tokens maps a folded
+// token straight to its term id (or to noTerm for a stop word), which replaces a
+// stop-word lookup, a stem and a term lookup per token by one map lookup, made on
+// a reused buffer so a token met before allocates nothing. Ids are still given in
+// the order the terms are first counted, so the index is the same as if every
+// token were analysed afresh (TestBuildMatchesOracle).
 type shard struct {
-	st         stemmer
-	codes      codeMemo
-	dict       map[string]int32
-	terms      []string // by local id
+	dict       map[string]int32 // term → local id
+	terms      []string         // by local id
 	raw        [][]rawPosting
 	keyIndex   map[string][]int32
 	keyPhrases map[string][]int32
 	sumLen     [numFields]float64
-	typeTerms  map[string]fieldText
 
-	// Per-document term counts: slot[id] indexes counts, reset for every node
-	// (a map to small arrays, not pointers, to keep allocations per node constant).
-	slot   map[int32]int32
+	tokens   map[string]int32   // folded token → term id, noTerm for a stop word
+	codes    map[string][]int32 // run of code → ids of its code terms
+	typeIDs  map[string]fieldIDs
+	cfgIDs   map[string][2]fieldIDs // type → display name, description
+	sheetIDs map[string]fieldIDs
+	lower    []byte // the token being looked up, lowercased
+	data     []byte // the node's data as JSON
+	phrase   []byte // the key's tokens joined by " ", for keyPhrases
+	words    int    // tokens in phrase
+
+	// The current document and field, and its term counts: slot[id] indexes
+	// counts (-1 when the term is not in the document yet), reset for every node.
+	doc    int32
+	field  int
+	slot   []int32
 	counts [][numFields]uint8
 	order  []int32
 }
 
+// fieldIDs is fieldText with its terms resolved to a shard's ids.
+type fieldIDs struct{ terms, code []int32 }
+
+// noTerm is the term id of a token that gives no term (a stop word).
+const noTerm = -1
+
+// maxTokenMemo bounds the tokens a shard remembers (a graph of random words must
+// not grow the memo without end; past it, tokens are analysed every time).
+const maxTokenMemo = 1 << 20
+
 func newShard(nodes int) *shard {
 	return &shard{
-		st: stemmer{}, codes: codeMemo{}, dict: make(map[string]int32), keyIndex: make(map[string][]int32, nodes),
-		keyPhrases: make(map[string][]int32), typeTerms: make(map[string]fieldText), slot: make(map[int32]int32, 64),
+		dict: make(map[string]int32), keyIndex: make(map[string][]int32, nodes), keyPhrases: make(map[string][]int32, nodes),
+		tokens: make(map[string]int32), codes: make(map[string][]int32), typeIDs: make(map[string]fieldIDs),
+		cfgIDs: make(map[string][2]fieldIDs), sheetIDs: make(map[string]fieldIDs),
 	}
 }
 
-// add counts terms in field f of doc and sets the field's length; code are the
-// field's whole code words, counted beside them but not in the length.
-func (sh *shard) add(lens [][numFields]uint16, doc int32, f int, terms, code []string) {
-	sh.count(f, terms)
-	sh.count(f, code)
-	n := len(terms)
+// termID returns the id of term t, giving it the next id when it is new.
+func (sh *shard) termID(t string) int32 {
+	id, ok := sh.dict[t]
+	if !ok {
+		id = int32(len(sh.raw))
+		sh.dict[t] = id
+		sh.terms = append(sh.terms, t)
+		sh.raw = append(sh.raw, nil)
+		sh.slot = append(sh.slot, -1)
+	}
+	return id
+}
+
+// resolve gives the ids of a field's analysed text, in order.
+func (sh *shard) resolve(t fieldText) fieldIDs {
+	var ids fieldIDs
+	for _, s := range t.terms {
+		ids.terms = append(ids.terms, sh.termID(s))
+	}
+	for _, s := range t.code {
+		ids.code = append(ids.code, sh.termID(s))
+	}
+	return ids
+}
+
+// countID adds one to the current document's count of term id in the current field.
+func (sh *shard) countID(id int32) {
+	j := sh.slot[id]
+	if j < 0 {
+		j = int32(len(sh.counts))
+		sh.slot[id] = j
+		sh.counts = append(sh.counts, [numFields]uint8{})
+		sh.order = append(sh.order, id)
+	}
+	if sh.counts[j][sh.field] < math.MaxUint8 {
+		sh.counts[j][sh.field]++
+	}
+}
+
+// setLen sets the current field's length (its terms, not its code words).
+func (sh *shard) setLen(lens [][numFields]uint16, n int) {
 	if n > math.MaxUint16 {
 		n = math.MaxUint16
 	}
-	lens[doc][f] = uint16(n)
-	sh.sumLen[f] += float64(n)
+	lens[sh.doc][sh.field] = uint16(n)
+	sh.sumLen[sh.field] += float64(n)
 }
 
-// count adds one to the current document's count of each term in field f.
-func (sh *shard) count(f int, terms []string) {
-	for _, t := range terms {
-		id, ok := sh.dict[t]
-		if !ok {
-			id = int32(len(sh.raw))
-			sh.dict[t] = id
-			sh.terms = append(sh.terms, t)
-			sh.raw = append(sh.raw, nil)
+// addIDs counts already resolved terms and code words in field f and sets its length.
+func (sh *shard) addIDs(lens [][numFields]uint16, f int, ids fieldIDs) {
+	sh.field = f
+	for _, id := range ids.terms {
+		sh.countID(id)
+	}
+	for _, id := range ids.code {
+		sh.countID(id)
+	}
+	sh.setLen(lens, len(ids.terms))
+}
+
+// countText counts the terms of s (as stemmer.terms gives them) in the current
+// field and returns how many there were. It scans the bytes as forEachToken scans
+// runes: invalid UTF-8 is one separator byte, as a range loop decodes it.
+func (sh *shard) countText(s string) int {
+	n, start := 0, -1
+	for i := 0; i < len(s); {
+		c, size, word := s[i], 1, false
+		if c < utf8.RuneSelf {
+			word = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			word = isWordRune(r)
 		}
-		j, ok := sh.slot[id]
-		if !ok {
-			j = int32(len(sh.counts))
-			sh.slot[id] = j
-			sh.counts = append(sh.counts, [numFields]uint8{})
-			sh.order = append(sh.order, id)
+		if word {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			n += sh.countWord(s[start:i])
+			start = -1
 		}
-		if sh.counts[j][f] < math.MaxUint8 {
-			sh.counts[j][f]++
+		i += size
+	}
+	if start >= 0 {
+		n += sh.countWord(s[start:])
+	}
+	return n
+}
+
+// countWord counts the tokens of one raw word (splitCamel's parts).
+func (sh *shard) countWord(w string) int {
+	n := 0
+	if !isASCIIWord(w) {
+		splitCamel(w, func(t string) {
+			sh.lower = append(sh.lower[:0], t...)
+			n += sh.countToken()
+		})
+		return n
+	}
+	splitCamelASCII(w, func(part string) {
+		b := sh.lower[:0]
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+		sh.lower = b
+		n += sh.countToken()
+	})
+	return n
+}
+
+// countToken counts the folded token in sh.lower, and says whether it was a term.
+func (sh *shard) countToken() int {
+	if sh.field == fieldKey {
+		if sh.words > 0 {
+			sh.phrase = append(sh.phrase, ' ')
+		}
+		sh.phrase = append(sh.phrase, sh.lower...)
+		sh.words++
+	}
+	id, ok := sh.tokens[string(sh.lower)]
+	if !ok {
+		t := string(sh.lower)
+		id = noTerm
+		if !IsStopWord(t) {
+			id = sh.termID(stem(t))
+		}
+		if len(sh.tokens) < maxTokenMemo {
+			sh.tokens[t] = id
 		}
 	}
+	if id == noTerm {
+		return 0
+	}
+	sh.countID(id)
+	return 1
+}
+
+// countCode counts the code words of s (codeMemo.terms) in the current field.
+func (sh *shard) countCode(s string) {
+	forEachCodeRun(s, func(run string) {
+		ids, ok := sh.codes[run]
+		if !ok {
+			codeRun(run, func(w string) { ids = append(ids, sh.termID(codeMarker+w)) })
+			sh.codes[strings.Clone(run)] = ids
+		}
+		for _, id := range ids {
+			sh.countID(id)
+		}
+	})
+}
+
+// text counts one free-text field of the current document.
+func (sh *shard) text(lens [][numFields]uint16, f int, s string) {
+	sh.field = f
+	n := sh.countText(s)
+	sh.countCode(s)
+	sh.setLen(lens, n)
 }
 
 // read indexes nodes[lo:hi].
 func (sh *shard) read(nodes []datasource.Node, lo, hi int, sh2 *shared, lens [][numFields]uint16) {
-	st := sh.st
-	buf, code := make([]string, 0, 64), make([]string, 0, 16)
-	var doc int32
-	// text analyses one field of doc: its terms and its whole code words.
-	text := func(f int, s string) {
-		buf, code = st.terms(s, buf[:0]), sh.codes.terms(s, code[:0])
-		sh.add(lens, doc, f, buf, code)
-	}
+	var code []string
 	for i := lo; i < hi; i++ {
 		nd := &nodes[i]
-		doc = int32(i)
-		clear(sh.slot)
+		sh.doc = int32(i)
+		for _, id := range sh.order {
+			sh.slot[id] = -1
+		}
 		sh.counts = sh.counts[:0]
 		sh.order = sh.order[:0]
 
-		buf, code = st.terms(nd.Key, buf[:0]), keyCodeTerms(nd.Key, code[:0])
-		sh.add(lens, doc, fieldKey, buf, code)
-		tt, ok := sh.typeTerms[nd.Type]
+		sh.field = fieldKey
+		sh.phrase, sh.words = sh.phrase[:0], 0
+		n := sh.countText(nd.Key)
+		code = keyCodeTerms(nd.Key, code[:0])
+		for _, t := range code {
+			sh.countID(sh.termID(t))
+		}
+		sh.setLen(lens, n)
+
+		tt, ok := sh.typeIDs[nd.Type]
 		if !ok {
-			tt = st.fieldTerms(nd.Type)
-			sh.typeTerms[nd.Type] = tt
+			tt = sh.resolve(fieldText{terms: indexTerms(nd.Type, nil), code: codeMemo(nil).terms(nd.Type, nil)})
+			sh.typeIDs[nd.Type] = tt
 		}
-		sh.add(lens, doc, fieldType, tt.terms, tt.code)
+		sh.addIDs(lens, fieldType, tt)
 		if c, ok := sh2.cfgs[nd.Type]; ok {
-			sh.add(lens, doc, fieldTypeName, c.name.terms, c.name.code)
-			sh.add(lens, doc, fieldDesc, c.desc.terms, c.desc.code)
+			ids, ok := sh.cfgIDs[nd.Type]
+			if !ok {
+				ids = [2]fieldIDs{sh.resolve(c.name), sh.resolve(c.desc)}
+				sh.cfgIDs[nd.Type] = ids
+			}
+			sh.addIDs(lens, fieldTypeName, ids[0])
+			sh.addIDs(lens, fieldDesc, ids[1])
 		}
-		text(fieldProcess, nd.Process)
+		sh.text(lens, fieldProcess, nd.Process)
 		if nd.Data != nil {
-			if b, err := json.Marshal(nd.Data); err == nil && string(b) != "null" {
-				text(fieldData, string(b))
+			b, ok := appendData(sh.data[:0], nd.Data)
+			var err error
+			if !ok {
+				b, err = json.Marshal(nd.Data)
+			} else {
+				sh.data = b
+			}
+			if err == nil && string(b) != "null" {
+				sh.text(lens, fieldData, string(b))
 			}
 		}
 		if labels := sh2.edgeText[nd.Key]; len(labels) > 0 {
-			buf, code = buf[:0], code[:0]
+			// All the labels' terms, then all their code words, as one field.
+			sh.field = fieldEdge
+			n := 0
 			for _, l := range labels {
-				buf, code = st.terms(l, buf), sh.codes.terms(l, code)
+				n += sh.countText(l)
 			}
-			sh.add(lens, doc, fieldEdge, buf, code)
+			for _, l := range labels {
+				sh.countCode(l)
+			}
+			sh.setLen(lens, n)
 		}
 		if t := sh2.sheetTerms[nd.Sheet]; len(t.terms) > 0 || len(t.code) > 0 {
-			sh.add(lens, doc, fieldSheet, t.terms, t.code)
+			ids, ok := sh.sheetIDs[nd.Sheet]
+			if !ok {
+				ids = sh.resolve(t)
+				sh.sheetIDs[nd.Sheet] = ids
+			}
+			sh.addIDs(lens, fieldSheet, ids)
 		}
 		for j, id := range sh.order {
-			sh.raw[id] = append(sh.raw[id], rawPosting{doc: doc, tf: sh.counts[j]})
+			sh.raw[id] = append(sh.raw[id], rawPosting{doc: sh.doc, tf: sh.counts[j]})
 		}
 
 		lk := strings.ToLower(nd.Key)
-		sh.keyIndex[lk] = append(sh.keyIndex[lk], doc)
-		if words := Tokens(nd.Key); len(words) > 0 && len(words) <= maxKeyNgram {
-			p := strings.Join(words, " ")
-			sh.keyPhrases[p] = append(sh.keyPhrases[p], doc)
+		sh.keyIndex[lk] = append(sh.keyIndex[lk], sh.doc)
+		if sh.words > 0 && sh.words <= maxKeyNgram {
+			p := string(sh.phrase)
+			sh.keyPhrases[p] = append(sh.keyPhrases[p], sh.doc)
 		}
 	}
 }

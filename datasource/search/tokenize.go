@@ -60,7 +60,7 @@ func splitCamel(w string, emit func(string)) {
 		}
 	}
 	if ascii {
-		splitCamelASCII(w, emit)
+		splitCamelASCII(w, func(part string) { emitASCII(part, emit) })
 		return
 	}
 	runes := []rune(w)
@@ -84,7 +84,9 @@ func splitCamel(w string, emit func(string)) {
 	emitFolded(string(runes[start:]), emit)
 }
 
-func splitCamelASCII(w string, emit func(string)) {
+// splitCamelASCII cuts an ASCII raw word as splitCamel does and calls part with
+// each part as written (not yet lowercased; never empty).
+func splitCamelASCII(w string, part func(string)) {
 	isUp := func(c byte) bool { return 'A' <= c && c <= 'Z' }
 	isLo := func(c byte) bool { return 'a' <= c && c <= 'z' }
 	isDig := func(c byte) bool { return '0' <= c && c <= '9' }
@@ -93,14 +95,14 @@ func splitCamelASCII(w string, emit func(string)) {
 		prev, cur := w[i-1], w[i]
 		switch {
 		case isUp(cur) && (isLo(prev) || isDig(prev)):
-			emitASCII(w[start:i], emit)
+			part(w[start:i])
 			start = i
 		case isLo(cur) && isUp(prev) && i-1 > start && isUp(w[i-2]):
-			emitASCII(w[start:i-1], emit)
+			part(w[start : i-1])
 			start = i - 1
 		}
 	}
-	emitASCII(w[start:], emit)
+	part(w[start:])
 }
 
 func emitASCII(part string, emit func(string)) {
