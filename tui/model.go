@@ -762,6 +762,11 @@ func (m *Model) onEvent(ev convo.Event) tea.Cmd {
 		if ev.ThreadID != "" {
 			m.threadID = ev.ThreadID
 		}
+		if strings.TrimSpace(ev.Text) == "" {
+			// An empty last message (an "answer now" the model left blank) is said,
+			// not shown as nothing.
+			m.tr.add(&noticeItem{lk: m.lk, kind: nInfo, text: "! " + emptyAnswer})
+		}
 	case convo.EventError:
 		if ev.Err != nil && ev.Err.Code == fault.Interrupted {
 			break
@@ -1145,3 +1150,6 @@ func (m *Model) chooseLimit(more bool) tea.Cmd {
 		return m.opts.Runner.Resume(ctx, threadID, convo.Decision{Approved: more}, e)
 	})
 }
+
+// emptyAnswer is said when a run ends with an empty last message.
+const emptyAnswer = "the assistant ended without an answer (its last message is empty): ask again, or ask it to answer with what it found"

@@ -746,3 +746,15 @@ func TestPickerFilterAnyLetterAndMarker(t *testing.T) {
 		t.Errorf("typing letters ran a command: deleted %v renamed %v", ts.deleted, ts.renamed)
 	}
 }
+
+// A run whose last message is empty (an "answer now" left blank) says so.
+func TestEmptyAnswerIsSaid(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, Options{Runner: &fakeRunner{}, GraphKey: "demo", Dark: true})
+	startQuestion(t, m, "answer now")
+	feed(m, convo.Event{Type: convo.EventThread, ThreadID: "t1"}, convo.Event{Type: convo.EventComplete, ThreadID: "t1", Text: " "})
+	end(m, agent.Result{ThreadID: "t1"}, nil)
+	if v := view(m); !strings.Contains(strings.Join(strings.Fields(v), " "), "ended without an answer") {
+		t.Errorf("an empty answer is not said:\n%s", v)
+	}
+}
