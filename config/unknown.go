@@ -119,7 +119,7 @@ func closest(s string, candidates []string) string {
 	s = strings.ToLower(s)
 	best, bestD := "", max(1, len(s)/3)+1
 	for _, c := range candidates {
-		d := editDistance(s, c)
+		d := EditDistance(s, c)
 		if len(s) >= 4 && strings.HasPrefix(c, s) {
 			d = min(d, 1)
 		}
@@ -130,8 +130,10 @@ func closest(s string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes (keys are ASCII).
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in bytes: what the
+// suggestions for a misspelt config key, and the command line's for a misspelt
+// flag, are measured by (both ASCII).
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

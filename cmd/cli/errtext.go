@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/nodius/nodius-ai/config"
 	"github.com/nodius/nodius-ai/datasource"
 	"github.com/nodius/nodius-ai/internal/fault"
 	"github.com/nodius/nodius-ai/threads"
@@ -97,7 +98,7 @@ func suggestFlag(c *cobra.Command, typed string) string {
 			}
 			return
 		}
-		d := editDistance(strings.ToLower(typed), fl.Name)
+		d := config.EditDistance(strings.ToLower(typed), fl.Name)
 		if len(typed) >= 3 && strings.HasPrefix(fl.Name, strings.ToLower(typed)) {
 			d = min(d, 1)
 		}
@@ -112,28 +113,6 @@ func suggestFlag(c *cobra.Command, typed string) string {
 	c.LocalFlags().VisitAll(consider)
 	c.InheritedFlags().VisitAll(consider)
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes (flag names
-// are ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // sentenceArgs wraps every command's argument check so that cobra's texts ("requires
