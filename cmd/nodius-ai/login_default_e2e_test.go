@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -306,7 +305,7 @@ func TestConfigFileKinds(t *testing.T) {
 	t.Parallel()
 	e := newFreshUser(t, "")
 	fifo := filepath.Join(e.dir, "config.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
 	for path, what := range map[string]string{"/dev/zero": "a device", fifo: "a named pipe", e.dir: "a directory"} {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -243,7 +242,7 @@ func TestHostileFile(t *testing.T) {
 		make func(path string) error
 		want string
 	}{
-		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o600) }, "named pipe"},
+		{"fifo", mkfifo, "named pipe"},
 		{"directory", func(p string) error { return os.Mkdir(p, 0o700) }, "directory"},
 		{"huge", func(p string) error {
 			return os.WriteFile(p, []byte(`{"hosts":{}}`+strings.Repeat(" ", MaxFileBytes)), 0o600)
