@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/nodius/nodius-ai/internal/fault"
+	"github.com/nodius/nodius-ai/internal/filekind"
 	"github.com/nodius/nodius-ai/threads"
 )
 
@@ -40,7 +41,7 @@ func readDocument(ctx context.Context, in io.Reader, arg string) (threads.Docume
 		case st.IsDir():
 			return threads.Document{}, usageError("%s is a directory: give the path of a thread document (json, as threads export writes it), or - for standard input", arg)
 		case !st.Mode().IsRegular():
-			return threads.Document{}, usageError("%s is not a regular file (%s): give the path of a thread document, or - to read standard input", arg, kindOf(st.Mode()))
+			return threads.Document{}, usageError("%s is not a regular file (%s): give the path of a thread document, or - to read standard input", arg, filekind.Name(st.Mode()))
 		case st.Size() > threads.MaxDocumentSize:
 			return threads.Document{}, usageError("%s is %d bytes, more than the %d a thread document may hold", arg, st.Size(), threads.MaxDocumentSize)
 		}
@@ -68,19 +69,4 @@ func readDocument(ctx context.Context, in io.Reader, arg string) (threads.Docume
 		return threads.Document{}, p.err
 	}
 	return p.doc, nil
-}
-
-// kindOf names a file that is not a regular one.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "of type " + m.Type().String()
 }

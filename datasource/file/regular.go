@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/nodius/nodius-ai/datasource/ndex"
+	"github.com/nodius/nodius-ai/internal/filekind"
 )
 
 // MaxSize is the largest graph file this source reads (1 GiB): a 100,000-node
@@ -36,27 +37,11 @@ func checkInfo(path string, st fs.FileInfo) error {
 	case st.IsDir():
 		return fmt.Errorf("graph file %s is a directory", path)
 	case !st.Mode().IsRegular():
-		return fmt.Errorf("graph file %s is not a regular file (%s): give the path of a graph JSON file or a .ndex export", path, kindOf(st.Mode()))
+		return fmt.Errorf("graph file %s is not a regular file (%s): give the path of a graph JSON file or a .ndex export", path, filekind.Name(st.Mode()))
 	case st.Size() > MaxSize:
 		return fmt.Errorf("graph file %s is %d bytes, more than the %d a graph file may hold", path, st.Size(), MaxSize)
 	}
 	return nil
-}
-
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeIrregular != 0:
-		return "an irregular file"
-	}
-	return m.Type().String()
 }
 
 // readRegular reads the regular file at real whole, refusing anything else, and
